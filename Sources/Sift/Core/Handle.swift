@@ -1,0 +1,310 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection.
+///
+/// Sift hands a handle to exactly one thread at a time (see `HandlePool`), so nothing in here locks.
+/// Configs receive a handle to set it up; outside a config, use ``Database``.
+public final class Handle: @unchecked Sendable {
+    let raw: OpaquePointer
+    /// The database file this connection is open on.
+    public let path: String
+    unowned let pool: HandlePool
+
+    var configGeneration = -1
+    var hooksGeneration = -1
+    var hooks = TraceHooks()
+    /// Open transaction levels: 0 none, 1 a transaction, more are savepoints.
+    var transactionDepth = 0
+
+    private var cache: [String: CachedStatement] = [:]
+    private var performanceSQLs: [String: Int] = [:]
+    private var performanceCost: Int64 = 0
+    private var statementStarts: [OpaquePointer: UInt64] = [:]
+
+    private struct CachedStatement {
+        let stmt: OpaquePointer
+        var inUse: Bool
+    }
+    private static let maxCachedStatements = 256
+
+    init(path: String, pool: HandlePool) throws {
+        self.path = path
+        self.pool = pool
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            sqlite3_close_v2(db)
+            throw pool.report(SiftError(code: SiftError.Code(rawValue: rc), extendedCode: rc, message: message,
+                                        path: path, tag: pool.tag, operation: .open))
+        }
+        raw = db
+        sqlite3_extended_result_codes(db, 1)
+        // SQLite opens lazily: read the schema now so a file that is not a database fails here, typed.
+        do {
+            try execute("SELECT count(*) FROM sqlite_master")
+        } catch {
+            sqlite3_close_v2(db)
+            throw error
+        }
+    }
+
+    func close() {
+        for entry in cache.values { sqlite3_finalize(entry.stmt) }
+        cache.removeAll()
+        if hooks.isActive { sqlite3_trace_v2(raw, 0, nil, nil) }
+        sqlite3_close_v2(raw)
+    }
+
+    // MARK: - Errors
+
+    /// Builds (and reports to the tracers) the error for a failed SQLite call on this connection.
+    func error(_ rc: Int32, sql: String?, operation: SiftError.Operation) -> SiftError {
+        let extended = sqlite3_extended_errcode(raw)
+        let message = String(cString: sqlite3_errmsg(raw))
+        return pool.report(SiftError(code: SiftError.Code(rawValue: rc), extendedCode: extended, message: message,
+                                     sql: sql, path: path, tag: pool.tag, operation: operation))
+    }
+
+    // MARK: - Statements
+
+    /// Runs `body` with a prepared statement for `sql`, cached on this connection and reset afterwards.
+    func withStatement<R>(_ sql: String, _ body: (OpaquePointer) throws -> R) throws -> R {
+        let (stmt, cached) = try acquire(sql)
+        defer { relinquish(stmt, sql: sql, cached: cached) }
+        return try body(stmt)
+    }
+
+    func acquire(_ sql: String) throws -> (OpaquePointer, cached: Bool) {
+        if var entry = cache[sql], !entry.inUse {
+            entry.inUse = true
+            cache[sql] = entry
+            return (entry.stmt, true)
+        }
+        let reusable = cache[sql] == nil
+        let stmt = try prepareRaw(sql, persistent: reusable)
+        if reusable {
+            if cache.count >= Handle.maxCachedStatements { evictIdleStatements() }
+            cache[sql] = CachedStatement(stmt: stmt, inUse: true)
+        }
+        return (stmt, reusable)
+    }
+
+    func relinquish(_ stmt: OpaquePointer, sql: String, cached: Bool) {
+        guard cached else {
+            sqlite3_finalize(stmt)
+            return
+        }
+        sqlite3_reset(stmt)
+        sqlite3_clear_bindings(stmt)
+        cache[sql]?.inUse = false
+    }
+
+    private func evictIdleStatements() {
+        for (sql, entry) in cache where !entry.inUse {
+            sqlite3_finalize(entry.stmt)
+            cache[sql] = nil
+        }
+    }
+
+    /// Drops every idle cached statement, e.g. after the schema changed shape.
+    func clearStatementCache() { evictIdleStatements() }
+
+    private func prepareRaw(_ sql: String, persistent: Bool) throws -> OpaquePointer {
+        var stmt: OpaquePointer?
+        let flags: UInt32 = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        // The tail points into the temporary C string, so it is inspected inside the closure.
+        let (rc, trailing) = sql.withCString { text -> (Int32, Bool) in
+            var tail: UnsafePointer<CChar>?
+            let rc = sqlite3_prepare_v3(raw, text, -1, flags, &stmt, &tail)
+            return (rc, tail.map { !Handle.isBlank($0) } ?? false)
+        }
+        guard rc == SQLITE_OK else {
+            sqlite3_finalize(stmt)
+            throw error(rc, sql: sql, operation: .prepare)
+        }
+        guard let stmt else {
+            throw pool.report(SiftError.misuse("The SQL contains no statement.", operation: .prepare, sql: sql))
+        }
+        // One statement per call: a second one would silently not run (and is how injected SQL hides).
+        if trailing {
+            sqlite3_finalize(stmt)
+            throw pool.report(SiftError.misuse("Only one SQL statement can be prepared at a time.",
+                                               operation: .prepare, sql: sql))
+        }
+        return stmt
+    }
+
+    private static func isBlank(_ p: UnsafePointer<CChar>) -> Bool {
+        var p = p
+        while p.pointee != 0 {
+            switch UInt8(bitPattern: p.pointee) {
+            case 0x20, 0x09, 0x0A, 0x0D, 0x3B: p += 1
+            default: return false
+            }
+        }
+        return true
+    }
+
+    /// Steps once; `true` when a row is available.
+    @inline(__always)
+    func step(_ stmt: OpaquePointer) throws -> Bool {
+        let rc = sqlite3_step(stmt)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        throw error(rc, sql: String(cString: sqlite3_sql(stmt)), operation: .step)
+    }
+
+    func bind(_ values: [FundamentalValue], to stmt: OpaquePointer, sql: String) throws {
+        let expected = Int(sqlite3_bind_parameter_count(stmt))
+        guard values.count == expected else {
+            throw pool.report(SiftError(code: .range, message: "The statement takes \(expected) values; \(values.count) were given.",
+                                        sql: sql, path: path, tag: pool.tag, operation: .bind))
+        }
+        for (i, value) in values.enumerated() {
+            let rc = RawStatement.bind(value, at: Int32(i + 1), in: stmt)
+            if rc != SQLITE_OK { throw error(rc, sql: sql, operation: .bind) }
+        }
+    }
+
+    /// Runs one statement to completion with bound values.
+    func execute(_ sql: String, _ values: [FundamentalValue] = []) throws {
+        try withStatement(sql) { stmt in
+            try bind(values, to: stmt, sql: sql)
+            while try step(stmt) {}
+        }
+    }
+
+    // MARK: - Public API for configs
+
+    /// Runs one SQL statement on this connection, with values bound to its `?` parameters.
+    public func exec(sql: String, values: [ColumnEncodable] = []) throws {
+        try execute(sql, values.map { $0.archivedValue() })
+    }
+
+    /// How long a statement waits for another process's lock before failing with ``SiftError/Code/busy``.
+    public func setBusyTimeout(_ seconds: Double) {
+        sqlite3_busy_timeout(raw, Int32(max(0, min(seconds * 1000, Double(Int32.max)))))
+    }
+
+    /// The rowid of the last row this connection inserted.
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(raw) }
+
+    /// The number of rows the last statement changed.
+    public var changes: Int { Int(sqlite3_changes(raw)) }
+
+    /// Whether a transaction is open on this connection.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(raw) == 0 }
+
+    // MARK: - Transactions (savepoints nest inside)
+
+    func beginTransaction() throws {
+        if transactionDepth == 0 {
+            // IMMEDIATE takes the write lock now, so a later write cannot fail with a deadlock-style BUSY.
+            try execute("BEGIN IMMEDIATE")
+        } else {
+            try execute("SAVEPOINT sift_\(transactionDepth)")
+        }
+        transactionDepth += 1
+    }
+
+    func commitTransaction() throws {
+        precondition(transactionDepth > 0)
+        if transactionDepth == 1 {
+            try execute("COMMIT")
+        } else {
+            try execute("RELEASE sift_\(transactionDepth - 1)")
+        }
+        transactionDepth -= 1
+    }
+
+    func rollbackTransaction() throws {
+        precondition(transactionDepth > 0)
+        defer { transactionDepth -= 1 }
+        if transactionDepth == 1 {
+            // SQLite may already have rolled back (e.g. after SQLITE_FULL); then there is nothing to undo.
+            if sqlite3_get_autocommit(raw) == 0 { try execute("ROLLBACK") }
+        } else {
+            try execute("ROLLBACK TO sift_\(transactionDepth - 1)")
+            try execute("RELEASE sift_\(transactionDepth - 1)")
+        }
+    }
+
+    /// Runs `body` in a transaction (or a savepoint inside an open one) on this connection.
+    func inTransaction<R>(_ body: () throws -> R) throws -> R {
+        try beginTransaction()
+        let result: R
+        do {
+            result = try body()
+        } catch {
+            try? rollbackTransaction()
+            throw error
+        }
+        do {
+            try commitTransaction()
+        } catch {
+            try? rollbackTransaction()
+            throw error
+        }
+        return result
+    }
+
+    // MARK: - Tracing
+
+    func install(_ newHooks: TraceHooks, generation: Int) {
+        hooksGeneration = generation
+        // Performance needs STMT too: SQLite's own profile clock has millisecond resolution, so Sift times
+        // each statement from its first step (STMT) to its end (PROFILE) with a nanosecond clock.
+        let mask = (newHooks.isActive ? UInt32(SQLITE_TRACE_STMT) : 0)
+            | (newHooks.performance != nil ? UInt32(SQLITE_TRACE_PROFILE) : 0)
+        let wasActive = hooks.isActive
+        hooks = newHooks
+        if mask == 0 {
+            if wasActive { sqlite3_trace_v2(raw, 0, nil, nil) }
+            performanceSQLs.removeAll()
+            performanceCost = 0
+            statementStarts.removeAll()
+        } else {
+            sqlite3_trace_v2(raw, mask, handleTraceCallback, Unmanaged.passUnretained(self).toOpaque())
+        }
+    }
+
+    fileprivate func traced(_ type: UInt32, _ p: UnsafeMutableRawPointer?, _ x: UnsafeMutableRawPointer?) {
+        guard let p else { return }
+        let stmt = OpaquePointer(p)
+        if type == UInt32(SQLITE_TRACE_STMT) {
+            // Trigger programs report "-- name"; only top-level statements are the caller's SQL.
+            if let x, x.assumingMemoryBound(to: CChar.self).pointee == 0x2D { return }
+            if hooks.performance != nil { statementStarts[stmt] = Handle.now() }
+            if let tracer = hooks.sql, let sql = sqlite3_sql(stmt) { tracer(String(cString: sql)) }
+        } else if type == UInt32(SQLITE_TRACE_PROFILE), let perf = hooks.performance {
+            guard let start = statementStarts.removeValue(forKey: stmt) else { return }
+            let sql = sqlite3_sql(stmt).map { String(cString: $0) } ?? ""
+            performanceSQLs[sql, default: 0] += 1
+            performanceCost += Int64(Handle.now() &- start)
+            // Within a transaction the report waits for its end, so it covers the whole transaction.
+            if sqlite3_get_autocommit(raw) != 0 {
+                let sqls = performanceSQLs, cost = performanceCost
+                performanceSQLs.removeAll(keepingCapacity: true)
+                performanceCost = 0
+                perf(pool.tag, sqls, cost)
+            }
+        }
+    }
+}
+
+extension Handle {
+    static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+}
+
+private let handleTraceCallback: @convention(c) (UInt32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?,
+                                                 UnsafeMutableRawPointer?) -> Int32 = { type, context, p, x in
+    guard let context else { return 0 }
+    Unmanaged<Handle>.fromOpaque(context).takeUnretainedValue().traced(type, p, x)
+    return 0
+}

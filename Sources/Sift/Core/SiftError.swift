@@ -1,0 +1,97 @@
+import CSQLite
+
+/// The one error type Sift throws: where it came from, how bad it is, and what was running.
+///
+/// Errors from SQLite keep SQLite's primary and extended result codes; errors Sift raises
+/// itself (bad input, schema mismatch, misuse) reuse the closest SQLite code so that a single
+/// `switch error.code` handles both.
+public struct SiftError: Error, CustomStringConvertible, Sendable {
+    /// How serious the error is.
+    public enum Level: Int, Sendable, Comparable {
+        case ignore, debug, notice, warning, error, fatal
+        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// What Sift was doing when the error happened.
+    public enum Operation: String, Sendable {
+        case open, close, config, prepare, bind, step, exec, transaction, encode, decode, schema, query, tokenize, file, other
+    }
+
+    /// A SQLite primary result code (or the closest one for errors Sift raises itself).
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: Int32
+        public init(rawValue: Int32) { self.rawValue = rawValue & 0xFF }
+
+        public static let error = Code(rawValue: SQLITE_ERROR)
+        public static let `internal` = Code(rawValue: SQLITE_INTERNAL)
+        public static let permission = Code(rawValue: SQLITE_PERM)
+        public static let abort = Code(rawValue: SQLITE_ABORT)
+        public static let busy = Code(rawValue: SQLITE_BUSY)
+        public static let locked = Code(rawValue: SQLITE_LOCKED)
+        public static let noMemory = Code(rawValue: SQLITE_NOMEM)
+        public static let readonly = Code(rawValue: SQLITE_READONLY)
+        public static let interrupt = Code(rawValue: SQLITE_INTERRUPT)
+        public static let ioError = Code(rawValue: SQLITE_IOERR)
+        public static let corrupt = Code(rawValue: SQLITE_CORRUPT)
+        public static let notFound = Code(rawValue: SQLITE_NOTFOUND)
+        public static let full = Code(rawValue: SQLITE_FULL)
+        public static let cantOpen = Code(rawValue: SQLITE_CANTOPEN)
+        public static let `protocol` = Code(rawValue: SQLITE_PROTOCOL)
+        public static let schema = Code(rawValue: SQLITE_SCHEMA)
+        public static let tooBig = Code(rawValue: SQLITE_TOOBIG)
+        public static let constraint = Code(rawValue: SQLITE_CONSTRAINT)
+        public static let mismatch = Code(rawValue: SQLITE_MISMATCH)
+        public static let misuse = Code(rawValue: SQLITE_MISUSE)
+        public static let auth = Code(rawValue: SQLITE_AUTH)
+        public static let range = Code(rawValue: SQLITE_RANGE)
+        public static let notADatabase = Code(rawValue: SQLITE_NOTADB)
+
+        public var description: String { String(cString: sqlite3_errstr(rawValue)) + " (\(rawValue))" }
+    }
+
+    /// How serious the error is.
+    public var level: Level
+    /// The primary result code.
+    public var code: Code
+    /// SQLite's extended result code, when SQLite produced the error.
+    public var extendedCode: Int32?
+    /// A human-readable explanation.
+    public var message: String
+    /// The SQL being run, if any (with `?` placeholders: bound values are never included).
+    public var sql: String?
+    /// The database file.
+    public var path: String?
+    /// The database's tag, if one was set.
+    public var tag: Int?
+    /// What Sift was doing.
+    public var operation: Operation
+
+    /// Creates an error; Sift's own code uses this for errors that do not come from SQLite.
+    public init(level: Level = .error, code: Code, extendedCode: Int32? = nil, message: String,
+                sql: String? = nil, path: String? = nil, tag: Int? = nil, operation: Operation) {
+        self.level = level
+        self.code = code
+        self.extendedCode = extendedCode
+        self.message = message
+        self.sql = sql
+        self.path = path
+        self.tag = tag
+        self.operation = operation
+    }
+
+    public var description: String {
+        var parts = ["[\(level)] \(operation): \(message)", "code: \(code)"]
+        if let extendedCode, extendedCode != code.rawValue { parts.append("extended code: \(extendedCode)") }
+        if let sql { parts.append("SQL: \(sql)") }
+        if let path { parts.append("path: \(path)") }
+        if let tag { parts.append("tag: \(tag)") }
+        return parts.joined(separator: "; ")
+    }
+}
+
+extension SiftError {
+    /// Sift's own errors for bad arguments, so callers can tell them from SQLite failures.
+    static func misuse(_ message: String, operation: Operation = .other, sql: String? = nil) -> SiftError {
+        SiftError(code: .misuse, message: message, sql: sql, operation: operation)
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import XCTest
+@testable import Sift
+
+/// A fresh directory per test, removed afterwards.
+class SiftTestCase: XCTestCase {
+    var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("sift-tests-\(UUID().uuidString)", isDirectory: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func path(_ name: String = "test.db") -> String {
+        directory.appendingPathComponent(name).path
+    }
+
+    func makeDatabase(_ name: String = "test.db") -> Database {
+        Database(withPath: path(name))
+    }
+}
+
+/// Thread-safe collection of values produced by concurrent callbacks.
+final class Collected<T>: @unchecked Sendable {
+    private var items: [T] = []
+    private let lock = NSLock()
+    func append(_ item: T) { lock.lock(); items.append(item); lock.unlock() }
+    var all: [T] { lock.lock(); defer { lock.unlock() }; return items }
+}
+
+/// Runs `body` on a new thread and returns a way to wait for it.
+func spawn(_ body: @escaping @Sendable () -> Void) -> DispatchGroup {
+    let group = DispatchGroup()
+    group.enter()
+    Thread.detachNewThread {
+        body()
+        group.leave()
+    }
+    return group
+}
