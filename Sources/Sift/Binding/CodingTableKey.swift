@@ -1,0 +1,51 @@
+/// The `CodingKeys` of a bound model: each case is a column, its raw value the column name.
+///
+/// Declare it inside the model with `typealias Root` and the binding:
+///
+///     enum CodingKeys: String, CodingTableKey {
+///         typealias Root = Sample
+///         static let objectRelationalMapping = TableBinding(CodingKeys.self)
+///         case identifier = "id"
+///     }
+///
+/// Optional static members add constraints, indexes, table constraints and a virtual-table binding.
+public protocol CodingTableKey: CodingKey, RawRepresentable, Hashable, CaseIterable, ExpressionOperable,
+    PropertyConvertible, IndexConvertible where RawValue == String
+{
+    /// The model these keys belong to.
+    associatedtype Root
+    /// The binding computed once from these keys.
+    static var objectRelationalMapping: TableBinding<Self> { get }
+    /// Per-column constraints.
+    static var columnConstraintBindings: [Self: ColumnConstraintBinding]? { get }
+    /// Indexes by name suffix; the index name is the table name followed by the suffix.
+    static var indexBindings: [IndexBinding.Subfix: IndexBinding]? { get }
+    /// Table constraints by name.
+    static var tableConstraintBindings: [TableConstraintBinding.Name: TableConstraintBinding]? { get }
+    /// The virtual-table module and arguments, for full-text search tables.
+    static var virtualTableBinding: VirtualTableBinding? { get }
+}
+
+extension CodingTableKey {
+    public static var columnConstraintBindings: [Self: ColumnConstraintBinding]? { nil }
+    public static var indexBindings: [IndexBinding.Subfix: IndexBinding]? { nil }
+    public static var tableConstraintBindings: [TableConstraintBinding.Name: TableConstraintBinding]? { nil }
+    public static var virtualTableBinding: VirtualTableBinding? { nil }
+
+    public func asExpression() -> Expression { Expression(.column(name: stringValue, table: nil)) }
+
+    public func asProperty() -> Property {
+        Property(name: stringValue, table: nil, expression: asExpression(), root: Root.self as? any TableDecodable.Type)
+    }
+
+    /// This column qualified by `table`, for joins.
+    public func inTable(_ table: String) -> Property { asProperty().inTable(table) }
+
+    /// Every column of the model, in declaration order.
+    public static var all: [Property] { allCases.map { $0.asProperty() } }
+
+    /// This column in an index, with an order.
+    public func asIndex(orderBy term: OrderTerm? = nil) -> IndexedColumn { IndexedColumn(name: stringValue, term: term) }
+
+    public func asIndexedColumn() -> IndexedColumn { IndexedColumn(name: stringValue, term: nil) }
+}

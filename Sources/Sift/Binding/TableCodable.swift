@@ -1,0 +1,47 @@
+/// A model that can be written to a table: its `CodingKeys` enumerate the columns.
+public protocol TableEncodable: Encodable {
+    /// The keys that name the model's columns.
+    associatedtype CodingKeys: CodingTableKey
+    /// When true, the integer primary key is left to the database (max + 1) on insert.
+    var isAutoIncrement: Bool { get }
+    /// The rowid the database gave the object on its last auto-increment insert.
+    var lastInsertedRowID: Int64 { get set }
+}
+
+extension TableEncodable {
+    public var isAutoIncrement: Bool { false }
+    public var lastInsertedRowID: Int64 {
+        get { 0 }
+        set {}
+    }
+}
+
+/// A model that can be read from a table.
+public protocol TableDecodable: Decodable {
+    /// The keys that name the model's columns.
+    associatedtype CodingKeys: CodingTableKey
+}
+
+/// A model that can be written to and read from a table.
+///
+///     class Sample: TableCodable {
+///         var identifier: Int? = nil
+///         var description: String? = nil
+///         enum CodingKeys: String, CodingTableKey {
+///             typealias Root = Sample
+///             static let objectRelationalMapping = TableBinding(CodingKeys.self)
+///             case identifier = "id"
+///             case description
+///         }
+///     }
+public protocol TableCodable: TableEncodable, TableDecodable {}
+
+extension TableEncodable {
+    /// The model's columns, for queries: `Sample.Properties.identifier > 1`.
+    public typealias Properties = CodingKeys
+}
+
+extension TableDecodable {
+    /// The model's columns, for queries: `Sample.Properties.identifier > 1`.
+    public typealias Properties = CodingKeys
+}

@@ -1,0 +1,86 @@
+extension Database {
+    /// Creates the table and indexes of `rootType` (`IF NOT EXISTS`), or upgrades an existing table:
+    /// declared columns it lacks are added, columns the binding no longer declares are left alone
+    /// (their data stays), and missing indexes are created. All in one transaction.
+    ///
+    ///     try database.create(table: "sampleTable", of: Sample.self)
+    public func create<Root: TableDecodable>(table name: String, of rootType: Root.Type) throws {
+        try createTable(named: name, binding: Root.CodingKeys.objectRelationalMapping)
+    }
+
+    /// Creates the table and indexes of an encode-only model.
+    public func create<Root: TableEncodable>(table name: String, of rootType: Root.Type) throws {
+        try createTable(named: name, binding: Root.CodingKeys.objectRelationalMapping)
+    }
+
+    /// Creates the table and indexes of a model that is both encodable and decodable.
+    public func create<Root: TableCodable>(table name: String, of rootType: Root.Type) throws {
+        try createTable(named: name, binding: Root.CodingKeys.objectRelationalMapping)
+    }
+
+    func createTable<Key: CodingTableKey>(named name: String, binding: TableBinding<Key>) throws {
+        try write { handle in
+            switch try Database.schemaType(of: name, on: handle) {
+            case nil:
+                let create = StatementCreateTable().create(
+                    table: name, with: binding.keys.indices.map { ColumnDefinition(sql: binding.columnDefinition(at: $0)) },
+                    and: binding.tableConstraints)
+                try handle.execute(create.statementSQL.sql)
+            case "table":
+                let existing = Set(try Database.columnNames(of: name, on: handle).map { $0.lowercased() })
+                for ordinal in binding.keys.indices where !existing.contains(binding.columnNames[ordinal].lowercased()) {
+                    let definition = Database.addableColumnDefinition(binding, ordinal)
+                    try handle.execute(StatementAlterTable(table: name, addColumn: definition).statementSQL.sql)
+                }
+            case let other?:
+                throw pool.report(SiftError(code: .error, message: "\(name) exists as a \(other), not a table.",
+                                            path: path, tag: tag, operation: .schema))
+            }
+            for (suffix, index) in binding.indexes {
+                let create = StatementCreateIndex().create(index: binding.indexName(suffix, table: name), isUnique: index.isUnique)
+                    .on(name, indexesBy: index.columns)
+                try handle.execute(create.statementSQL.sql)
+            }
+        }
+    }
+
+    /// `ALTER TABLE ADD COLUMN` cannot add primary keys or unique columns; they keep their type and defaults.
+    private static func addableColumnDefinition<Key: CodingTableKey>(_ binding: TableBinding<Key>, _ ordinal: Int) -> ColumnDefinition {
+        let constraint = binding.columnConstraints[ordinal]
+        let addable = constraint.map {
+            ColumnConstraintBinding(isNotNull: $0.isNotNull && $0.defaultValue != nil, defaultTo: $0.defaultValue)
+        }
+        return ColumnDefinition(name: binding.columnNames[ordinal], type: binding.columnTypes[ordinal], constraint: addable)
+    }
+
+    static func schemaType(of name: String, on handle: Handle) throws -> String? {
+        try handle.withStatement("SELECT type FROM sqlite_master WHERE name = ? AND type IN ('table', 'view')") { stmt in
+            try handle.bind([FundamentalValue(name)], to: stmt, sql: "")
+            return try handle.step(stmt) ? RawStatement.text(stmt, 0) : nil
+        }
+    }
+
+    static func columnNames(of table: String, on handle: Handle) throws -> [String] {
+        try handle.withStatement("SELECT name FROM pragma_table_info(?)") { stmt in
+            try handle.bind([FundamentalValue(table)], to: stmt, sql: "")
+            var names: [String] = []
+            while try handle.step(stmt) { names.append(RawStatement.text(stmt, 0)) }
+            return names
+        }
+    }
+
+    /// Whether a table (or view) called `name` exists.
+    public func isTableExists(_ name: String) throws -> Bool {
+        try read { try Database.schemaType(of: name, on: $0) != nil }
+    }
+
+    /// Drops the table `name` if it exists.
+    public func drop(table name: String) throws {
+        try writeSingle { try $0.execute(StatementDrop(table: name).statementSQL.sql) }
+    }
+
+    /// Drops the index `name` if it exists.
+    public func drop(index name: String) throws {
+        try writeSingle { try $0.execute(StatementDrop(index: name).statementSQL.sql) }
+    }
+}

@@ -1,0 +1,182 @@
+/// Expressions that take operators and SQL functions: properties, columns and expressions.
+///
+///     Sample.Properties.identifier > 1 && Sample.Properties.description.isNotNull()
+///     Sample.Properties.identifier.between(10, 20) || Sample.Properties.description.like("Hello%")
+public protocol ExpressionOperable: ExpressionConvertible {}
+
+extension ExpressionOperable {
+    private static func binary<T: ExpressionConvertible>(_ op: String, _ lhs: Self, _ rhs: T) -> Expression {
+        Expression(.binary(op, lhs.asExpression().node, rhs.asExpression().node))
+    }
+
+    // MARK: Unary
+
+    /// Arithmetic negation.
+    public static prefix func - (operand: Self) -> Expression { Expression(.prefix("-", operand.asExpression().node)) }
+    /// Logical NOT.
+    public static prefix func ! (operand: Self) -> Expression { Expression(.prefix("NOT ", operand.asExpression().node)) }
+    /// Bitwise NOT.
+    public static prefix func ~ (operand: Self) -> Expression { Expression(.prefix("~", operand.asExpression().node)) }
+
+    // MARK: Logical
+
+    /// SQL `OR`.
+    public static func || <T: ExpressionConvertible>(lhs: Self, rhs: T) -> Expression { binary("OR", lhs, rhs) }
+    /// SQL `AND`.
+    public static func && <T: ExpressionConvertible>(lhs: Self, rhs: T) -> Expression { binary("AND", lhs, rhs) }
+
+    // MARK: Arithmetic and bitwise
+
+    /// Multiplication.
+    public static func * <T: ExpressionConvertible>(lhs: Self, rhs: T) -> Expression { binary("*", lhs, rhs) }
+    /// Division.
+    public static func / <T: ExpressionConvertible>(lhs: Self, rhs: T) -> Expression { binary("/", lhs, rhs) }
+    /// Remainder.
+    public static func % <T: ExpressionConvertible>(lhs: Self, rhs: T) -> Expression { binary("%", lhs, rhs) }
+    /// Addition.
+    public static func + <T: ExpressionConvertible>(lhs: Self, rhs: T) -> Expression { binary("+", lhs, rhs) }
+    /// Subtraction.
+    public static func - <T: ExpressionConvertible>(lhs: Self, rhs: T) -> Expression { binary("-", lhs, rhs) }
+    /// Left shift.
+    public static func << <T: ExpressionConvertible>(lhs: Self, rhs: T) -> Expression { binary("<<", lhs, rhs) }
+    /// Right shift.
+    public static func >> <T: ExpressionConvertible>(lhs: Self, rhs: T) -> Expression { binary(">>", lhs, rhs) }
+    /// Bitwise AND.
+    public static func & <T: ExpressionConvertible>(lhs: Self, rhs: T) -> Expression { binary("&", lhs, rhs) }
+    /// Bitwise OR.
+    public static func | <T: ExpressionConvertible>(lhs: Self, rhs: T) -> Expression { binary("|", lhs, rhs) }
+
+    // MARK: Comparison
+
+    /// Less than.
+    public static func < <T: ExpressionConvertible>(lhs: Self, rhs: T) -> Expression { binary("<", lhs, rhs) }
+    /// Less than or equal.
+    public static func <= <T: ExpressionConvertible>(lhs: Self, rhs: T) -> Expression { binary("<=", lhs, rhs) }
+    /// Greater than.
+    public static func > <T: ExpressionConvertible>(lhs: Self, rhs: T) -> Expression { binary(">", lhs, rhs) }
+    /// Greater than or equal.
+    public static func >= <T: ExpressionConvertible>(lhs: Self, rhs: T) -> Expression { binary(">=", lhs, rhs) }
+    /// Equal.
+    public static func == <T: ExpressionConvertible>(lhs: Self, rhs: T) -> Expression { binary("=", lhs, rhs) }
+    /// Not equal.
+    public static func != <T: ExpressionConvertible>(lhs: Self, rhs: T) -> Expression { binary("!=", lhs, rhs) }
+
+    // MARK: Predicates
+
+    /// `IS NULL`.
+    public func isNull() -> Expression { Expression(.postfix(asExpression().node, "IS NULL")) }
+    /// `IS NOT NULL`.
+    public func isNotNull() -> Expression { Expression(.postfix(asExpression().node, "IS NOT NULL")) }
+    /// `BETWEEN low AND high`.
+    public func between<L: ExpressionConvertible, H: ExpressionConvertible>(_ low: L, _ high: H) -> Expression {
+        Expression(.between(asExpression().node, low.asExpression().node, high.asExpression().node, not: false))
+    }
+    /// `NOT BETWEEN low AND high`.
+    public func notBetween<L: ExpressionConvertible, H: ExpressionConvertible>(_ low: L, _ high: H) -> Expression {
+        Expression(.between(asExpression().node, low.asExpression().node, high.asExpression().node, not: true))
+    }
+    /// `IN (...)`.
+    public func `in`(_ values: ExpressionConvertible...) -> Expression { self.in(values) }
+    /// `IN (...)`.
+    public func `in`(_ values: [ExpressionConvertible]) -> Expression {
+        Expression(.list(asExpression().node, "IN", values.map { $0.asExpression().node }))
+    }
+    /// `NOT IN (...)`.
+    public func notIn(_ values: ExpressionConvertible...) -> Expression { notIn(values) }
+    /// `NOT IN (...)`.
+    public func notIn(_ values: [ExpressionConvertible]) -> Expression {
+        Expression(.list(asExpression().node, "NOT IN", values.map { $0.asExpression().node }))
+    }
+    /// `LIKE pattern`; the pattern is bound, so `%` and `_` in user input only act as wildcards.
+    public func like<T: ExpressionConvertible>(_ pattern: T) -> Expression { Self.binary("LIKE", self, pattern) }
+    /// `LIKE pattern ESCAPE escape`.
+    public func like<T: ExpressionConvertible>(_ pattern: T, escape: String) -> Expression {
+        Expression(.binary("ESCAPE", Self.binary("LIKE", self, pattern).node, .value(FundamentalValue(escape))))
+    }
+    /// `NOT LIKE pattern`.
+    public func notLike<T: ExpressionConvertible>(_ pattern: T) -> Expression { Self.binary("NOT LIKE", self, pattern) }
+    /// `GLOB pattern`.
+    public func glob<T: ExpressionConvertible>(_ pattern: T) -> Expression { Self.binary("GLOB", self, pattern) }
+    /// `MATCH pattern` (full-text search; prefer Sift's search API for user text).
+    public func match<T: ExpressionConvertible>(_ pattern: T) -> Expression { Self.binary("MATCH", self, pattern) }
+    /// `REGEXP pattern` (needs a `regexp` function registered on the connection).
+    public func regexp<T: ExpressionConvertible>(_ pattern: T) -> Expression { Self.binary("REGEXP", self, pattern) }
+    /// `IS value`.
+    public func `is`<T: ExpressionConvertible>(_ value: T) -> Expression { Self.binary("IS", self, value) }
+    /// `IS NOT value`.
+    public func isNot<T: ExpressionConvertible>(_ value: T) -> Expression { Self.binary("IS NOT", self, value) }
+    /// String concatenation (`||` in SQL; Swift's `||` means OR here).
+    public func concat<T: ExpressionConvertible>(_ other: T) -> Expression { Self.binary("||", self, other) }
+    /// `COLLATE name`.
+    public func collate(_ name: String) -> Expression { Expression(.collate(asExpression().node, name)) }
+    /// `CAST(expr AS type)`.
+    public func cast(as type: ColumnType) -> Expression { Expression(.cast(asExpression().node, type == .null ? "BLOB" : type.sqlTypeName)) }
+
+    // MARK: Aggregates
+
+    private func function(_ name: String, distinct: Bool = false) -> Expression {
+        Expression(.function(name, [asExpression().node], distinct: distinct))
+    }
+    /// `avg(x)`.
+    public func avg(isDistinct: Bool = false) -> Expression { function("avg", distinct: isDistinct) }
+    /// `count(x)`.
+    public func count(isDistinct: Bool = false) -> Expression { function("count", distinct: isDistinct) }
+    /// `max(x)`.
+    public func max(isDistinct: Bool = false) -> Expression { function("max", distinct: isDistinct) }
+    /// `min(x)`.
+    public func min(isDistinct: Bool = false) -> Expression { function("min", distinct: isDistinct) }
+    /// `sum(x)`.
+    public func sum(isDistinct: Bool = false) -> Expression { function("sum", distinct: isDistinct) }
+    /// `total(x)`.
+    public func total(isDistinct: Bool = false) -> Expression { function("total", distinct: isDistinct) }
+    /// `group_concat(x)` or `group_concat(x, separator)`.
+    public func groupConcat(isDistinct: Bool = false, separateBy separator: String? = nil) -> Expression {
+        var arguments = [asExpression().node]
+        if let separator { arguments.append(.value(FundamentalValue(separator))) }
+        return Expression(.function("group_concat", arguments, distinct: isDistinct))
+    }
+    /// `length(x)`.
+    public func length() -> Expression { function("length") }
+    /// `abs(x)`.
+    public func abs() -> Expression { function("abs") }
+    /// `lower(x)`.
+    public func lower() -> Expression { function("lower") }
+    /// `upper(x)`.
+    public func upper() -> Expression { function("upper") }
+
+    // MARK: Ordering
+
+    /// This expression as an `ORDER BY` term.
+    public func asOrder(by term: OrderTerm? = nil) -> OrderBy { OrderBy(asExpression(), term) }
+}
+
+/// Ascending or descending.
+public enum OrderTerm: Sendable {
+    case ascending, descending
+    var sql: String { self == .ascending ? "ASC" : "DESC" }
+}
+
+/// One `ORDER BY` term.
+public struct OrderBy: @unchecked Sendable, SQLRenderable, CustomStringConvertible {
+    let expression: Expression
+    let term: OrderTerm?
+    init(_ expression: Expression, _ term: OrderTerm?) {
+        self.expression = expression
+        self.term = term
+    }
+    func render(into builder: inout SQLBuilder) {
+        expression.render(into: &builder)
+        if let term { builder.append(" " + term.sql) }
+    }
+    public var description: String { renderForReading() }
+}
+
+/// One or several `ORDER BY` terms: a single term or an array of them.
+public protocol OrderByList {
+    /// The terms in order.
+    var orderTerms: [OrderBy] { get }
+}
+extension OrderBy: OrderByList { public var orderTerms: [OrderBy] { [self] } }
+extension Array: OrderByList where Element == OrderBy { public var orderTerms: [OrderBy] { self } }
+
+extension Expression.Node: @unchecked Sendable {}

@@ -1,0 +1,85 @@
+import CSQLite
+import Foundation
+
+/// Accumulates SQL text and the values bound to its `?` parameters.
+///
+/// Statements render twice: for execution every value becomes a parameter, and for `description`
+/// values are written inline (escaped) so a person can read the SQL.
+struct SQLBuilder {
+    var sql = ""
+    var values: [FundamentalValue] = []
+    let inlineValues: Bool
+
+    init(inlineValues: Bool = false) { self.inlineValues = inlineValues }
+
+    mutating func append(_ text: String) { sql += text }
+
+    mutating func appendIdentifier(_ name: String) { sql += SQLBuilder.quote(name) }
+
+    mutating func appendValue(_ value: FundamentalValue) {
+        if inlineValues {
+            sql += SQLBuilder.literal(value)
+        } else {
+            sql += "?"
+            values.append(value)
+        }
+    }
+
+    /// An identifier as SQL: bare when it is a plain word that is not a keyword, else double-quoted.
+    static func quote(_ name: String) -> String {
+        if isPlainIdentifier(name) { return name }
+        return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    static func isPlainIdentifier(_ name: String) -> Bool {
+        guard let first = name.utf8.first, first == UInt8(ascii: "_") || isLetter(first) else { return false }
+        guard name.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || isLetter($0) || ($0 >= 48 && $0 <= 57) }) else { return false }
+        return name.withCString { sqlite3_keyword_check($0, Int32(name.utf8.count)) == 0 }
+    }
+
+    private static func isLetter(_ c: UInt8) -> Bool { (c >= 65 && c <= 90) || (c >= 97 && c <= 122) }
+
+    /// A value written as an SQL literal (for DDL defaults and readable descriptions).
+    static func literal(_ value: FundamentalValue) -> String {
+        switch value.storage {
+        case .null: return "NULL"
+        case .integer(let v): return String(v)
+        case .float(let v):
+            if v.isNaN { return "NULL" }
+            if v.isInfinite { return v > 0 ? "1e999" : "-1e999" }
+            return String(v)
+        case .text(let s): return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let d): return "X'" + d.map { String(format: "%02X", $0) }.joined() + "'"
+        }
+    }
+}
+
+/// A piece of SQL that can be rendered.
+protocol SQLRenderable {
+    func render(into builder: inout SQLBuilder)
+}
+
+extension SQLRenderable {
+    /// The SQL text with `?` parameters and the values to bind.
+    func renderForExecution() -> (sql: String, values: [FundamentalValue]) {
+        var builder = SQLBuilder()
+        render(into: &builder)
+        return (builder.sql, builder.values)
+    }
+
+    /// The SQL text with values written inline, for people.
+    func renderForReading() -> String {
+        var builder = SQLBuilder(inlineValues: true)
+        render(into: &builder)
+        return builder.sql
+    }
+}
+
+extension Array where Element: SQLRenderable {
+    func render(into builder: inout SQLBuilder, separator: String = ", ") {
+        for (i, element) in enumerated() {
+            if i > 0 { builder.append(separator) }
+            element.render(into: &builder)
+        }
+    }
+}
