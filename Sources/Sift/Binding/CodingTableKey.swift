@@ -32,7 +32,7 @@ extension CodingTableKey {
     public static var tableConstraintBindings: [TableConstraintBinding.Name: TableConstraintBinding]? { nil }
     public static var virtualTableBinding: VirtualTableBinding? { nil }
 
-    public func asExpression() -> Expression { Expression(.column(name: stringValue, table: nil)) }
+    public func asExpression() -> SQLExpression { SQLExpression(.column(name: stringValue, table: nil)) }
 
     public func asProperty() -> Property {
         Property(name: stringValue, table: nil, expression: asExpression(), root: Root.self as? any TableDecodable.Type)

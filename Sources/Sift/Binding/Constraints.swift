@@ -153,7 +153,7 @@ public struct MultiUniqueBinding: TableConstraintBinding {
 public struct CheckBinding: TableConstraintBinding {
     let condition: String
     /// A check constraint.
-    public init(check condition: Expression) { self.condition = condition.renderForReading() }
+    public init(check condition: SQLExpression) { self.condition = condition.renderForReading() }
     public var constraintSQL: String { "CHECK(" + condition + ")" }
 }
 

@@ -15,6 +15,7 @@ public final class PreparedStatement {
     private let pool: HandlePool
     private let handle: Handle
     private let stmt: OpaquePointer
+    var rawStatement: OpaquePointer { stmt }
     private let cached: Bool
     /// The SQL text, with `?` placeholders.
     public let sql: String

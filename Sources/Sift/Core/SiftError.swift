@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// The one error type Sift throws: where it came from, how bad it is, and what was running.
 ///
@@ -94,4 +95,8 @@ extension SiftError {
     static func misuse(_ message: String, operation: Operation = .other, sql: String? = nil) -> SiftError {
         SiftError(code: .misuse, message: message, sql: sql, operation: operation)
     }
+}
+
+extension SiftError: LocalizedError {
+    public var errorDescription: String? { description }
 }

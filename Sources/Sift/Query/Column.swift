@@ -28,8 +28,8 @@ public struct Column: ExpressionOperable, PropertyConvertible, Sendable, CustomS
     /// The same column qualified by `table`.
     public func inTable(_ table: String) -> Column { isAll ? Column(allIn: table) : Column(named: name, table: table) }
 
-    public func asExpression() -> Expression {
-        isAll ? Expression(.all(table: table)) : Expression(.column(name: name, table: table))
+    public func asExpression() -> SQLExpression {
+        isAll ? SQLExpression(.all(table: table)) : SQLExpression(.column(name: name, table: table))
     }
 
     public func asProperty() -> Property { Property(name: name, table: table, expression: asExpression()) }
@@ -43,23 +43,23 @@ public struct Property: ExpressionOperable, PropertyConvertible, @unchecked Send
     public let name: String
     /// The qualifying table, if any.
     public let table: String?
-    let expression: Expression
+    let expression: SQLExpression
     /// The model this property belongs to, when it comes from a binding (used to decode joins).
     let root: (any TableDecodable.Type)?
 
-    init(name: String, table: String?, expression: Expression, root: (any TableDecodable.Type)? = nil) {
+    init(name: String, table: String?, expression: SQLExpression, root: (any TableDecodable.Type)? = nil) {
         self.name = name
         self.table = table
         self.expression = expression
         self.root = root
     }
 
-    public func asExpression() -> Expression { expression }
+    public func asExpression() -> SQLExpression { expression }
     public func asProperty() -> Property { self }
 
     /// The same property qualified by `table`, for joins.
     public func inTable(_ table: String) -> Property {
-        Property(name: name, table: table, expression: Expression(.column(name: name, table: table)), root: root)
+        Property(name: name, table: table, expression: SQLExpression(.column(name: name, table: table)), root: root)
     }
 
     public var description: String { expression.description }

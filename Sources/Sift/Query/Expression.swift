@@ -5,7 +5,7 @@ import Foundation
 /// Expressions come from properties and literals: `Sample.Properties.identifier > 1`,
 /// `Sample.Properties.description.isNotNull()`, `Sample.Properties.identifier.max()`.
 /// Values inside an expression are always bound as parameters when it runs.
-public struct Expression: ExpressionOperable, CustomStringConvertible, @unchecked Sendable {
+public struct SQLExpression: ExpressionOperable, CustomStringConvertible, @unchecked Sendable {
     indirect enum Node {
         case column(name: String, table: String?)
         case all(table: String?)
@@ -16,6 +16,7 @@ public struct Expression: ExpressionOperable, CustomStringConvertible, @unchecke
         case binary(String, Node, Node)
         case function(String, [Node], distinct: Bool)
         case between(Node, Node, Node, not: Bool)
+        case likeEscape(Node, Node, Node)
         case list(Node, String, [Node])
         case collate(Node, String)
         case cast(Node, String)
@@ -35,13 +36,13 @@ public struct Expression: ExpressionOperable, CustomStringConvertible, @unchecke
         node = .function(SQLBuilder.quote(name), arguments.map { $0.asExpression().node }, distinct: isDistinct)
     }
 
-    public func asExpression() -> Expression { self }
+    public func asExpression() -> SQLExpression { self }
 
     public var description: String { renderForReading() }
 }
 
-extension Expression: SQLRenderable {
-    func render(into builder: inout SQLBuilder) { Expression.render(node, into: &builder, nested: false) }
+extension SQLExpression: SQLRenderable {
+    func render(into builder: inout SQLBuilder) { SQLExpression.render(node, into: &builder, nested: false) }
 
     private static func render(_ node: Node, into builder: inout SQLBuilder, nested: Bool) {
         switch node {
@@ -84,6 +85,14 @@ extension Expression: SQLRenderable {
             builder.append(" AND ")
             render(high, into: &builder, nested: true)
             if nested { builder.append(")") }
+        case .likeEscape(let operand, let pattern, let escape):
+            if nested { builder.append("(") }
+            render(operand, into: &builder, nested: true)
+            builder.append(" LIKE ")
+            render(pattern, into: &builder, nested: true)
+            builder.append(" ESCAPE ")
+            render(escape, into: &builder, nested: true)
+            if nested { builder.append(")") }
         case .list(let operand, let op, let elements):
             if nested { builder.append("(") }
             render(operand, into: &builder, nested: true)
@@ -107,7 +116,7 @@ extension Expression: SQLRenderable {
 }
 
 /// A `WHERE` or `HAVING` condition.
-public typealias Condition = Expression
+public typealias Condition = SQLExpression
 /// A `LIMIT` count.
 public typealias Limit = ExpressionConvertible
 /// An `OFFSET` count.
@@ -116,7 +125,7 @@ public typealias Offset = ExpressionConvertible
 /// Anything that can stand in an expression: properties, columns, expressions and plain values.
 public protocol ExpressionConvertible {
     /// This value as an expression.
-    func asExpression() -> Expression
+    func asExpression() -> SQLExpression
 }
 
 /// A value usable as a result column of a select (properties, expressions, aggregates).
@@ -124,7 +133,7 @@ public typealias ColumnResultConvertible = ExpressionConvertible
 
 // Plain values become bound parameters.
 extension ExpressionConvertible where Self: ColumnEncodable {
-    public func asExpression() -> Expression { Expression(.value(archivedValue())) }
+    public func asExpression() -> SQLExpression { SQLExpression(.value(archivedValue())) }
 }
 extension Int: ExpressionConvertible {}
 extension Int8: ExpressionConvertible {}

@@ -26,10 +26,10 @@ extension RenderedStatement {
 
 /// Shared tail of SELECT, UPDATE and DELETE: `WHERE`, `ORDER BY`, `LIMIT`, `OFFSET`.
 struct FilterClauses {
-    var condition: Expression?
+    var condition: SQLExpression?
     var orderBy: [OrderBy] = []
-    var limit: Expression?
-    var offset: Expression?
+    var limit: SQLExpression?
+    var offset: SQLExpression?
 
     func render(into builder: inout SQLBuilder) {
         if let condition {
@@ -58,11 +58,11 @@ struct FilterClauses {
 ///     StatementSelect().select(Sample.Properties.identifier.max()).from("sampleTable").where(Sample.Properties.identifier > 0)
 public final class StatementSelect: RenderedStatement {
     var isDistinct = false
-    var columns: [Expression] = []
+    var columns: [SQLExpression] = []
     var tables: [String] = []
     var filter = FilterClauses()
-    var groups: [Expression] = []
-    var havingCondition: Expression?
+    var groups: [SQLExpression] = []
+    var havingCondition: SQLExpression?
 
     /// An empty select.
     public init() {}
@@ -128,7 +128,7 @@ public final class StatementInsert: RenderedStatement {
     var table = ""
     var columns: [String] = []
     var conflict: Conflict?
-    var rows: [[Expression]] = []
+    var rows: [[SQLExpression]] = []
 
     /// An empty insert.
     public init() {}
@@ -168,7 +168,7 @@ public final class StatementInsert: RenderedStatement {
 public final class StatementUpdate: RenderedStatement {
     var table = ""
     var conflict: Conflict?
-    var assignments: [(String, Expression)] = []
+    var assignments: [(String, SQLExpression)] = []
     var filter = FilterClauses()
 
     /// An empty update.
