@@ -16,6 +16,10 @@ public final class Handle: @unchecked Sendable {
     var hooks = TraceHooks()
     /// Open transaction levels: 0 none, 1 a transaction, more are savepoints.
     var transactionDepth = 0
+    /// Synced full-text indexes, on the writer only.
+    var sync: SyncTracker?
+    /// FTS5 tokenizers created on this connection (for the query builder), by arguments.
+    var tokenizers: [String: TokenizerInstance] = [:]
 
     private var cache: [String: CachedStatement] = [:]
     private var performanceSQLs: [String: Int] = [:]
@@ -51,6 +55,9 @@ public final class Handle: @unchecked Sendable {
     }
 
     func close() {
+        sync?.uninstall(from: self)
+        sync = nil
+        tokenizers.removeAll()
         for entry in cache.values { sqlite3_finalize(entry.stmt) }
         cache.removeAll()
         if hooks.isActive { sqlite3_trace_v2(raw, 0, nil, nil) }
@@ -147,13 +154,42 @@ public final class Handle: @unchecked Sendable {
         return true
     }
 
-    /// Steps once; `true` when a row is available.
+    /// Steps once; `true` when a row is available. On a connection with synced indexes, the index
+    /// changes a step causes are applied right after it, and a write outside any transaction gets one,
+    /// so content and index always commit together.
     @inline(__always)
     func step(_ stmt: OpaquePointer) throws -> Bool {
+        if let sync, sync.isActive { return try syncedStep(stmt, sync) }
+        return try stepUnsynced(stmt)
+    }
+
+    @inline(__always)
+    func stepUnsynced(_ stmt: OpaquePointer) throws -> Bool {
         let rc = sqlite3_step(stmt)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
         throw error(rc, sql: String(cString: sqlite3_sql(stmt)), operation: .step)
+    }
+
+    private func syncedStep(_ stmt: OpaquePointer, _ sync: SyncTracker) throws -> Bool {
+        let implicit = sqlite3_get_autocommit(raw) != 0 && sqlite3_stmt_readonly(stmt) == 0 && sqlite3_stmt_busy(stmt) == 0
+            && !Handle.isTransactionControl(stmt)
+        // BEGIN IMMEDIATE is itself not read-only: run the transaction control unsynced, or it would recurse.
+        if implicit { try executeUnsynced("BEGIN IMMEDIATE") }
+        do {
+            let rc = sqlite3_step(stmt)
+            guard rc == SQLITE_ROW || rc == SQLITE_DONE else {
+                // The failed statement was rolled back, so the changes it reported never happened.
+                sync.discardPending()
+                throw error(rc, sql: String(cString: sqlite3_sql(stmt)), operation: .step)
+            }
+            if !sync.pending.isEmpty { try sync.flush(on: self) }
+            if implicit && rc == SQLITE_DONE { try executeUnsynced("COMMIT") }
+            return rc == SQLITE_ROW
+        } catch {
+            if implicit && sqlite3_get_autocommit(raw) == 0 { sqlite3_reset(stmt); try? executeUnsynced("ROLLBACK") }
+            throw error
+        }
     }
 
     func bind(_ values: [FundamentalValue], to stmt: OpaquePointer, sql: String) throws {
@@ -166,6 +202,20 @@ public final class Handle: @unchecked Sendable {
             let rc = RawStatement.bind(value, at: Int32(i + 1), in: stmt)
             if rc != SQLITE_OK { throw error(rc, sql: sql, operation: .bind) }
         }
+    }
+
+    /// BEGIN IMMEDIATE/EXCLUSIVE are not read-only to SQLite, but must not be wrapped in a transaction.
+    private static func isTransactionControl(_ stmt: OpaquePointer) -> Bool {
+        guard var p = sqlite3_sql(stmt) else { return false }
+        while p.pointee == 0x20 || p.pointee == 0x0A || p.pointee == 0x09 || p.pointee == 0x0D { p += 1 }
+        for keyword in ["BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE"] where sqlite3_strnicmp(p, keyword, Int32(keyword.utf8.count)) == 0 {
+            return true
+        }
+        return false
+    }
+
+    private func executeUnsynced(_ sql: String) throws {
+        try withStatement(sql) { stmt in while try stepUnsynced(stmt) {} }
     }
 
     /// Runs one statement to completion with bound values.

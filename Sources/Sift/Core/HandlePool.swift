@@ -28,6 +28,9 @@ final class HandlePool: @unchecked Sendable {
     private var hooksGeneration = 0
     private var createdDirectory = false
 
+    /// FTS table descriptions for the search API, with the schema version they were read at.
+    let ftsInfoCache = Locked<[String: (version: Int64, info: FTSTableInfo)]>([:])
+
     init(path: String) {
         self.path = path
     }
@@ -130,6 +133,10 @@ final class HandlePool: @unchecked Sendable {
                     }
                 }
                 handle.configGeneration = configSnapshot.0
+            }
+            if usesWriter {
+                if handle.sync == nil { handle.sync = SyncTracker() }
+                try handle.sync?.refresh(on: handle)
             }
             if handle.hooksGeneration != hooksSnapshot.0 {
                 let global = GlobalTrace.hooks.withLock { $0 }

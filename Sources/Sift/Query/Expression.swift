@@ -47,7 +47,7 @@ extension SQLExpression: SQLRenderable {
     private static func render(_ node: Node, into builder: inout SQLBuilder, nested: Bool) {
         switch node {
         case .column(let name, let table):
-            if let table { builder.appendIdentifier(table); builder.append(".") }
+            if let table = table ?? builder.defaultTable { builder.appendIdentifier(table); builder.append(".") }
             builder.appendIdentifier(name)
         case .all(let table):
             if let table { builder.appendIdentifier(table); builder.append(".") }

@@ -9,8 +9,13 @@ struct SQLBuilder {
     var sql = ""
     var values: [FundamentalValue] = []
     let inlineValues: Bool
+    /// The table that qualifies unqualified columns (joins where both sides have a column of that name).
+    let defaultTable: String?
 
-    init(inlineValues: Bool = false) { self.inlineValues = inlineValues }
+    init(inlineValues: Bool = false, defaultTable: String? = nil) {
+        self.inlineValues = inlineValues
+        self.defaultTable = defaultTable
+    }
 
     mutating func append(_ text: String) { sql += text }
 

@@ -1,0 +1,209 @@
+import CSQLite
+import Foundation
+
+/// How results are ranked, marked and paged.
+public struct SearchOptions: Sendable {
+    /// At most this many hits.
+    public var limit: Int = 20
+    /// Hits to skip (for paging).
+    public var offset: Int = 0
+    /// bm25 weight per index column (1 when not given): `["title": 10, "body": 1]`.
+    public var weights: [String: Double] = [:]
+    /// Columns returned whole with the matched words marked.
+    public var highlight: [String] = []
+    /// Columns returned as short fragments around the matched words.
+    public var snippet: [String] = []
+    /// Text inserted before and after each matched word.
+    public var markers: (open: String, close: String) = ("[", "]")
+    /// Text marking where a snippet was cut.
+    public var ellipsis: String = "…"
+    /// Tokens per snippet (1 to 64).
+    public var snippetTokens: Int = 16
+    /// Whether to count every hit, not only those returned (one more query).
+    public var countTotal: Bool = true
+
+    /// Default options: 20 hits, bm25 with equal weights, no highlights, totals counted.
+    public init(limit: Int = 20, offset: Int = 0, weights: [String: Double] = [:], highlight: [String] = [],
+                snippet: [String] = [], markers: (open: String, close: String) = ("[", "]"), countTotal: Bool = true) {
+        self.limit = limit
+        self.offset = offset
+        self.weights = weights
+        self.highlight = highlight
+        self.snippet = snippet
+        self.markers = markers
+        self.countTotal = countTotal
+    }
+}
+
+/// One hit: the object, its score and its marked-up text.
+public struct SearchHit<Object> {
+    /// The matching object (the content table's model for a synced index).
+    public let object: Object
+    /// The rowid of the object.
+    public let rowid: Int64
+    /// bm25 relevance, larger is better.
+    public let score: Double
+    /// Highlighted columns, by name.
+    public let highlights: [String: String]
+    /// Snippets, by column name.
+    public let snippets: [String: String]
+}
+
+/// A page of hits and the total number of hits.
+public struct SearchResults<Object> {
+    /// The hits, best first.
+    public let hits: [SearchHit<Object>]
+    /// Every hit's count, or nil when not requested.
+    public let totalCount: Int?
+    /// The FTS5 expression that ran, for debugging.
+    public let expression: String?
+}
+
+extension Database {
+    /// Searches a full-text index and returns ranked objects, decoded in the same query.
+    ///
+    ///     let results: SearchResults<Article> = try database.search(SearchQuery("sqlite search"), in: "articles_fts",
+    ///         where: Article.Properties.published > cutoff,
+    ///         options: SearchOptions(weights: ["title": 10], highlight: ["title"], snippet: ["body"]))
+    public func search<Object: TableDecodable>(_ query: SearchQuery, in index: String, of type: Object.Type = Object.self,
+                                               where condition: Condition? = nil,
+                                               options: SearchOptions = SearchOptions()) throws -> SearchResults<Object> {
+        try read { handle in
+            let info = try ftsInfo(index, on: handle)
+            let tokenizer = try handle.tokenizer(info.tokenizer)
+            guard let expression = try query.expression(spans: { text in
+                var spans: [Range<Int>] = []
+                try tokenizer.tokenize(text, reason: .query) { _, start, end, colocated in
+                    if !colocated && start < end { spans.append(start..<end) }
+                }
+                return spans
+            }) else {
+                return SearchResults(hits: [], totalCount: options.countTotal ? 0 : nil, expression: nil)
+            }
+            for column in query.columns + options.highlight + options.snippet + Array(options.weights.keys)
+            where !info.columns.contains(column) {
+                throw pool.report(SiftError.misuse("\(index) has no column \(column).", operation: .query))
+            }
+            return try runSearch(expression, info, Object.self, condition, options, isAdvanced: query.isAdvanced, on: handle)
+        }
+    }
+
+    /// Searches with user text: `try database.search("quick fox", in: "notes")`.
+    public func search<Object: TableDecodable>(_ text: String, mode: SearchQuery.Mode = .allTerms, in index: String,
+                                               of type: Object.Type = Object.self, where condition: Condition? = nil,
+                                               options: SearchOptions = SearchOptions()) throws -> SearchResults<Object> {
+        try search(SearchQuery(text, mode: mode), in: index, of: type, where: condition, options: options)
+    }
+
+    /// The FTS5 expression Sift runs for `query` on `index` (nil when there is nothing to search for).
+    public func expression(for query: SearchQuery, in index: String) throws -> String? {
+        try read { handle in
+            let tokenizer = try handle.tokenizer(try ftsInfo(index, on: handle).tokenizer)
+            return try query.expression(spans: { text in
+                var spans: [Range<Int>] = []
+                try tokenizer.tokenize(text, reason: .query) { _, start, end, colocated in
+                    if !colocated && start < end { spans.append(start..<end) }
+                }
+                return spans
+            })
+        }
+    }
+
+    func ftsInfo(_ index: String, on handle: Handle) throws -> FTSTableInfo {
+        let version = try handle.withStatement("PRAGMA schema_version") { stmt -> Int64 in
+            _ = try handle.step(stmt)
+            return sqlite3_column_int64(stmt, 0)
+        }
+        if let cached = pool.ftsInfoCache.withLock({ $0[index] }), cached.version == version { return cached.info }
+        let info = try FTSTableInfo.load(index, on: handle)
+        pool.ftsInfoCache.withLock { $0[index] = (version, info) }
+        return info
+    }
+
+    private func runSearch<Object: TableDecodable>(_ expression: String, _ info: FTSTableInfo, _ type: Object.Type,
+                                                   _ condition: Condition?, _ options: SearchOptions, isAdvanced: Bool,
+                                                   on handle: Handle) throws -> SearchResults<Object> {
+        let binding = Object.CodingKeys.objectRelationalMapping
+        let q = SQLBuilder.quote
+        let source = info.content?.table ?? info.name
+        var builder = SQLBuilder(defaultTable: source)
+        builder.append("SELECT ")
+        builder.append(binding.columnNames.map { q(source) + "." + q($0) }.joined(separator: ", "))
+        builder.append(", \(q(info.name)).rowid, \(q(info.name)).rank")
+        for column in options.highlight {
+            builder.append(", highlight(\(q(info.name)), \(info.columns.firstIndex(of: column) ?? 0), ")
+            builder.appendValue(FundamentalValue(options.markers.open)); builder.append(", ")
+            builder.appendValue(FundamentalValue(options.markers.close)); builder.append(")")
+        }
+        for column in options.snippet {
+            builder.append(", snippet(\(q(info.name)), \(info.columns.firstIndex(of: column) ?? 0), ")
+            builder.appendValue(FundamentalValue(options.markers.open)); builder.append(", ")
+            builder.appendValue(FundamentalValue(options.markers.close)); builder.append(", ")
+            builder.appendValue(FundamentalValue(options.ellipsis))
+            builder.append(", \(min(64, max(1, options.snippetTokens))))")
+        }
+        var from = " FROM \(q(info.name))"
+        if let content = info.content {
+            from += " JOIN \(q(content.table)) ON \(q(content.table)).\(q(content.rowid)) = \(q(info.name)).rowid"
+        }
+        var filter = SQLBuilder(defaultTable: source)
+        filter.append(" WHERE \(q(info.name)) MATCH ")
+        filter.appendValue(FundamentalValue(expression))
+        if !options.weights.isEmpty {
+            // `rank MATCH 'bm25(...)'` keeps FTS5's own ORDER BY rank, which sorts before the join.
+            let weights = info.columns.map { w -> String in
+                let weight = options.weights[w] ?? 1
+                return String(weight.isFinite ? weight : 1)
+            }
+            filter.append(" AND \(q(info.name)).rank MATCH ")
+            filter.appendValue(FundamentalValue("bm25(" + weights.joined(separator: ", ") + ")"))
+        }
+        if let condition {
+            filter.append(" AND (")
+            condition.render(into: &filter)
+            filter.append(")")
+        }
+        builder.append(from)
+        builder.append(filter.sql)
+        builder.values += filter.values
+        builder.append(" ORDER BY \(q(info.name)).rank LIMIT ")
+        builder.appendValue(FundamentalValue(max(0, options.limit)))
+        builder.append(" OFFSET ")
+        builder.appendValue(FundamentalValue(max(0, options.offset)))
+
+        let decoder = RowDecoder(binding: binding, ordinals: Array(binding.keys.indices))
+        let base = Int32(binding.keys.count)
+        var hits: [SearchHit<Object>] = []
+        do {
+            try handle.withStatement(builder.sql) { stmt in
+                try handle.bind(builder.values, to: stmt, sql: builder.sql)
+                while try handle.step(stmt) {
+                    let object = try decoder.decode(Object.self, from: stmt)
+                    var highlights: [String: String] = [:], snippets: [String: String] = [:]
+                    var column = base + 2
+                    for name in options.highlight { highlights[name] = RawStatement.text(stmt, column); column += 1 }
+                    for name in options.snippet { snippets[name] = RawStatement.text(stmt, column); column += 1 }
+                    hits.append(SearchHit(object: object, rowid: sqlite3_column_int64(stmt, base),
+                                          score: -sqlite3_column_double(stmt, base + 1), highlights: highlights, snippets: snippets))
+                }
+            }
+        } catch let error as SiftError where isAdvanced && error.code == .error {
+            // A malformed trusted expression: say so as a query error, not a generic SQL one.
+            throw pool.report(SiftError(code: .error, message: "Invalid full-text query: \(error.message)", sql: error.sql,
+                                        path: path, tag: tag, operation: .query))
+        }
+        var total: Int?
+        if options.countTotal {
+            if hits.count < options.limit && (options.offset == 0 || !hits.isEmpty) {
+                total = options.offset + hits.count
+            } else {
+                let countSQL = "SELECT count(*)" + from + filter.sql
+                total = try handle.withStatement(countSQL) { stmt in
+                    try handle.bind(filter.values, to: stmt, sql: countSQL)
+                    return try handle.step(stmt) ? Int(sqlite3_column_int64(stmt, 0)) : 0
+                }
+            }
+        }
+        return SearchResults(hits: hits, totalCount: total, expression: expression)
+    }
+}

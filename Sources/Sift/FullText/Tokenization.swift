@@ -1,0 +1,96 @@
+import CSQLite
+import Foundation
+
+/// One token as an FTS5 tokenizer reports it: its text and the byte range of the input it came from.
+public struct Token: Sendable, Hashable {
+    /// The token as indexed (folded, normalized).
+    public let text: String
+    /// UTF-8 byte offset of the token's first byte in the input.
+    public let start: Int
+    /// UTF-8 byte offset just past the token in the input.
+    public let end: Int
+    /// Whether the token shares the position of the previous one (a synonym such as a pinyin reading).
+    public let isColocated: Bool
+}
+
+/// Whether text is tokenized as a document being indexed or as a query.
+public enum TokenizeReason: Sendable {
+    case document, query
+    var flags: Int32 { self == .document ? FTS5_TOKENIZE_DOCUMENT : FTS5_TOKENIZE_QUERY }
+}
+
+/// A tokenizer instance created on a connection, kept for reuse.
+final class TokenizerInstance {
+    private var tokenizer = sift_fts5_tokenizer()
+
+    init(arguments: [String], on handle: Handle) throws {
+        var cStrings: [UnsafePointer<CChar>?] = arguments.map { UnsafePointer(strdup($0)) }
+        defer { cStrings.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
+        let rc = arguments.isEmpty ? SQLITE_ERROR : cStrings.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            sift_fts5_tokenizer_open(handle.raw, buffer.baseAddress, Int32(buffer.count), &tokenizer)
+        }
+        guard rc == SQLITE_OK else {
+            throw handle.pool.report(SiftError(code: .error, message: "Unknown tokenizer or bad arguments: \(arguments.joined(separator: " "))",
+                                               path: handle.path, tag: handle.pool.tag, operation: .tokenize))
+        }
+    }
+
+    deinit { sift_fts5_tokenizer_close(&tokenizer) }
+
+    /// Calls `body` for each token of `text` (UTF-8), with the token bytes valid only during the call.
+    func tokenize(_ text: String, reason: TokenizeReason,
+                  _ body: (UnsafeBufferPointer<UInt8>, Int, Int, Bool) -> Void) throws {
+        guard !text.isEmpty else { return }
+        var text = text
+        text.makeContiguousUTF8()
+        try withoutActuallyEscaping(body) { body in
+            var context = Context(body: body)
+            let rc = text.utf8.withContiguousStorageIfAvailable { buffer in
+                withUnsafeMutablePointer(to: &context) { ctx in
+                    buffer.withMemoryRebound(to: CChar.self) { chars in
+                        sift_fts5_tokenizer_run(&tokenizer, ctx, reason.flags, chars.baseAddress, Int32(chars.count), tokenCallback)
+                    }
+                }
+            } ?? SQLITE_ERROR
+            if rc != SQLITE_OK {
+                throw SiftError(code: SiftError.Code(rawValue: rc), message: "The tokenizer failed.", operation: .tokenize)
+            }
+        }
+    }
+
+    struct Context {
+        let body: (UnsafeBufferPointer<UInt8>, Int, Int, Bool) -> Void
+    }
+}
+
+private let tokenCallback: sift_token_callback = { context, flags, token, length, start, end in
+    guard let context else { return SQLITE_OK }
+    let ctx = context.assumingMemoryBound(to: TokenizerInstance.Context.self)
+    let bytes = UnsafeBufferPointer(start: token.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) }, count: Int(max(0, length)))
+    ctx.pointee.body(bytes, Int(start), Int(end), (flags & FTS5_TOKEN_COLOCATED) != 0)
+    return SQLITE_OK
+}
+
+extension Handle {
+    func tokenizer(_ arguments: [String]) throws -> TokenizerInstance {
+        let key = arguments.joined(separator: "\u{1F}")
+        if let cached = tokenizers[key] { return cached }
+        let instance = try TokenizerInstance(arguments: arguments, on: self)
+        tokenizers[key] = instance
+        return instance
+    }
+}
+
+extension Database {
+    /// Tokenizes `text` with an FTS5 tokenizer (`["unicode61", "remove_diacritics", "2"]`, `["sift_icu"]`...)
+    /// exactly as a table using it would, with the byte offsets highlight() and snippet() rely on.
+    public func tokenize(_ text: String, with tokenizer: [String], reason: TokenizeReason = .document) throws -> [Token] {
+        try read { handle in
+            var tokens: [Token] = []
+            try handle.tokenizer(tokenizer).tokenize(text, reason: reason) { bytes, start, end, colocated in
+                tokens.append(Token(text: String(decoding: bytes, as: UTF8.self), start: start, end: end, isColocated: colocated))
+            }
+            return tokens
+        }
+    }
+}

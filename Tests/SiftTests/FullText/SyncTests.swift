@@ -1,0 +1,201 @@
+import Foundation
+import XCTest
+import Sift
+
+final class SyncTests: SiftTestCase {
+    private func setUpArticles(mode: SyncMode = .explicit) throws -> Database {
+        let database = makeDatabase()
+        try database.create(table: "articles", of: Article.self)
+        try database.create(virtualTable: "articles_fts", of: ArticleIndex.self, syncedWith: "articles", mode: mode)
+        return database
+    }
+
+    private func ids(_ database: Database, _ text: String, mode: SearchQuery.Mode = .allTerms) throws -> [Int] {
+        let results: SearchResults<Article> = try database.search(SearchQuery(text, mode: mode), in: "articles_fts",
+                                                                 options: SearchOptions(limit: 1000))
+        return results.hits.compactMap(\.object.id).sorted()
+    }
+
+    func testVirtualTableBindingSQL() throws {
+        let database = makeDatabase()
+        let sqls = Collected<String>()
+        database.trace(ofSQL: { sqls.append($0) })
+        try database.create(virtualTable: "notes", of: Note.self)
+        XCTAssertEqual(sqls.all.first { $0.hasPrefix("CREATE VIRTUAL") },
+                       "CREATE VIRTUAL TABLE IF NOT EXISTS notes USING fts5(text, tag UNINDEXED, tokenize='porter unicode61', prefix='2 3')")
+        try database.insert(objects: [Note("running quickly", "a"), Note("ran slowly", "b")], intoTable: "notes")
+        let results: SearchResults<Note> = try database.search("runs", in: "notes")
+        XCTAssertEqual(results.hits.map(\.object.tag), ["a"], "porter stems runs and running alike")
+        XCTAssertEqual(results.totalCount, 1)
+        let unindexed: SearchResults<Note> = try database.search("a", in: "notes")
+        XCTAssertEqual(unindexed.hits.count, 0, "UNINDEXED columns are stored, not searched")
+    }
+
+    func testWritesThroughSiftKeepIndexInSync() throws {
+        let database = try setUpArticles()
+        try database.insert(objects: [Article(1, "Café culture", "Espresso in Paris"), Article(2, "Tea", "Green tea in Kyoto")],
+                            intoTable: "articles")
+        XCTAssertEqual(try ids(database, "cafe"), [1], "remove_diacritics folds café")
+        XCTAssertEqual(try ids(database, "kyoto"), [2])
+
+        try database.insertOrReplace(objects: Article(2, "Tea", "Black tea in London"), intoTable: "articles")
+        XCTAssertEqual(try ids(database, "kyoto"), [])
+        XCTAssertEqual(try ids(database, "london"), [2])
+
+        try database.update(table: "articles", on: Article.Properties.title, with: ["Coffee"], where: Article.Properties.id == 1)
+        XCTAssertEqual(try ids(database, "coffee"), [1])
+        XCTAssertEqual(try ids(database, "culture"), [])
+
+        try database.delete(fromTable: "articles", where: Article.Properties.id == 2)
+        XCTAssertEqual(try ids(database, "tea"), [])
+        try database.exec(sql: "INSERT INTO articles(id, title, body, views) VALUES(?, ?, ?, ?)", values: [3, "Raw", "plain sql", 0])
+        XCTAssertEqual(try ids(database, "plain"), [3], "raw SQL through Sift syncs too")
+        XCTAssertTrue(try database.verify(index: "articles_fts").isConsistent)
+    }
+
+    func testUpdateOfUnindexedColumnDoesNotTouchIndex() throws {
+        let database = try setUpArticles()
+        try database.insert(objects: Article(1, "Title", "Body"), intoTable: "articles")
+        let sqls = Collected<String>()
+        database.trace(ofSQL: { sqls.append($0) })
+        try database.update(table: "articles", on: Article.Properties.views, with: [42], where: Article.Properties.id == 1)
+        XCTAssertFalse(sqls.all.contains { $0.contains("articles_fts") }, "\(sqls.all)")
+        try database.update(table: "articles", on: Article.Properties.body, with: ["Changed"], where: Article.Properties.id == 1)
+        XCTAssertTrue(sqls.all.contains { $0.contains("articles_fts") })
+        XCTAssertEqual(try ids(database, "changed"), [1])
+    }
+
+    func testRollbackUndoesContentAndIndexTogether() throws {
+        struct Boom: Error {}
+        let database = try setUpArticles()
+        try database.insert(objects: Article(1, "kept", "kept"), intoTable: "articles")
+        XCTAssertThrowsError(try database.run(transaction: {
+            try database.insert(objects: Article(2, "gone", "gone"), intoTable: "articles")
+            try database.delete(fromTable: "articles", where: Article.Properties.id == 1)
+            throw Boom()
+        }))
+        XCTAssertEqual(try ids(database, "kept"), [1])
+        XCTAssertEqual(try ids(database, "gone"), [])
+        // A failing batch leaves neither content nor index behind.
+        XCTAssertThrowsError(try database.insert(objects: [Article(5, "batch", "x"), Article(1, "dup", "x")], intoTable: "articles"))
+        XCTAssertEqual(try ids(database, "batch"), [])
+        XCTAssertTrue(try database.verify(index: "articles_fts").isConsistent)
+    }
+
+    func testRandomOperationsMatchBruteForce() throws {
+        let database = try setUpArticles()
+        var generator = SplitMix(seed: 7)
+        let words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"]
+        func text() -> String { (0..<Int.random(in: 1...6, using: &generator)).map { _ in words.randomElement(using: &generator)! }.joined(separator: " ") }
+        var model: [Int: (String, String)] = [:]
+        for step in 0..<300 {
+            let id = Int.random(in: 1...40, using: &generator)
+            switch Int.random(in: 0..<6, using: &generator) {
+            case 0, 1:
+                let batch = (0..<Int.random(in: 1...4, using: &generator)).map { i in Article(100 + step * 5 + i, text(), text()) }
+                try database.insert(objects: batch, intoTable: "articles")
+                for a in batch { model[a.id!] = (a.title, a.body) }
+            case 2:
+                let a = Article(id, text(), text())
+                try database.insertOrReplace(objects: a, intoTable: "articles")
+                model[id] = (a.title, a.body)
+            case 3:
+                let body = text()
+                try database.update(table: "articles", on: Article.Properties.body, with: [body], where: Article.Properties.id == id)
+                if let old = model[id] { model[id] = (old.0, body) }
+            case 4:
+                let word = words.randomElement(using: &generator)!
+                try database.delete(fromTable: "articles", where: Article.Properties.title.like("%\(word)%"))
+                model = model.filter { !$0.value.0.contains(word) }
+            default:
+                try? database.run(transaction: {
+                    try database.insert(objects: Article(id + 1000, "rolled", "back"), intoTable: "articles")
+                    try database.delete(fromTable: "articles", where: Article.Properties.id == id)
+                    throw SiftError(code: .abort, message: "rollback on purpose", operation: .transaction)
+                })
+            }
+        }
+        XCTAssertTrue(try database.verify(index: "articles_fts").isConsistent)
+        for word in words {
+            let expected = model.filter { ($0.value.0 + " " + $0.value.1).split(separator: " ").contains(Substring(word)) }.keys.sorted()
+            XCTAssertEqual(try ids(database, word), expected, word)
+        }
+        let pair = model.filter { $0.value.1.contains("alpha beta") }.keys.sorted()
+        XCTAssertEqual(try database.search(SearchQuery("alpha beta", mode: .phrase, columns: ["body"]), in: "articles_fts", of: Article.self,
+                                           options: SearchOptions(limit: 1000)).hits.compactMap(\.object.id).sorted(), pair)
+    }
+
+    func testSyncedIndexSurvivesReopen() throws {
+        do {
+            let database = try setUpArticles()
+            try database.insert(objects: Article(1, "first", "one"), intoTable: "articles")
+        }
+        let reopened = Database(withPath: path())
+        XCTAssertEqual(try reopened.syncedIndexes().map(\.index), ["articles_fts"])
+        try reopened.insert(objects: Article(2, "second", "two"), intoTable: "articles")
+        try reopened.delete(fromTable: "articles", where: Article.Properties.id == 1)
+        XCTAssertEqual(try ids(reopened, "second"), [2])
+        XCTAssertEqual(try ids(reopened, "first"), [])
+        XCTAssertTrue(try reopened.verify(index: "articles_fts").isConsistent)
+    }
+
+    func testIndexingExistingContentAndMaintenance() throws {
+        let database = makeDatabase()
+        try database.create(table: "articles", of: Article.self)
+        try database.insert(objects: (1...50).map { Article($0, "title \($0)", "body number \($0)") }, intoTable: "articles")
+        try database.create(virtualTable: "articles_fts", of: ArticleIndex.self, syncedWith: "articles")
+        XCTAssertEqual(try ids(database, "number").count, 50, "existing rows are indexed when the index is created")
+        try database.setMergePolicy(index: "articles_fts", automerge: 8, crisisMerge: 32)
+        try database.merge(index: "articles_fts", pages: 100)
+        try database.optimize(index: "articles_fts")
+        try database.rebuild(index: "articles_fts")
+        let verification = try database.verify(index: "articles_fts")
+        XCTAssertTrue(verification.isConsistent, verification.description)
+        XCTAssertEqual(verification.indexedRows, 50)
+        // An index damaged behind Sift's back is reported, not trusted.
+        try database.exec(sql: "DELETE FROM articles_fts_docsize WHERE id = 3")
+        XCTAssertFalse(try database.verify(index: "articles_fts").isConsistent)
+    }
+
+    func testTriggerModeKeepsPlainSQLWritersConsistent() throws {
+        let database = try setUpArticles(mode: .trigger)
+        let other = try RawConnection(path: database.path)
+        try other.exec("INSERT INTO articles(id, title, body, views) VALUES (1, 'outside', 'written by another program', 0)")
+        XCTAssertEqual(try ids(database, "outside"), [1])
+        try other.exec("UPDATE articles SET body = 'changed elsewhere' WHERE id = 1")
+        XCTAssertEqual(try ids(database, "program"), [])
+        XCTAssertEqual(try ids(database, "elsewhere"), [1])
+        try database.insert(objects: Article(2, "inside", "through sift"), intoTable: "articles")
+        XCTAssertEqual(try ids(database, "inside"), [2], "trigger mode: Sift does not index twice")
+        try other.exec("DELETE FROM articles WHERE id = 1")
+        XCTAssertEqual(try ids(database, "elsewhere"), [])
+        XCTAssertTrue(try database.verify(index: "articles_fts").isConsistent)
+    }
+
+    func testSchemaErrorsAreTyped() throws {
+        let database = makeDatabase()
+        XCTAssertThrowsError(try database.create(virtualTable: "x_fts", of: ArticleIndex.self, syncedWith: "missing")) {
+            XCTAssertEqual(($0 as? SiftError)?.operation, .schema)
+        }
+        try database.exec(sql: "CREATE TABLE other(id INTEGER PRIMARY KEY, title TEXT)")
+        XCTAssertThrowsError(try database.create(virtualTable: "x_fts", of: ArticleIndex.self, syncedWith: "other")) {
+            XCTAssertTrue((($0 as? SiftError)?.message ?? "").contains("body"))
+        }
+        XCTAssertThrowsError(try database.create(virtualTable: "y", of: CRUD.Sample.self)) {
+            XCTAssertEqual(($0 as? SiftError)?.code, .misuse)
+        }
+    }
+}
+
+/// A small deterministic generator, so random tests repeat exactly.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
