@@ -134,13 +134,13 @@ final class HandlePool: @unchecked Sendable {
                 }
                 handle.configGeneration = configSnapshot.0
             }
-            if usesWriter {
-                if handle.sync == nil { handle.sync = SyncTracker() }
-                try handle.sync?.refresh(on: handle)
-            }
             if handle.hooksGeneration != hooksSnapshot.0 {
                 let global = GlobalTrace.hooks.withLock { $0 }
                 handle.install(hooksSnapshot.1.overriding(global), generation: hooksSnapshot.0)
+            }
+            if usesWriter {
+                if handle.sync == nil { handle.sync = SyncTracker() }
+                try handle.sync?.refresh(on: handle)
             }
             return handle
         } catch {
