@@ -5,16 +5,36 @@ let package = Package(
     name: "Sift",
     products: [
         .library(name: "Sift", targets: ["Sift"]),
+        .library(name: "SiftICU", targets: ["SiftICU"]),
+        .executable(name: "sift", targets: ["sift"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
     ],
     targets: [
         // The system SQLite (Debian's libsqlite3-dev has FTS5); a shim header supplies what Swift cannot import.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
+        // The system ICU, link-only: its headers clash with Foundation's bundled ICU (see Sources/CICU).
+        .systemLibrary(name: "CICU", path: "Sources/CICU", pkgConfig: "icu-i18n",
+                       providers: [.apt(["libicu-dev"])]),
         .target(name: "Sift", dependencies: ["CSQLite"]),
+        // Every ICU call lives in these C files, behind an ICU-free header.
+        .target(name: "SiftICUCore", dependencies: ["CICU"], linkerSettings: [.linkedLibrary("sqlite3")]),
+        .target(name: "SiftICU", dependencies: ["Sift", "SiftICUCore", "CSQLite"]),
         // Test-collection loading and relevance metrics, shared by `sift eval` and the relevance benchmark.
         .target(name: "SiftEvaluation"),
-        .executableTarget(name: "sift-bench", dependencies: ["CSQLite"], path: "Benchmarks/SiftBench"),
+        // Corpus indexing and evaluation behind the `sift` command and the benchmarks.
+        .target(name: "SiftTools", dependencies: ["Sift", "SiftICU", "SiftEvaluation"]),
+        .executableTarget(name: "sift", dependencies: [
+            "SiftTools", "Sift", "SiftICU", "SiftEvaluation",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "sift-bench", dependencies: ["CSQLite", "Sift", "SiftICU", "SiftEvaluation", "SiftTools"],
+                          path: "Benchmarks/SiftBench"),
         .testTarget(name: "SiftTests", dependencies: ["Sift", "CSQLite"]),
+        .testTarget(name: "SiftICUTests", dependencies: ["SiftICU", "Sift"]),
         .testTarget(name: "SiftEvaluationTests", dependencies: ["SiftEvaluation"]),
+        .testTarget(name: "SiftToolsTests", dependencies: ["SiftTools", "sift"]),
     ]
 )

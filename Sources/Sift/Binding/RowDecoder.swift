@@ -71,7 +71,13 @@ final class RowDecoder<Key: CodingTableKey>: Decoder {
 
 struct RowDecodingContainer<K: CodingKey, Key: CodingTableKey>: KeyedDecodingContainerProtocol {
     let decoder: RowDecoder<Key>
+    let stmt: OpaquePointer?
     var codingPath: [CodingKey] { [] }
+
+    init(decoder: RowDecoder<Key>) {
+        self.decoder = decoder
+        stmt = decoder.stmt
+    }
     var allKeys: [K] { decoder.presentKeys.compactMap { K(stringValue: $0.stringValue) } }
 
     func contains(_ key: K) -> Bool { decoder.column(for: key) >= 0 }
@@ -84,48 +90,58 @@ struct RowDecodingContainer<K: CodingKey, Key: CodingTableKey>: KeyedDecodingCon
 
     /// The column of `key` in the current row, which must be selected and not NULL.
     @inline(__always)
-    private func present<T>(_ key: K, _ type: T.Type) throws -> (OpaquePointer, Int32) {
+    private func present(_ key: K, _ type: Any.Type) throws -> (OpaquePointer, Int32) {
         let column = decoder.column(for: key)
-        guard column >= 0, let stmt = decoder.stmt else {
+        guard column >= 0, let stmt else {
             throw DecodingError.keyNotFound(key, .init(codingPath: [key], debugDescription: "not selected"))
         }
         if sqlite3_column_type(stmt, column) == SQLITE_NULL {
-            throw DecodingError.valueNotFound(T.self, .init(codingPath: [key], debugDescription: "NULL"))
+            throw DecodingError.valueNotFound(type, .init(codingPath: [key], debugDescription: "NULL"))
         }
         return (stmt, column)
     }
 
-    private func integer<T: FixedWidthInteger>(_ key: K, _ type: T.Type) throws -> T {
-        let (stmt, column) = try present(key, type)
-        return T(truncatingIfNeeded: sqlite3_column_int64(stmt, column))
+    /// The column of `key` when it is selected and not NULL, for `decodeIfPresent` (one lookup, not three).
+    @inline(__always)
+    private func optional(_ key: K) -> (OpaquePointer, Int32)? {
+        let column = decoder.column(for: key)
+        guard column >= 0, let stmt, sqlite3_column_type(stmt, column) != SQLITE_NULL else { return nil }
+        return (stmt, column)
     }
 
-    func decode(_ type: Bool.Type, forKey key: K) throws -> Bool { try integer(key, Int64.self) != 0 }
-    func decode(_ type: String.Type, forKey key: K) throws -> String {
-        let (stmt, column) = try present(key, type)
-        return RawStatement.text(stmt, column)
-    }
-    func decode(_ type: Double.Type, forKey key: K) throws -> Double {
-        let (stmt, column) = try present(key, type)
-        return sqlite3_column_double(stmt, column)
-    }
-    func decode(_ type: Float.Type, forKey key: K) throws -> Float {
-        let (stmt, column) = try present(key, type)
-        return Float(sqlite3_column_double(stmt, column))
-    }
-    func decode(_ type: Int.Type, forKey key: K) throws -> Int { try integer(key, type) }
-    func decode(_ type: Int8.Type, forKey key: K) throws -> Int8 { try integer(key, type) }
-    func decode(_ type: Int16.Type, forKey key: K) throws -> Int16 { try integer(key, type) }
-    func decode(_ type: Int32.Type, forKey key: K) throws -> Int32 { try integer(key, type) }
-    func decode(_ type: Int64.Type, forKey key: K) throws -> Int64 { try integer(key, type) }
-    func decode(_ type: UInt.Type, forKey key: K) throws -> UInt { try integer(key, type) }
-    func decode(_ type: UInt8.Type, forKey key: K) throws -> UInt8 { try integer(key, type) }
-    func decode(_ type: UInt16.Type, forKey key: K) throws -> UInt16 { try integer(key, type) }
-    func decode(_ type: UInt32.Type, forKey key: K) throws -> UInt32 { try integer(key, type) }
-    func decode(_ type: UInt64.Type, forKey key: K) throws -> UInt64 { try integer(key, type) }
+    // Concrete, non-generic readers: the synthesized init reaches them through witness tables, so any
+    // generic helper here would run unspecialized.
+    func decode(_ type: Bool.Type, forKey key: K) throws -> Bool { let (s, c) = try present(key, type); return sqlite3_column_int64(s, c) != 0 }
+    func decode(_ type: String.Type, forKey key: K) throws -> String { let (s, c) = try present(key, type); return RawStatement.text(s, c) }
+    func decode(_ type: Double.Type, forKey key: K) throws -> Double { let (s, c) = try present(key, type); return sqlite3_column_double(s, c) }
+    func decode(_ type: Float.Type, forKey key: K) throws -> Float { let (s, c) = try present(key, type); return Float(sqlite3_column_double(s, c)) }
+    func decode(_ type: Int.Type, forKey key: K) throws -> Int { let (s, c) = try present(key, type); return Int(truncatingIfNeeded: sqlite3_column_int64(s, c)) }
+    func decode(_ type: Int8.Type, forKey key: K) throws -> Int8 { let (s, c) = try present(key, type); return Int8(truncatingIfNeeded: sqlite3_column_int64(s, c)) }
+    func decode(_ type: Int16.Type, forKey key: K) throws -> Int16 { let (s, c) = try present(key, type); return Int16(truncatingIfNeeded: sqlite3_column_int64(s, c)) }
+    func decode(_ type: Int32.Type, forKey key: K) throws -> Int32 { let (s, c) = try present(key, type); return Int32(truncatingIfNeeded: sqlite3_column_int64(s, c)) }
+    func decode(_ type: Int64.Type, forKey key: K) throws -> Int64 { let (s, c) = try present(key, type); return sqlite3_column_int64(s, c) }
+    func decode(_ type: UInt.Type, forKey key: K) throws -> UInt { let (s, c) = try present(key, type); return UInt(truncatingIfNeeded: sqlite3_column_int64(s, c)) }
+    func decode(_ type: UInt8.Type, forKey key: K) throws -> UInt8 { let (s, c) = try present(key, type); return UInt8(truncatingIfNeeded: sqlite3_column_int64(s, c)) }
+    func decode(_ type: UInt16.Type, forKey key: K) throws -> UInt16 { let (s, c) = try present(key, type); return UInt16(truncatingIfNeeded: sqlite3_column_int64(s, c)) }
+    func decode(_ type: UInt32.Type, forKey key: K) throws -> UInt32 { let (s, c) = try present(key, type); return UInt32(truncatingIfNeeded: sqlite3_column_int64(s, c)) }
+    func decode(_ type: UInt64.Type, forKey key: K) throws -> UInt64 { let (s, c) = try present(key, type); return UInt64(bitPattern: sqlite3_column_int64(s, c)) }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: K) throws -> Bool? { optional(key).map { sqlite3_column_int64($0.0, $0.1) != 0 } }
+    func decodeIfPresent(_ type: String.Type, forKey key: K) throws -> String? { optional(key).map { RawStatement.text($0.0, $0.1) } }
+    func decodeIfPresent(_ type: Double.Type, forKey key: K) throws -> Double? { optional(key).map { sqlite3_column_double($0.0, $0.1) } }
+    func decodeIfPresent(_ type: Int.Type, forKey key: K) throws -> Int? { optional(key).map { Int(truncatingIfNeeded: sqlite3_column_int64($0.0, $0.1)) } }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: K) throws -> Int32? { optional(key).map { Int32(truncatingIfNeeded: sqlite3_column_int64($0.0, $0.1)) } }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: K) throws -> Int64? { optional(key).map { sqlite3_column_int64($0.0, $0.1) } }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: K) throws -> T {
         let (stmt, column) = try present(key, type)
+        // Common Foundation types without a dynamic cast to a protocol existential.
+        if T.self == Date.self {
+            let seconds = sqlite3_column_type(stmt, column) == SQLITE_FLOAT
+                ? sqlite3_column_double(stmt, column) : Double(sqlite3_column_int64(stmt, column))
+            return unsafeBitCast(Date(timeIntervalSince1970: seconds), to: T.self)
+        }
+        if T.self == Data.self { return unsafeBitCast(RawStatement.blob(stmt, column), to: T.self) }
         let value = RawStatement.value(stmt, column)
         if let columnType = T.self as? ColumnDecodable.Type {
             guard let decoded = columnType.init(with: value) as? T else {

@@ -90,6 +90,16 @@ struct RowEncodingContainer<K: CodingKey, Key: CodingTableKey>: KeyedEncodingCon
     mutating func encode<T: Encodable>(_ value: T, forKey key: K) throws {
         let index = encoder.parameter(for: key)
         guard index > 0, let stmt = encoder.stmt else { return }
+        // Common Foundation types without a dynamic cast to a protocol existential.
+        if T.self == Date.self {
+            let date = unsafeBitCast(value, to: Date.self)
+            encoder.check(sqlite3_bind_int64(stmt, index, Int64(date.timeIntervalSince1970.rounded(.down))))
+            return
+        }
+        if T.self == Data.self {
+            encoder.check(RawStatement.bindBlob(unsafeBitCast(value, to: Data.self), at: index, in: stmt))
+            return
+        }
         let archived: FundamentalValue
         if let column = value as? ColumnEncodable {
             archived = column.archivedValue()

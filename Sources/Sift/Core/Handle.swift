@@ -244,6 +244,10 @@ public final class Handle: @unchecked Sendable {
     /// The number of rows the last statement changed.
     public var changes: Int { Int(sqlite3_changes(raw)) }
 
+    /// The underlying `sqlite3*`, for registering functions, collations and tokenizers in a config.
+    /// Keep it inside the config: the connection belongs to Sift's pool.
+    public var sqliteConnection: OpaquePointer { raw }
+
     /// Whether a transaction is open on this connection.
     public var isInTransaction: Bool { sqlite3_get_autocommit(raw) == 0 }
 

@@ -27,6 +27,7 @@ final class HandlePool: @unchecked Sendable {
     private var localHooks = TraceHooks()
     private var hooksGeneration = 0
     private var createdDirectory = false
+    private var _fullTextBulkThreshold = 10_000
 
     /// FTS table descriptions for the search API, with the schema version they were read at.
     let ftsInfoCache = Locked<[String: (version: Int64, info: FTSTableInfo)]>([:])
@@ -52,6 +53,11 @@ final class HandlePool: @unchecked Sendable {
     var tag: Tag? {
         get { locked { _tag } }
         set { locked { _tag = newValue } }
+    }
+
+    var fullTextBulkThreshold: Int {
+        get { locked { _fullTextBulkThreshold } }
+        set { locked { _fullTextBulkThreshold = max(1, newValue) } }
     }
 
     var isOpened: Bool { locked { writer != nil || openReaders > 0 } }

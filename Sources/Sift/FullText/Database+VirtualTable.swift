@@ -73,6 +73,13 @@ extension Database {
         }
     }
 
+    /// From how many objects an insert into a synced content table takes the bulk path: content rows
+    /// first, then the index built from them in one pass (measured faster than row-by-row from here on).
+    public var fullTextBulkThreshold: Int {
+        get { pool.fullTextBulkThreshold }
+        set { pool.fullTextBulkThreshold = newValue }
+    }
+
     // MARK: - Maintenance
 
     private func command(_ index: String, _ command: String, _ rank: Int? = nil) throws {

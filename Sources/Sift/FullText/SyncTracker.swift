@@ -149,7 +149,35 @@ final class SyncTracker {
         }
     }
 
+    /// Indexes the rows collected while `target` was bulk-loading: one `INSERT ... SELECT` per run of
+    /// consecutive rowids, which lets FTS5 build its segments in large batches.
+    func finishBulk(_ target: Int, on handle: Handle) throws {
+        bulkTargets.remove(target)
+        let rowids = bulkRowids.sorted()
+        bulkRowids.removeAll()
+        guard var low = rowids.first else { return }
+        var high = low
+        let sql = targets[target].index.insertRangeSQL
+        func flushRange() throws {
+            try handle.withStatement(sql) { stmt in
+                sqlite3_bind_int64(stmt, 1, low)
+                sqlite3_bind_int64(stmt, 2, high)
+                while try handle.stepUnsynced(stmt) {}
+            }
+        }
+        for rowid in rowids.dropFirst() {
+            if rowid == high + 1 { high = rowid; continue }
+            if rowid == high { continue }
+            try flushRange()
+            low = rowid
+            high = rowid
+        }
+        try flushRange()
+    }
+
     func discardPending() {
+        bulkTargets.removeAll()
+        bulkRowids.removeAll()
         pending.forEach(SyncTracker.free)
         pending.removeAll()
     }

@@ -24,6 +24,10 @@ extension Database {
         let encoder = RowEncoder(binding: binding, ordinals: ordinals)
         let primaryKeyParameter = binding.integerPrimaryKeyOrdinal.map { encoder.parameterIndex[$0] } ?? 0
         let body = { (handle: Handle) in
+            // A large plain insert into a synced content table indexes its rows afterwards, in one pass.
+            let bulk = conflict == nil && objects.count >= self.fullTextBulkThreshold ? handle.sync?.target(forContent: table) : nil
+            if let bulk { handle.sync?.bulkTargets.insert(bulk) }
+            defer { if let bulk { handle.sync?.bulkTargets.remove(bulk) } }
             try handle.withStatement(sql) { stmt in
                 for object in objects {
                     try encoder.bind(object, to: stmt)
@@ -38,6 +42,7 @@ extension Database {
                     }
                 }
             }
+            if let bulk { try handle.sync?.finishBulk(bulk, on: handle) }
         }
         // Several objects are one transaction: all or nothing, and much faster.
         if objects.count > 1 { try write(body) } else { try writeSingle(body) }

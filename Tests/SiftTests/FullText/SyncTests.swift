@@ -125,6 +125,23 @@ final class SyncTests: SiftTestCase {
                                            options: SearchOptions(limit: 1000)).hits.compactMap(\.object.id).sorted(), pair)
     }
 
+    func testBulkPathIndexesLargeBatches() throws {
+        let database = try setUpArticles()
+        database.fullTextBulkThreshold = 5
+        try database.insert(objects: Article(100, "before", "existing"), intoTable: "articles")
+        // Gaps and out-of-order ids make several rowid runs.
+        let ids = Array(1...20) + [50, 51, 52, 7000, 30]
+        try database.insert(objects: ids.map { Article($0, "bulk \($0)", "loaded together") }, intoTable: "articles")
+        XCTAssertEqual(try self.ids(database, "loaded"), ids.sorted())
+        XCTAssertEqual(try self.ids(database, "existing"), [100])
+        XCTAssertTrue(try database.verify(index: "articles_fts").isConsistent)
+        // A failing bulk batch leaves nothing behind either.
+        XCTAssertThrowsError(try database.insert(objects: (200...210).map { Article($0, "x", "y") } + [Article(1, "dup", "dup")],
+                                                 intoTable: "articles"))
+        XCTAssertEqual(try self.ids(database, "y"), [])
+        XCTAssertTrue(try database.verify(index: "articles_fts").isConsistent)
+    }
+
     func testSyncedIndexSurvivesReopen() throws {
         do {
             let database = try setUpArticles()

@@ -1,0 +1,146 @@
+import CSQLite
+import Foundation
+import Synchronization
+
+/// Reader threads doing point selects (decoded into `BenchRecord`) for a fixed time, first alone, then while a
+/// writer thread inserts rows in transactions of `writerBatch`. Each thread has its own raw connection (WAL:
+/// readers never wait for the writer). Report-only: reads/s both ways, and the writer's rows/s.
+enum ConcurrentReads {
+    struct Configuration: Sendable {
+        var readers = 2
+        var seconds = 1.5
+        var writerBatch = 100
+    }
+
+    static func run(_ context: RunContext, configuration: Configuration = Configuration()) throws {
+        try context.fixtures.copyItemsDatabase(to: context.databasePath)
+        let alone = try phase(path: context.databasePath, rowCount: context.rowCount,
+                              configuration: configuration, writer: false)
+        let contended = try phase(path: context.databasePath, rowCount: context.rowCount,
+                                  configuration: configuration, writer: true)
+        let readers = configuration.readers
+        context.record("reads/s, \(readers) readers, no writer", alone.readsPerSecond,
+                       unit: "reads/s", higherIsBetter: true)
+        context.record("reads/s, \(readers) readers + 1 writer", contended.readsPerSecond,
+                       unit: "reads/s", higherIsBetter: true)
+        context.record("with writer / without", contended.readsPerSecond / alone.readsPerSecond,
+                       unit: "x", higherIsBetter: true)
+        context.record("writer inserts/s (batches of \(configuration.writerBatch))", contended.writesPerSecond,
+                       unit: "rows/s", higherIsBetter: true)
+    }
+
+    private final class Shared: Sendable {
+        let stop = Atomic<Bool>(false)
+        let reads = Atomic<Int>(0)
+        let writes = Atomic<Int>(0)
+        let errors = Mutex<[String]>([])
+        let ready = DispatchSemaphore(value: 0)
+        let go = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+
+        func fail(_ error: any Error) {
+            errors.withLock { $0.append(String(describing: error)) }
+        }
+    }
+
+    private static func phase(path: String, rowCount: Int, configuration: Configuration,
+                              writer: Bool) throws -> (readsPerSecond: Double, writesPerSecond: Double) {
+        let shared = Shared()
+        let threads = configuration.readers + (writer ? 1 : 0)
+        for index in 0..<configuration.readers {
+            Thread { reader(path: path, rowCount: rowCount, seed: UInt64(index), shared: shared) }.start()
+        }
+        if writer {
+            let batch = configuration.writerBatch
+            Thread { Self.writer(path: path, firstID: Int64(rowCount) * 10, batch: batch, shared: shared) }
+                .start()
+        }
+        for _ in 0..<threads { shared.ready.wait() }   // connections open, statements prepared
+        let start = ContinuousClock.now
+        for _ in 0..<threads { shared.go.signal() }
+        Thread.sleep(forTimeInterval: configuration.seconds)
+        shared.stop.store(true, ordering: .relaxed)
+        for _ in 0..<threads { shared.done.wait() }
+        let elapsed = (ContinuousClock.now - start).seconds
+        if let error = shared.errors.withLock({ $0.first }) { throw BenchError.checkFailed(error) }
+        return (Double(shared.reads.load(ordering: .relaxed)) / elapsed,
+                Double(shared.writes.load(ordering: .relaxed)) / elapsed)
+    }
+
+    private static func reader(path: String, rowCount: Int, seed: UInt64, shared: Shared) {
+        defer { shared.done.signal() }
+        var prepared: (RawDatabase, RawStatement)?
+        do {
+            let db = try RawDatabase(path: path)
+            prepared = (db, try db.prepare(
+                "SELECT id, number, score, name, note, created FROM items WHERE id = ?"))
+        } catch {
+            shared.fail(error)
+        }
+        shared.ready.signal()
+        shared.go.wait()
+        guard let select = prepared?.1 else { return }
+        let stmt = select.handle
+        var rng = SeededGenerator(seed: 0xAEAD_0000 &+ seed)
+        var reads = 0
+        var checksum = 0.0
+        do {
+            while !shared.stop.load(ordering: .relaxed) {
+                sqlite3_bind_int64(stmt, 1, Int64(1 + rng.below(rowCount)))
+                guard try select.step() else { throw BenchError.checkFailed("point select found no row") }
+                let record = BenchRecord(
+                    id: sqlite3_column_int64(stmt, 0),
+                    number: sqlite3_column_int64(stmt, 1),
+                    score: sqlite3_column_double(stmt, 2),
+                    name: columnText(stmt, 3),
+                    note: columnText(stmt, 4),
+                    created: Date(timeIntervalSince1970: Double(sqlite3_column_int64(stmt, 5))))
+                select.reset()
+                checksum += record.score
+                reads += 1
+            }
+        } catch {
+            shared.fail(error)
+        }
+        if checksum.isNaN { shared.fail(BenchError.checkFailed("NaN score")) }  // keeps the decode alive
+        shared.reads.add(reads, ordering: .relaxed)
+    }
+
+    private static func writer(path: String, firstID: Int64, batch: Int, shared: Shared) {
+        defer { shared.done.signal() }
+        var prepared: (RawDatabase, RawStatement)?
+        do {
+            let db = try RawDatabase(path: path)
+            prepared = (db, try db.prepare(
+                "INSERT INTO items(id, number, score, name, note, created) VALUES (?, ?, 0.5, ?, ?, 1700000000)"))
+        } catch {
+            shared.fail(error)
+        }
+        shared.ready.signal()
+        shared.go.wait()
+        guard let prepared else { return }
+        let (db, insert) = prepared
+        let stmt = insert.handle
+        let TRANSIENT = sift_sqlite_transient()
+        var id = firstID
+        var writes = 0
+        do {
+            while !shared.stop.load(ordering: .relaxed) {
+                try db.transaction {
+                    for _ in 0..<batch {
+                        id += 1
+                        sqlite3_bind_int64(stmt, 1, id)
+                        sqlite3_bind_int64(stmt, 2, id & 0xFFFF)
+                        sqlite3_bind_text(stmt, 3, "written while reading", -1, TRANSIENT)
+                        sqlite3_bind_text(stmt, 4, "a row inserted by the concurrent writer", -1, TRANSIENT)
+                        try insert.run()
+                    }
+                }
+                writes += batch
+            }
+        } catch {
+            shared.fail(error)
+        }
+        shared.writes.add(writes, ordering: .relaxed)
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Sift
+
+/// Sift's side of each comparison. A nil body is listed as "pending" and not run; setting it is all it takes to
+/// get the workload's ratio and target check in the table, the JSON, the Markdown and the chart.
+///
+/// To plug one in: add "Sift" to the dependencies of the `sift-bench` target in Package.swift, `import Sift`
+/// in this file, and replace `nil` with a closure. Setup (opening the database, creating the table, converting
+/// the fixtures to model objects) goes outside `context.measure { }`; only the work being compared inside.
+/// Use the same schema and the same connection settings as the baseline (`ConnectionSettings`: WAL,
+/// synchronous=NORMAL), and check the result after measuring (`context.check`), e.g.:
+///
+///     static let ormInsert: Variant.Body? = { context in
+///         let database = Database(withPath: context.databasePath)
+///         try database.create(table: "items", of: Item.self)
+///         let items = context.fixtures.records.map(Item.init)        // untimed conversion
+///         try context.measure { try database.insert(objects: items, intoTable: "items") }
+///         try context.check(try RawDatabase(path: context.databasePath)
+///             .integer("SELECT count(*) FROM items") == context.rowCount, "row count")
+///     }
+///
+/// Data sets (`context.fixtures`): `records` ([BenchRecord], ids 1...rowCount, table `items`), `documents`
+/// ([BenchDocument], table `docs` + FTS5 `fts`), `queries` (1,000 user-typed strings), `text(.english)` etc.;
+/// template databases: `copyItemsDatabase(to:)` (items filled) and `copySearchDatabase(to:)` (docs + fts).
+/// Schemas: `RawBaselines.itemsSchema`, `docsSchema`, `ftsSchema`.
+enum SiftCandidates {
+    /// Issue 3: insert `fixtures.records` as 100k (x scale) 6-column objects into `items`, one call.
+    /// Baseline: `RawBaselines.insertRecords`. Target: <= 1.3x.
+    static let ormInsert: Variant.Body? = { context in
+        let database = Database(withPath: context.databasePath)
+        try database.create(table: "items", of: Item.self)
+        let items = context.fixtures.records.map(Item.init)
+        try context.measure { try database.insert(objects: items, intoTable: "items") }
+        try context.check(try database.getValue(on: Column.all.count(), fromTable: "items").int64Value == Int64(context.rowCount),
+                          "row count")
+    }
+
+    /// Issue 3: fetch all of `items` (start from `copyItemsDatabase`) into model objects, one call.
+    /// Baseline: `RawBaselines.fetchRecords`. Target: <= 1.3x.
+    static let ormFetch: Variant.Body? = { context in
+        try context.fixtures.copyItemsDatabase(to: context.databasePath)
+        let database = Database(withPath: context.databasePath)
+        _ = try database.getValue(on: Column.all.count(), fromTable: "items")  // open and warm the connection
+        let items: [Item] = try context.measure { try database.getObjects(fromTable: "items") }
+        try context.check(items.count == context.rowCount && items.last?.id == Int64(context.rowCount), "fetched rows")
+    }
+
+    /// Issue 4: insert `fixtures.documents` into a content table synced with an FTS5 index, one batch,
+    /// row by row (the bulk path is switched off to measure the per-row explicit path).
+    static let ftsSyncedInsert: Variant.Body? = { context in
+        try syncedInsert(context, bulkThreshold: Int.max)
+    }
+
+    /// Issue 4: the same batch as Sift handles it by default: large, so content first and one index pass.
+    static let ftsBulkLoad: Variant.Body? = { context in
+        try syncedInsert(context, bulkThreshold: nil)
+    }
+
+    private static func syncedInsert(_ context: RunContext, bulkThreshold: Int?) throws {
+        let database = Database(withPath: context.databasePath)
+        if let bulkThreshold { database.fullTextBulkThreshold = bulkThreshold }
+        try database.create(table: "docs", of: Doc.self)
+        try database.create(virtualTable: "fts", of: DocIndex.self, syncedWith: "docs")
+        let documents = context.fixtures.documents.map(Doc.init)
+        try context.measure { try database.insert(objects: documents, intoTable: "docs") }
+        try context.check(try database.verify(index: "fts").isConsistent, "index consistent with content")
+        try context.check(try database.verify(index: "fts").indexedRows == context.rowCount, "indexed rows")
+    }
+
+    /// Issue 4: the 1,000 `fixtures.queries` as user text (all-terms mode), top 20 objects with the body
+    /// highlighted `[...]` and the bm25 score, against `copySearchDatabase`.
+    /// Baseline: `RawBaselines.search` (`ORDER BY rank`). Target: <= 1.3x.
+    static let search: Variant.Body? = { context in
+        try context.fixtures.copySearchDatabase(to: context.databasePath)
+        let expected = try RawBaselines.search(context.fixtures.queries, in: try RawDatabase(path: context.databasePath))
+        let database = Database(withPath: context.databasePath)
+        let queries = context.fixtures.queries
+        let options = SearchOptions(limit: 20, highlight: ["body"], countTotal: false)
+        _ = try database.search(SearchQuery("warm"), in: "fts", of: Doc.self, options: options)
+        let digest = try context.measure { () throws -> RawBaselines.SearchDigest in
+            var digest = RawBaselines.SearchDigest()
+            for query in queries {
+                let results = try database.search(SearchQuery(query), in: "fts", of: Doc.self, options: options)
+                for hit in results.hits { digest.add(id: hit.object.id) }
+            }
+            return digest
+        }
+        try context.check(digest == expected, "same rows as the raw query: \(digest) vs \(expected)")
+    }
+}
+
+/// The 6-column model of the ORM workloads (same schema as `RawBaselines.itemsSchema`).
+struct Item: TableCodable {
+    var id: Int64
+    var number: Int64
+    var score: Double
+    var name: String
+    var note: String
+    var created: Date
+    enum CodingKeys: String, CodingTableKey {
+        typealias Root = Item
+        static let objectRelationalMapping = TableBinding(CodingKeys.self)
+        case id, number, score, name, note, created
+        static var columnConstraintBindings: [CodingKeys: ColumnConstraintBinding]? { [id: ColumnConstraintBinding(isPrimary: true)] }
+    }
+    init(_ record: BenchRecord) {
+        id = record.id; number = record.number; score = record.score
+        name = record.name; note = record.note; created = record.created
+    }
+}
+
+/// A document of the full-text workloads (table `docs`).
+struct Doc: TableCodable {
+    var id: Int64
+    var title: String
+    var body: String
+    enum CodingKeys: String, CodingTableKey {
+        typealias Root = Doc
+        static let objectRelationalMapping = TableBinding(CodingKeys.self)
+        case id, title, body
+        static var columnConstraintBindings: [CodingKeys: ColumnConstraintBinding]? { [id: ColumnConstraintBinding(isPrimary: true)] }
+    }
+    init(_ document: BenchDocument) { id = document.id; title = document.title; body = document.body }
+}
+
+/// The FTS5 index over `docs` (same tokenizer as `RawBaselines.ftsSchema`).
+struct DocIndex: TableCodable {
+    var title: String
+    var body: String
+    enum CodingKeys: String, CodingTableKey {
+        typealias Root = DocIndex
+        static let objectRelationalMapping = TableBinding(CodingKeys.self)
+        case title, body
+        static var virtualTableBinding: VirtualTableBinding? {
+            VirtualTableBinding(with: .fts5, and: ModuleArgument(withTokenize: "unicode61"))
+        }
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+
+/// A tokenizer measured by the tokenizer-throughput workload: a label, the FTS5 `tokenize=` argument, and for a
+/// custom tokenizer its per-connection registration (it receives the raw `sqlite3 *`).
+struct TokenizerUnderTest: Sendable {
+    let name: String
+    let tokenize: String
+    let register: (@Sendable (OpaquePointer) throws -> Void)?
+
+    init(_ name: String, tokenize: String, register: (@Sendable (OpaquePointer) throws -> Void)? = nil) {
+        self.name = name
+        self.tokenize = tokenize
+        self.register = register
+    }
+
+    /// Every tokenizer measured. The ICU module adds itself here, e.g.
+    /// `TokenizerUnderTest("icu", tokenize: "icu", register: { try SiftICU.register(on: $0) })`.
+    static let all: [TokenizerUnderTest] = [
+        TokenizerUnderTest("unicode61", tokenize: "unicode61"),
+    ]
+}
+
+/// The throughput suite. A workload is a name (for `--only`), a title, and either a raw baseline with
+/// candidates (see `SiftCandidates`) or a report-only body.
+enum Workloads {
+    static func all() -> [Workload] {
+        [ormInsert, ormFetch, ftsInsert, search]
+            + TokenizerUnderTest.all.map(tokenizerThroughput)
+            + [concurrentReads, memory]
+    }
+
+    // MARK: Issue 3
+
+    static let ormInsert = Workload.comparison(
+        "orm-insert", "Insert 100k x scale objects of 6 columns, one transaction",
+        baseline: Variant("raw C API") { context in
+            let db = try RawDatabase(path: context.databasePath)
+            try RawBaselines.createItemsTable(db)
+            let records = context.fixtures.records
+            try context.measure { try RawBaselines.insertRecords(records, into: db) }
+            try context.check(try db.integer("SELECT count(*) FROM items") == records.count, "items count")
+        },
+        candidates: [
+            Variant("Sift insert(objects:)", targets: [.ratioAtMost(1.3)], owner: "issue 3",
+                    body: SiftCandidates.ormInsert),
+        ])
+
+    static let ormFetch = Workload.comparison(
+        "orm-fetch", "Fetch 100k x scale objects of 6 columns into an array",
+        baseline: Variant("raw C API") { context in
+            try context.fixtures.copyItemsDatabase(to: context.databasePath)
+            let db = try RawDatabase(path: context.databasePath)
+            let records = try context.measure { try RawBaselines.fetchRecords(from: db) }
+            try context.check(records == context.fixtures.records, "fetched records differ from inserted")
+        },
+        candidates: [
+            Variant("Sift getObjects", targets: [.ratioAtMost(1.3)], owner: "issue 3",
+                    body: SiftCandidates.ormFetch),
+        ])
+
+    // MARK: Issue 4
+
+    /// Indexes `fixtures.documents` with `load`, timing the load; fully verified on the warm-up run.
+    private static func ftsLoad(trigger: Bool = false,
+                                _ load: @escaping @Sendable ([BenchDocument], RawDatabase) throws -> Void)
+        -> Variant.Body {
+        { context in
+            let db = try RawDatabase(path: context.databasePath)
+            try RawBaselines.createDocsTables(db, trigger: trigger)
+            let documents = context.fixtures.documents
+            try context.measure { try load(documents, db) }
+            if context.isWarmUp {
+                try RawBaselines.verifyIndex(db, expectedCount: documents.count)
+            } else {
+                try context.check(try db.integer("SELECT count(*) FROM docs") == documents.count, "docs count")
+            }
+        }
+    }
+
+    static let ftsExplicit = Variant("raw explicit content + index inserts",
+                                     body: ftsLoad(RawBaselines.insertDocumentsExplicit))
+    static let ftsTrigger = Variant("raw AFTER INSERT trigger", body: ftsLoad(trigger: true) { documents, db in
+        try db.transaction { try RawBaselines.insertDocumentsContentOnly(documents, into: db) }
+    })
+    static let ftsRebuild = Variant("raw content, then 'rebuild'", body: ftsLoad(RawBaselines.insertDocumentsThenRebuild))
+    static let ftsSynced = Variant("Sift synced insert", targets: [.ratioAtMost(1.2),
+                                                                   .fasterThan(ftsTrigger.name, factor: 2.5)],
+                                   owner: "issue 4", body: SiftCandidates.ftsSyncedInsert)
+
+    static let ftsInsert = Workload.comparison(
+        "fts-insert", "Insert 100k x scale ~30-word documents into a content table + external-content FTS5 index",
+        baseline: ftsExplicit,
+        candidates: [
+            Variant("raw content only, no index (floor)", body: { context in
+                let db = try RawDatabase(path: context.databasePath)
+                try RawBaselines.createDocsTables(db)
+                let documents = context.fixtures.documents
+                try context.measure {
+                    try db.transaction { try RawBaselines.insertDocumentsContentOnly(documents, into: db) }
+                }
+            }),
+            ftsTrigger,
+            ftsRebuild,
+            ftsSynced,
+            Variant("Sift bulk load", targets: [.ratioAtMost(1.0)], owner: "issue 4",
+                    body: SiftCandidates.ftsBulkLoad),
+        ])
+
+    /// Runs the 1,000 queries with `sql` on a copy of the search template; on the warm-up run, checks the rows
+    /// against the baseline query's.
+    private static func rawSearch(sql: String) -> Variant.Body {
+        { context in
+            try context.fixtures.copySearchDatabase(to: context.databasePath)
+            let db = try RawDatabase(path: context.databasePath)
+            let queries = context.fixtures.queries
+            let digest = try context.measure { try RawBaselines.search(queries, in: db, sql: sql) }
+            try context.check(digest.hits >= queries.count, "only \(digest.hits) hits for \(queries.count) queries")
+            if context.isWarmUp && sql != RawBaselines.searchSQL {
+                let expected = try RawBaselines.search(queries, in: db)
+                try context.check(digest == expected, "\(digest), but the baseline query gives \(expected)")
+            }
+        }
+    }
+
+    static let search = Workload.comparison(
+        "search", "1,000 searches of 1-3 words, top 20 with highlight and bm25, materialized",
+        baseline: Variant("raw prepared MATCH ... ORDER BY rank", body: rawSearch(sql: RawBaselines.searchSQL)),
+        candidates: [
+            Variant("raw ... ORDER BY bm25(fts) (naive)", body: rawSearch(sql: RawBaselines.searchSQLOrderByFunction)),
+            Variant("Sift search", targets: [.ratioAtMost(1.3)], owner: "issue 4", body: SiftCandidates.search),
+        ])
+
+    // MARK: Report-only
+
+    /// MB/s (10^6 bytes of UTF-8 per second) of indexing each script into a contentless FTS5 table, one
+    /// transaction, and the resulting database size.
+    static func tokenizerThroughput(_ tokenizer: TokenizerUnderTest) -> Workload {
+        .report("tokenizer-\(tokenizer.name)",
+                "Tokenizer throughput, \(tokenizer.tokenize): index 10 MB x scale per script") { context in
+            for kind in TextKind.allCases {
+                let texts = context.fixtures.text(kind)
+                let bytes = texts.reduce(0) { $0 + $1.utf8.count }
+                let db = try RawDatabase(path: context.path("\(kind.rawValue).sqlite"))
+                try tokenizer.register?(db.handle)
+                try RawBaselines.createTokenizerTable(db, tokenize: tokenizer.tokenize)
+                let start = ContinuousClock.now
+                try RawBaselines.indexTexts(texts, into: db)
+                let seconds = (ContinuousClock.now - start).seconds
+                context.record("\(kind.rawValue)", Double(bytes) / 1e6 / seconds, unit: "MB/s",
+                               higherIsBetter: true)
+                context.record("\(kind.rawValue) index size", Double(try db.fileSize()) / 1e6, unit: "MB",
+                               higherIsBetter: false)
+            }
+        }
+    }
+
+    static let concurrentReads = Workload.report(
+        "concurrent-reads", "Point selects by 2 reader threads for 1.5 s, without and with a writer thread") {
+        try ConcurrentReads.run($0)
+    }
+
+    /// Peak memory during the measured region of each fts-insert variant that has a body: the process's peak
+    /// RSS growth (peak minus the resident size just before; freed heap is trimmed and the peak reset via
+    /// /proc/self/clear_refs first), the absolute peak RSS (includes the fixtures: the generated documents),
+    /// and the peak of SQLite's own allocations (`sqlite3_memory_highwater`).
+    static let memory = Workload.report(
+        "memory-fts-index", "Peak memory of indexing 100k x scale documents") { context in
+        for (index, variant) in [ftsExplicit, ftsRebuild, ftsSynced].enumerated() {
+            guard let body = variant.body else { continue }
+            let subcontext = try context.subcontext("variant-\(index)")
+            subcontext.tracksPeakMemory = true
+            try body(subcontext)
+            guard let memory = subcontext.peakMemory else { throw BenchError.notMeasured(variant.name) }
+            context.record("\(variant.name): RSS growth\(memory.reset ? "" : " (peak not reset)")",
+                           Double(memory.residentPeak - memory.residentBefore) / 1e6, unit: "MB",
+                           higherIsBetter: false)
+            context.record("\(variant.name): peak RSS", Double(memory.residentPeak) / 1e6, unit: "MB",
+                           higherIsBetter: false)
+            context.record("\(variant.name): SQLite heap peak", Double(memory.sqlitePeak) / 1e6, unit: "MB",
+                           higherIsBetter: false)
+        }
+    }
+}

@@ -1,0 +1,2 @@
+// Corpus indexing and evaluation; filled in by the CLI work.
+enum SiftToolsPlaceholder {}

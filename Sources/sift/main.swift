@@ -1,0 +1,1 @@
+print("sift: under construction")

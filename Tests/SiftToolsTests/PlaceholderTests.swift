@@ -1,0 +1,2 @@
+import XCTest
+final class SiftToolsPlaceholderTests: XCTestCase { func testPlaceholder() {} }
