@@ -17,8 +17,10 @@ extension Database {
     ///
     ///     try database.create(table: "articles", of: Article.self)
     ///     try database.create(virtualTable: "articles_fts", of: ArticleIndex.self, syncedWith: "articles")
+    ///
+    /// `tokenizer` overrides the binding's `tokenize` argument, for tools that choose it at run time.
     public func create<Root: TableDecodable>(virtualTable name: String, of rootType: Root.Type, syncedWith contentTable: String,
-                                             mode: SyncMode = .explicit) throws {
+                                             mode: SyncMode = .explicit, tokenizer: String? = nil) throws {
         let binding = Root.CodingKeys.objectRelationalMapping
         try write { handle in
             guard try Database.schemaType(of: contentTable, on: handle) == "table" else {
@@ -40,7 +42,7 @@ extension Database {
                 })
             try handle.execute(try Database.createVirtualTable(name, binding, extra: [
                 ModuleArgument(withContentTable: contentTable), ModuleArgument(withContentRowID: rowid),
-            ]).statementSQL.sql)
+            ], tokenizer: tokenizer).statementSQL.sql)
             try handle.execute(SyncedIndex.createMetadataSQL)
             try handle.execute("INSERT OR REPLACE INTO sift_fts_sync VALUES(?, ?, ?, ?, ?)", [
                 FundamentalValue(name), FundamentalValue(contentTable), FundamentalValue(rowid),
@@ -52,16 +54,18 @@ extension Database {
         }
     }
 
-    static func createVirtualTable<Key: CodingTableKey>(_ name: String, _ binding: TableBinding<Key>,
-                                                        extra: [ModuleArgument]) throws -> StatementCreateVirtualTable {
+    static func createVirtualTable<Key: CodingTableKey>(_ name: String, _ binding: TableBinding<Key>, extra: [ModuleArgument],
+                                                        tokenizer: String? = nil) throws -> StatementCreateVirtualTable {
         guard let virtual = binding.virtualTable else {
             throw SiftError.misuse("\(Key.Root.self) declares no virtualTableBinding.", operation: .schema)
         }
-        let given = Set(virtual.arguments.map(\.key))
+        var arguments = virtual.arguments
+        if let tokenizer { arguments = arguments.filter { $0.key != "tokenize" } + [ModuleArgument(withTokenize: tokenizer)] }
+        let given = Set(arguments.map(\.key))
         return StatementCreateVirtualTable().create(
             virtualTable: name, using: virtual.module,
             columns: binding.keys.indices.map { binding.columnDefinition(at: $0, forVirtualTable: true) },
-            arguments: virtual.arguments + extra.filter { !given.contains($0.key) })
+            arguments: arguments + extra.filter { !given.contains($0.key) })
     }
 
     /// The INTEGER PRIMARY KEY column of a table (its rowid alias), if it has one.
