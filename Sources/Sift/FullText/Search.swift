@@ -17,7 +17,7 @@ public struct SearchOptions: Sendable {
     public var markers: (open: String, close: String) = ("[", "]")
     /// Text marking where a snippet was cut.
     public var ellipsis: String = "…"
-    /// Tokens per snippet (1 to 64).
+    /// Tokens per snippet (1 to 64); a per-character CJK tokenizer needs more than a word tokenizer.
     public var snippetTokens: Int = 16
     /// Whether to count every hit, not only those returned (one more query).
     public var countTotal: Bool = true
@@ -73,8 +73,8 @@ extension Database {
             let tokenizer = try handle.tokenizer(info.tokenizer)
             guard let expression = try query.expression(spans: { text in
                 var spans: [Range<Int>] = []
-                try tokenizer.tokenize(text, reason: .query) { _, start, end, colocated in
-                    if !colocated && start < end { spans.append(start..<end) }
+                try tokenizer.tokenize(text, reason: .query) { token, start, end, colocated in
+                    if Database.isQueryToken(token, colocated, start, end) { spans.append(start..<end) }
                 }
                 return spans
             }) else {
@@ -101,12 +101,17 @@ extension Database {
             let tokenizer = try handle.tokenizer(try ftsInfo(index, on: handle).tokenizer)
             return try query.expression(spans: { text in
                 var spans: [Range<Int>] = []
-                try tokenizer.tokenize(text, reason: .query) { _, start, end, colocated in
-                    if !colocated && start < end { spans.append(start..<end) }
+                try tokenizer.tokenize(text, reason: .query) { token, start, end, colocated in
+                    if Database.isQueryToken(token, colocated, start, end) { spans.append(start..<end) }
                 }
                 return spans
             })
         }
+    }
+
+    /// Synonyms share their word's span, and sift_icu's "|" run separator stands for punctuation: neither is a term.
+    static func isQueryToken(_ token: UnsafeBufferPointer<UInt8>, _ colocated: Bool, _ start: Int, _ end: Int) -> Bool {
+        !colocated && start < end && !(token.count == 1 && token[0] == UInt8(ascii: "|"))
     }
 
     func ftsInfo(_ index: String, on handle: Handle) throws -> FTSTableInfo {

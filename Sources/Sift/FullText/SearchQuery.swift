@@ -35,7 +35,8 @@ public struct SearchQuery: Sendable, Hashable {
     /// Documents containing any of these terms are left out.
     public var excluding: String?
 
-    /// At most this many terms are used: longer input (a pasted page, 1 MB of text) is cut, never an error.
+    /// At most this many words or runs are used (and twice as many pieces for `.anyTerm`): longer input
+    /// (a pasted page, 1 MB of text) is cut, never an error.
     public static let maxTerms = 64
 
     /// A query from user text.
@@ -80,46 +81,87 @@ public struct SearchQuery: Sendable, Hashable {
         case .advanced(let expression):
             return expression
         case .text(let text, let mode):
-            let terms = try SearchQuery.terms(text, spans)
-            guard !terms.isEmpty else { return nil }
+            let segments = try SearchQuery.segments(text, spans)
+            guard !segments.isEmpty else { return nil }
             switch mode {
-            case .allTerms: core = terms.map(SearchQuery.quote).joined(separator: " ")
-            case .anyTerm: core = terms.map(SearchQuery.quote).joined(separator: " OR ")
-            case .prefix: core = terms.map(SearchQuery.quote).joined(separator: " ") + "*"
-            case .phrase: core = SearchQuery.quote(terms.joined(separator: " "))
+            case .allTerms: core = segments.map { SearchQuery.quote($0.text) }.joined(separator: " ")
+            case .anyTerm: core = SearchQuery.anyTermPieces(segments).map(SearchQuery.quote).joined(separator: " OR ")
+            case .prefix: core = segments.map { SearchQuery.quote($0.text) }.joined(separator: " ") + "*"
+            case .phrase: core = SearchQuery.quote(segments.map(\.text).joined(separator: " "))
             }
         case .near(let text, let distance):
-            let terms = try SearchQuery.terms(text, spans)
-            guard !terms.isEmpty else { return nil }
-            core = "NEAR(" + terms.map(SearchQuery.quote).joined(separator: " ") + ", \(distance))"
+            let segments = try SearchQuery.segments(text, spans)
+            guard !segments.isEmpty else { return nil }
+            core = "NEAR(" + segments.map { SearchQuery.quote($0.text) }.joined(separator: " ") + ", \(distance))"
         }
         var expression = "(" + core + ")"
         if !columns.isEmpty {
             expression = "{" + columns.map(SearchQuery.quote).joined(separator: " ") + "} : " + expression
         }
-        if let excluding, case let excluded = try SearchQuery.terms(excluding, spans), !excluded.isEmpty {
-            expression += " NOT (" + excluded.map(SearchQuery.quote).joined(separator: " OR ") + ")"
+        if let excluding, case let excluded = try SearchQuery.segments(excluding, spans), !excluded.isEmpty {
+            expression += " NOT (" + excluded.map { SearchQuery.quote($0.text) }.joined(separator: " OR ") + ")"
         }
         return expression
     }
 
-    /// The pieces of `text` the tokenizer finds, overlapping pieces merged (n-gram tokenizers), at most `maxTerms`.
-    static func terms(_ text: String, _ spans: (String) throws -> [Range<Int>]) throws -> [String] {
+    /// A piece of the query text: a word, or a run of CJK characters (which has no spaces to split on).
+    struct Segment: Equatable {
+        let text: String
+        let isCJK: Bool
+    }
+
+    /// The pieces of `text` the tokenizer finds: overlapping pieces merged (n-gram tokenizers) and touching
+    /// CJK pieces joined into one run (per-character tokenizers), at most `maxTerms`.
+    static func segments(_ text: String, _ spans: (String) throws -> [Range<Int>]) throws -> [Segment] {
         // NUL would end the expression early inside SQLite's parser.
         let clean = text.contains("\u{0}") ? text.replacingOccurrences(of: "\u{0}", with: " ") : text
-        var merged: [Range<Int>] = []
-        for span in try spans(clean) where !span.isEmpty {
-            if let last = merged.last, span.lowerBound < last.upperBound {
-                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, span.upperBound)
+        let utf8 = Array(clean.utf8)
+        func isCJK(_ range: Range<Int>) -> Bool {
+            var iterator = utf8[range].makeIterator()
+            var decoder = UTF8()
+            if case .scalarValue(let scalar) = decoder.decode(&iterator) { return SearchQuery.isCJK(scalar) }
+            return false
+        }
+        var merged: [(range: Range<Int>, cjk: Bool)] = []
+        for span in try spans(clean) where !span.isEmpty && span.lowerBound >= 0 && span.upperBound <= utf8.count {
+            let cjk = isCJK(span)
+            if let last = merged.last, span.lowerBound < last.range.upperBound || (cjk && last.cjk && span.lowerBound == last.range.upperBound) {
+                merged[merged.count - 1].range = last.range.lowerBound..<max(last.range.upperBound, span.upperBound)
             } else {
                 if merged.count == maxTerms { break }
-                merged.append(span)
+                merged.append((span, cjk))
             }
         }
-        let utf8 = Array(clean.utf8)
-        return merged.compactMap { range in
-            guard range.lowerBound >= 0, range.upperBound <= utf8.count else { return nil }
-            return String(decoding: utf8[range], as: UTF8.self)
+        return merged.map { Segment(text: String(decoding: utf8[$0.range], as: UTF8.self), isCJK: $0.cjk) }
+    }
+
+    /// For questions: each word, and for CJK runs each adjacent character pair and each character, so a
+    /// document sharing more of the question's characters and pairs ranks higher (measured on cmrc2018 and
+    /// jsquad: this beats words, bigrams and characters alone). Duplicates removed.
+    static func anyTermPieces(_ segments: [Segment]) -> [String] {
+        var pieces: [String] = []
+        var seen = Set<String>()
+        func add(_ piece: String) {
+            if pieces.count < maxTerms * 2, seen.insert(piece).inserted { pieces.append(piece) }
+        }
+        for segment in segments {
+            guard segment.isCJK else { add(segment.text); continue }
+            let characters = Array(segment.text)
+            for (a, b) in zip(characters, characters.dropFirst()) { add(String(a) + String(b)) }
+            for character in characters { add(String(character)) }
+        }
+        return pieces
+    }
+
+    /// Han, kana, Hangul and their symbols: the scripts written without spaces between words.
+    static func isCJK(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x1100...0x11FF, 0x2E80...0x2FDF, 0x3005...0x3007, 0x3040...0x30FF, 0x3100...0x31BF, 0x31F0...0x31FF,
+             0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA960...0xA97F, 0xAC00...0xD7FF, 0xF900...0xFAFF, 0xFF66...0xFF9F,
+             0x20000...0x3FFFF:
+            return true
+        default:
+            return false
         }
     }
 
