@@ -56,8 +56,19 @@ final class RowDecoder<Key: CodingTableKey>: Decoder {
         return resultColumn[ordinal]
     }
 
+    /// The keyed container of the previous row: every row asks for the same key type, and building the
+    /// container (a boxed generic) per row cost more than reading the row's columns.
+    private var cachedContainer: Any?
+    private var cachedKeyType: ObjectIdentifier?
+
     func container<K: CodingKey>(keyedBy type: K.Type) throws -> KeyedDecodingContainer<K> {
-        KeyedDecodingContainer(RowDecodingContainer<K, Key>(decoder: self))
+        if cachedKeyType == ObjectIdentifier(K.self), let cached = cachedContainer as? KeyedDecodingContainer<K> {
+            return cached
+        }
+        let container = KeyedDecodingContainer(RowDecodingContainer<K, Key>(decoder: self))
+        cachedContainer = container
+        cachedKeyType = ObjectIdentifier(K.self)
+        return container
     }
 
     func unkeyedContainer() throws -> UnkeyedDecodingContainer {
@@ -71,19 +82,27 @@ final class RowDecoder<Key: CodingTableKey>: Decoder {
 
 struct RowDecodingContainer<K: CodingKey, Key: CodingTableKey>: KeyedDecodingContainerProtocol {
     let decoder: RowDecoder<Key>
-    let stmt: OpaquePointer?
+    /// Whether keys are this binding's own enum, whose tag is the column ordinal.
+    let byTag: Bool
     var codingPath: [CodingKey] { [] }
+    private var stmt: OpaquePointer? { decoder.stmt }
 
     init(decoder: RowDecoder<Key>) {
         self.decoder = decoder
-        stmt = decoder.stmt
+        byTag = decoder.binding.keysAreTagged(K.self)
+    }
+
+    @inline(__always)
+    private func column(_ key: K) -> Int32 {
+        if byTag { return decoder.resultColumn[Int(unsafeBitCast(key, to: UInt8.self))] }
+        return decoder.column(for: key)
     }
     var allKeys: [K] { decoder.presentKeys.compactMap { K(stringValue: $0.stringValue) } }
 
-    func contains(_ key: K) -> Bool { decoder.column(for: key) >= 0 }
+    func contains(_ key: K) -> Bool { column(key) >= 0 }
 
     func decodeNil(forKey key: K) throws -> Bool {
-        let column = decoder.column(for: key)
+        let column = column(key)
         guard column >= 0, let stmt = decoder.stmt else { return true }
         return sqlite3_column_type(stmt, column) == SQLITE_NULL
     }
@@ -91,7 +110,7 @@ struct RowDecodingContainer<K: CodingKey, Key: CodingTableKey>: KeyedDecodingCon
     /// The column of `key` in the current row, which must be selected and not NULL.
     @inline(__always)
     private func present(_ key: K, _ type: Any.Type) throws -> (OpaquePointer, Int32) {
-        let column = decoder.column(for: key)
+        let column = column(key)
         guard column >= 0, let stmt else {
             throw DecodingError.keyNotFound(key, .init(codingPath: [key], debugDescription: "not selected"))
         }
@@ -104,7 +123,7 @@ struct RowDecodingContainer<K: CodingKey, Key: CodingTableKey>: KeyedDecodingCon
     /// The column of `key` when it is selected and not NULL, for `decodeIfPresent` (one lookup, not three).
     @inline(__always)
     private func optional(_ key: K) -> (OpaquePointer, Int32)? {
-        let column = decoder.column(for: key)
+        let column = column(key)
         guard column >= 0, let stmt, sqlite3_column_type(stmt, column) != SQLITE_NULL else { return nil }
         return (stmt, column)
     }

@@ -43,8 +43,18 @@ final class RowEncoder<Key: CodingTableKey>: Encoder {
         }
     }
 
+    /// Reused across rows for the same reason as `RowDecoder`'s: building it per row dominated encoding.
+    private var cachedContainer: Any?
+    private var cachedKeyType: ObjectIdentifier?
+
     func container<K: CodingKey>(keyedBy type: K.Type) -> KeyedEncodingContainer<K> {
-        KeyedEncodingContainer(RowEncodingContainer<K, Key>(encoder: self))
+        if cachedKeyType == ObjectIdentifier(K.self), let cached = cachedContainer as? KeyedEncodingContainer<K> {
+            return cached
+        }
+        let container = KeyedEncodingContainer(RowEncodingContainer<K, Key>(encoder: self))
+        cachedContainer = container
+        cachedKeyType = ObjectIdentifier(K.self)
+        return container
     }
 
     func unkeyedContainer() -> UnkeyedEncodingContainer {
@@ -60,11 +70,23 @@ final class RowEncoder<Key: CodingTableKey>: Encoder {
 
 struct RowEncodingContainer<K: CodingKey, Key: CodingTableKey>: KeyedEncodingContainerProtocol {
     let encoder: RowEncoder<Key>
+    let byTag: Bool
     var codingPath: [CodingKey] { [] }
+
+    init(encoder: RowEncoder<Key>) {
+        self.encoder = encoder
+        byTag = encoder.binding.keysAreTagged(K.self)
+    }
+
+    @inline(__always)
+    private func parameter(_ key: K) -> Int32 {
+        if byTag { return encoder.parameterIndex[Int(unsafeBitCast(key, to: UInt8.self))] }
+        return encoder.parameter(for: key)
+    }
 
     @inline(__always)
     private func bind(_ key: K, _ body: (OpaquePointer, Int32) -> Int32) {
-        let index = encoder.parameter(for: key)
+        let index = parameter(key)
         guard index > 0, let stmt = encoder.stmt else { return }
         encoder.check(body(stmt, index))
     }
@@ -88,7 +110,7 @@ struct RowEncodingContainer<K: CodingKey, Key: CodingTableKey>: KeyedEncodingCon
     mutating func encode(_ value: UInt64, forKey key: K) throws { bind(key) { sqlite3_bind_int64($0, $1, Int64(bitPattern: value)) } }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: K) throws {
-        let index = encoder.parameter(for: key)
+        let index = parameter(key)
         guard index > 0, let stmt = encoder.stmt else { return }
         // Common Foundation types without a dynamic cast to a protocol existential.
         if T.self == Date.self {

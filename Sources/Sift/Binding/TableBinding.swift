@@ -71,6 +71,12 @@ public final class TableBinding<CodingTableKeyType: CodingTableKey>: @unchecked 
 
     func ordinal(ofColumn name: String) -> Int? { ordinalByName[name] }
 
+    /// Whether `K` is this binding's key enum stored in one byte whose value is the ordinal, so a key
+    /// can be turned into a column with a single load.
+    func keysAreTagged<K>(_ type: K.Type) -> Bool {
+        tagIsOrdinal && K.self == Key.self && MemoryLayout<K>.size == 1
+    }
+
     /// `name TYPE constraints` for each column.
     func columnDefinition(at ordinal: Int, forVirtualTable: Bool = false) -> String {
         var sql = SQLBuilder.quote(columnNames[ordinal])
