@@ -115,6 +115,11 @@ public final class Handle: @unchecked Sendable {
         }
     }
 
+    /// A statement outside the cache, for owners that keep it for the connection's lifetime.
+    func prepareUnmanaged(_ sql: String) throws -> OpaquePointer {
+        try prepareRaw(sql, persistent: true)
+    }
+
     /// Drops every idle cached statement, e.g. after the schema changed shape.
     func clearStatementCache() { evictIdleStatements() }
 

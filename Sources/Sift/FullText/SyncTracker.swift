@@ -13,28 +13,35 @@ final class SyncTracker {
         let name: [CChar]
         /// Position of each indexed column in the content table.
         let positions: [Int32]
-        let insertSQL: String
-        let deleteSQL: String
+        /// The index writes, prepared once per connection: the per-row path does no lookups.
+        let insert: OpaquePointer
+        let delete: OpaquePointer
     }
 
+    /// One row change; its values live in `values` (old ones, then new ones), so recording allocates nothing.
     struct Change {
         let target: Int
         let oldRowid: Int64
         let newRowid: Int64
-        var old: [OpaquePointer?]
-        var new: [OpaquePointer?]
+        let start: Int
+        let oldCount: Int
+        let newCount: Int
     }
 
     private(set) var schemaVersion: Int64 = -1
     private(set) var targets: [Target] = []
     var pending: [Change] = []
+    private var values: [OpaquePointer?] = []
     /// Targets whose inserts are being bulk-loaded: only their new rowids are collected.
     var bulkTargets: Set<Int> = []
     var bulkRowids: [Int64] = []
 
     var isActive: Bool { !targets.isEmpty }
 
-    deinit { discardPending() }
+    deinit {
+        discardPending()
+        SyncTracker.finalize(targets)
+    }
 
     func target(forContent table: String) -> Int? { targets.firstIndex { $0.index.content == table } }
 
@@ -47,14 +54,26 @@ final class SyncTracker {
         guard version != schemaVersion else { return }
         let indexes = try SyncedIndex.load(on: handle).filter { $0.mode == .explicit }
         var loaded: [Target] = []
-        for index in indexes {
-            let names = try Database.columnNames(of: index.content, on: handle)
-            let positions = index.columns.compactMap { column in names.firstIndex(of: column).map(Int32.init) }
-            guard positions.count == index.columns.count else { continue }
-            loaded.append(Target(index: index, name: Array(index.content.utf8CString), positions: positions,
-                                 insertSQL: index.insertSQL, deleteSQL: index.deleteSQL))
+        do {
+            for index in indexes {
+                let names = try Database.columnNames(of: index.content, on: handle)
+                let positions = index.columns.compactMap { column in names.firstIndex(of: column).map(Int32.init) }
+                guard positions.count == index.columns.count else { continue }
+                let insert = try handle.prepareUnmanaged(index.insertSQL)
+                do {
+                    loaded.append(Target(index: index, name: Array(index.content.utf8CString), positions: positions,
+                                         insert: insert, delete: try handle.prepareUnmanaged(index.deleteSQL)))
+                } catch {
+                    sqlite3_finalize(insert)
+                    throw error
+                }
+            }
+        } catch {
+            SyncTracker.finalize(loaded)
+            throw error
         }
         let wasActive = isActive
+        SyncTracker.finalize(targets)
         targets = loaded
         schemaVersion = version
         if isActive && !wasActive {
@@ -67,7 +86,15 @@ final class SyncTracker {
     func uninstall(from handle: Handle) {
         if isActive { sqlite3_preupdate_hook(handle.raw, nil, nil) }
         discardPending()
+        SyncTracker.finalize(targets)
         targets = []
+    }
+
+    private static func finalize(_ targets: [Target]) {
+        for target in targets {
+            sqlite3_finalize(target.insert)
+            sqlite3_finalize(target.delete)
+        }
     }
 
     // MARK: - Recording (inside the hook: no SQL allowed here)
@@ -82,27 +109,31 @@ final class SyncTracker {
             if op == SQLITE_INSERT { bulkRowids.append(key2); return }
         }
         let positions = targets[t].positions
+        let start = values.count
         switch op {
         case SQLITE_INSERT:
-            pending.append(Change(target: t, oldRowid: key1, newRowid: key2, old: [], new: copy(db, positions, sqlite3_preupdate_new)))
+            copy(db, positions, sqlite3_preupdate_new)
+            pending.append(Change(target: t, oldRowid: key1, newRowid: key2, start: start, oldCount: 0, newCount: positions.count))
         case SQLITE_DELETE:
             // A blob write reports as a delete without new values; Sift never uses incremental blob I/O on content tables.
-            pending.append(Change(target: t, oldRowid: key1, newRowid: key2, old: copy(db, positions, sqlite3_preupdate_old), new: []))
+            copy(db, positions, sqlite3_preupdate_old)
+            pending.append(Change(target: t, oldRowid: key1, newRowid: key2, start: start, oldCount: positions.count, newCount: 0))
         case SQLITE_UPDATE:
             if key1 == key2 && !indexedValuesChanged(db, positions) { return }
-            pending.append(Change(target: t, oldRowid: key1, newRowid: key2, old: copy(db, positions, sqlite3_preupdate_old),
-                                  new: copy(db, positions, sqlite3_preupdate_new)))
+            copy(db, positions, sqlite3_preupdate_old)
+            copy(db, positions, sqlite3_preupdate_new)
+            pending.append(Change(target: t, oldRowid: key1, newRowid: key2, start: start, oldCount: positions.count,
+                                  newCount: positions.count))
         default:
             return
         }
     }
 
     private func copy(_ db: OpaquePointer, _ positions: [Int32],
-                      _ read: (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Int32) -> [OpaquePointer?] {
-        positions.map { position in
+                      _ read: (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Int32) {
+        for position in positions {
             var value: OpaquePointer?
-            guard read(db, position, &value) == SQLITE_OK else { return nil }
-            return sqlite3_value_dup(value)
+            values.append(read(db, position, &value) == SQLITE_OK ? sqlite3_value_dup(value) : nil)
         }
     }
 
@@ -131,22 +162,24 @@ final class SyncTracker {
     // MARK: - Applying (right after the statement step, same transaction)
 
     func flush(on handle: Handle) throws {
-        let changes = pending
-        pending.removeAll(keepingCapacity: true)
-        defer { changes.forEach(SyncTracker.free) }
-        for change in changes {
+        defer { discardPending(keepBulk: true) }
+        for change in pending {
             let target = targets[change.target]
-            if !change.old.isEmpty { try apply(target.deleteSQL, change.oldRowid, change.old, on: handle) }
-            if !change.new.isEmpty { try apply(target.insertSQL, change.newRowid, change.new, on: handle) }
+            if change.oldCount > 0 { try apply(target.delete, change.oldRowid, change.start, change.oldCount, on: handle) }
+            if change.newCount > 0 {
+                try apply(target.insert, change.newRowid, change.start + change.oldCount, change.newCount, on: handle)
+            }
         }
     }
 
-    private func apply(_ sql: String, _ rowid: Int64, _ values: [OpaquePointer?], on handle: Handle) throws {
-        try handle.withStatement(sql) { stmt in
-            sqlite3_bind_int64(stmt, 1, rowid)
-            for (i, value) in values.enumerated() { sqlite3_bind_value(stmt, Int32(i + 2), value) }
-            while try handle.stepUnsynced(stmt) {}
+    private func apply(_ stmt: OpaquePointer, _ rowid: Int64, _ start: Int, _ count: Int, on handle: Handle) throws {
+        defer {
+            sqlite3_reset(stmt)
+            sqlite3_clear_bindings(stmt)
         }
+        sqlite3_bind_int64(stmt, 1, rowid)
+        for i in 0..<count { sqlite3_bind_value(stmt, Int32(i + 2), values[start + i]) }
+        while try handle.stepUnsynced(stmt) {}
     }
 
     /// Indexes the rows collected while `target` was bulk-loading: one `INSERT ... SELECT` per run of
@@ -175,16 +208,15 @@ final class SyncTracker {
         try flushRange()
     }
 
-    func discardPending() {
-        bulkTargets.removeAll()
-        bulkRowids.removeAll()
-        pending.forEach(SyncTracker.free)
-        pending.removeAll()
-    }
-
-    private static func free(_ change: Change) {
-        change.old.forEach { sqlite3_value_free($0) }
-        change.new.forEach { sqlite3_value_free($0) }
+    /// Forgets recorded changes (after applying them, or because their statement failed and was undone).
+    func discardPending(keepBulk: Bool = false) {
+        if !keepBulk {
+            bulkTargets.removeAll()
+            bulkRowids.removeAll()
+        }
+        for value in values { sqlite3_value_free(value) }
+        values.removeAll(keepingCapacity: true)
+        pending.removeAll(keepingCapacity: true)
     }
 }
 
