@@ -27,13 +27,19 @@ public protocol CodingTableKey: CodingKey, RawRepresentable, Hashable, CaseItera
 }
 
 extension CodingTableKey {
+    /// None unless the model declares some.
     public static var columnConstraintBindings: [Self: ColumnConstraintBinding]? { nil }
+    /// None unless the model declares some.
     public static var indexBindings: [IndexBinding.Subfix: IndexBinding]? { nil }
+    /// None unless the model declares some.
     public static var tableConstraintBindings: [TableConstraintBinding.Name: TableConstraintBinding]? { nil }
+    /// None unless the model declares some.
     public static var virtualTableBinding: VirtualTableBinding? { nil }
 
+    /// This value as an expression.
     public func asExpression() -> SQLExpression { SQLExpression(.column(name: stringValue, table: nil)) }
 
+    /// This column as a property.
     public func asProperty() -> Property {
         Property(name: stringValue, table: nil, expression: asExpression(), root: Root.self as? any TableDecodable.Type)
     }
@@ -47,5 +53,6 @@ extension CodingTableKey {
     /// This column in an index, with an order.
     public func asIndex(orderBy term: OrderTerm? = nil) -> IndexedColumn { IndexedColumn(name: stringValue, term: term) }
 
+    /// This column as an index column.
     public func asIndexedColumn() -> IndexedColumn { IndexedColumn(name: stringValue, term: nil) }
 }

@@ -12,10 +12,15 @@ public enum ColumnDef {
         case null, int64(Int64), float(Double), text(String), BLOB([UInt8])
         case currentTime, currentDate, currentTimestamp
 
+        /// A value from a literal.
         public init(integerLiteral value: Int64) { self = .int64(value) }
+        /// A value from a literal.
         public init(floatLiteral value: Double) { self = .float(value) }
+        /// A value from a literal.
         public init(stringLiteral value: String) { self = .text(value) }
+        /// A value from a literal.
         public init(nilLiteral: ()) { self = .null }
+        /// A value from a literal.
         public init(booleanLiteral value: Bool) { self = .int64(value ? 1 : 0) }
 
         var sql: String {
@@ -84,6 +89,7 @@ public struct ColumnConstraintBinding: Sendable {
 public struct IndexedColumn: Sendable, IndexConvertible {
     let name: String
     let term: OrderTerm?
+    /// This column as an index column.
     public func asIndexedColumn() -> IndexedColumn { self }
     var sql: String { SQLBuilder.quote(name) + (term.map { " " + $0.sql } ?? "") }
 }
@@ -130,6 +136,7 @@ public struct MultiPrimaryBinding: TableConstraintBinding {
         self.columns = columns.map { $0.asIndexedColumn() }
         self.conflict = conflict
     }
+    /// The constraint's SQL after `CONSTRAINT name`.
     public var constraintSQL: String {
         "PRIMARY KEY(" + columns.map(\.sql).joined(separator: ", ") + ")" + (conflict.map { " ON CONFLICT " + $0.rawValue } ?? "")
     }
@@ -144,6 +151,7 @@ public struct MultiUniqueBinding: TableConstraintBinding {
         self.columns = columns.map { $0.asIndexedColumn() }
         self.conflict = conflict
     }
+    /// The constraint's SQL after `CONSTRAINT name`.
     public var constraintSQL: String {
         "UNIQUE(" + columns.map(\.sql).joined(separator: ", ") + ")" + (conflict.map { " ON CONFLICT " + $0.rawValue } ?? "")
     }
@@ -154,6 +162,7 @@ public struct CheckBinding: TableConstraintBinding {
     let condition: String
     /// A check constraint.
     public init(check condition: SQLExpression) { self.condition = condition.renderForReading() }
+    /// The constraint's SQL after `CONSTRAINT name`.
     public var constraintSQL: String { "CHECK(" + condition + ")" }
 }
 
@@ -178,6 +187,7 @@ public struct ForeignKeyBinding: TableConstraintBinding {
         self.onDelete = onDelete
         self.onUpdate = onUpdate
     }
+    /// The constraint's SQL after `CONSTRAINT name`.
     public var constraintSQL: String {
         var sql = "FOREIGN KEY(" + columns.map(SQLBuilder.quote).joined(separator: ", ") + ") REFERENCES "
             + SQLBuilder.quote(foreignTable) + "(" + foreignColumns.map(SQLBuilder.quote).joined(separator: ", ") + ")"

@@ -9,7 +9,9 @@ public protocol TableEncodable: Encodable {
 }
 
 extension TableEncodable {
+    /// False: models insert their own keys unless they say otherwise.
     public var isAutoIncrement: Bool { false }
+    /// Ignored unless the model stores it.
     public var lastInsertedRowID: Int64 {
         get { 0 }
         set {}

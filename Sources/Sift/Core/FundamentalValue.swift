@@ -98,8 +98,10 @@ public struct FundamentalValue: Sendable, Hashable, CustomStringConvertible, Cus
         }
     }
 
+    /// A readable rendering.
     public var description: String { isNull ? "NULL" : stringValue }
 
+    /// A rendering for debugging: text quoted, blobs by size.
     public var debugDescription: String {
         switch storage {
         case .text(let s): return "\"\(s)\""
@@ -112,9 +114,13 @@ public struct FundamentalValue: Sendable, Hashable, CustomStringConvertible, Cus
 extension FundamentalValue: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral,
     ExpressibleByNilLiteral
 {
+    /// A value from a literal.
     public init(integerLiteral value: Int64) { self.init(value) }
+    /// A value from a literal.
     public init(floatLiteral value: Double) { self.init(value) }
+    /// A value from a literal.
     public init(stringLiteral value: String) { self.init(value) }
+    /// A value from a literal.
     public init(nilLiteral: ()) { self = .null }
 }
 

@@ -10,6 +10,7 @@ public struct SiftError: Error, CustomStringConvertible, Sendable {
     /// How serious the error is.
     public enum Level: Int, Sendable, Comparable {
         case ignore, debug, notice, warning, error, fatal
+        /// Orders levels by severity.
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
@@ -20,33 +21,59 @@ public struct SiftError: Error, CustomStringConvertible, Sendable {
 
     /// A SQLite primary result code (or the closest one for errors Sift raises itself).
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The raw value.
         public let rawValue: Int32
+        /// A value from its raw value.
         public init(rawValue: Int32) { self.rawValue = rawValue & 0xFF }
 
+        /// SQLITE_ERROR.
         public static let error = Code(rawValue: SQLITE_ERROR)
+        /// SQLITE_INTERNAL.
         public static let `internal` = Code(rawValue: SQLITE_INTERNAL)
+        /// SQLITE_PERM.
         public static let permission = Code(rawValue: SQLITE_PERM)
+        /// SQLITE_ABORT.
         public static let abort = Code(rawValue: SQLITE_ABORT)
+        /// SQLITE_BUSY.
         public static let busy = Code(rawValue: SQLITE_BUSY)
+        /// SQLITE_LOCKED.
         public static let locked = Code(rawValue: SQLITE_LOCKED)
+        /// SQLITE_NOMEM.
         public static let noMemory = Code(rawValue: SQLITE_NOMEM)
+        /// SQLITE_READONLY.
         public static let readonly = Code(rawValue: SQLITE_READONLY)
+        /// SQLITE_INTERRUPT.
         public static let interrupt = Code(rawValue: SQLITE_INTERRUPT)
+        /// SQLITE_IOERR.
         public static let ioError = Code(rawValue: SQLITE_IOERR)
+        /// SQLITE_CORRUPT.
         public static let corrupt = Code(rawValue: SQLITE_CORRUPT)
+        /// SQLITE_NOTFOUND.
         public static let notFound = Code(rawValue: SQLITE_NOTFOUND)
+        /// SQLITE_FULL.
         public static let full = Code(rawValue: SQLITE_FULL)
+        /// SQLITE_CANTOPEN.
         public static let cantOpen = Code(rawValue: SQLITE_CANTOPEN)
+        /// SQLITE_PROTOCOL.
         public static let `protocol` = Code(rawValue: SQLITE_PROTOCOL)
+        /// SQLITE_SCHEMA.
         public static let schema = Code(rawValue: SQLITE_SCHEMA)
+        /// SQLITE_TOOBIG.
         public static let tooBig = Code(rawValue: SQLITE_TOOBIG)
+        /// SQLITE_CONSTRAINT.
         public static let constraint = Code(rawValue: SQLITE_CONSTRAINT)
+        /// SQLITE_MISMATCH.
         public static let mismatch = Code(rawValue: SQLITE_MISMATCH)
+        /// SQLITE_MISUSE.
         public static let misuse = Code(rawValue: SQLITE_MISUSE)
+        /// SQLITE_AUTH.
         public static let auth = Code(rawValue: SQLITE_AUTH)
+        /// SQLITE_RANGE.
         public static let range = Code(rawValue: SQLITE_RANGE)
+        /// SQLITE_NOTADB.
         public static let notADatabase = Code(rawValue: SQLITE_NOTADB)
 
+        /// A readable rendering.
         public var description: String { String(cString: sqlite3_errstr(rawValue)) + " (\(rawValue))" }
     }
 
@@ -80,6 +107,7 @@ public struct SiftError: Error, CustomStringConvertible, Sendable {
         self.operation = operation
     }
 
+    /// A readable rendering.
     public var description: String {
         var parts = ["[\(level)] \(operation): \(message)", "code: \(code)"]
         if let extendedCode, extendedCode != code.rawValue { parts.append("extended code: \(extendedCode)") }
@@ -98,5 +126,6 @@ extension SiftError {
 }
 
 extension SiftError: LocalizedError {
+    /// The readable description, for `localizedDescription`.
     public var errorDescription: String? { description }
 }

@@ -152,6 +152,7 @@ public struct IndexVerification: Sendable, CustomStringConvertible {
     public let problems: [String]
     /// Whether the index and its content agree.
     public var isConsistent: Bool { problems.isEmpty }
+    /// A readable rendering.
     public var description: String {
         isConsistent ? "consistent (\(indexedRows) rows)" : problems.joined(separator: "; ")
     }

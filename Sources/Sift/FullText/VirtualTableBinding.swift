@@ -6,7 +6,9 @@
 public struct VirtualTableBinding: Sendable {
     /// A virtual-table module.
     public struct Module: RawRepresentable, Hashable, Sendable {
+        /// The raw value.
         public let rawValue: String
+        /// A value from its raw value.
         public init(rawValue: String) { self.rawValue = rawValue }
         /// SQLite's FTS5 full-text search.
         public static let fts5 = Module(rawValue: "fts5")

@@ -28,12 +28,15 @@ public struct Column: ExpressionOperable, PropertyConvertible, Sendable, CustomS
     /// The same column qualified by `table`.
     public func inTable(_ table: String) -> Column { isAll ? Column(allIn: table) : Column(named: name, table: table) }
 
+    /// This value as an expression.
     public func asExpression() -> SQLExpression {
         isAll ? SQLExpression(.all(table: table)) : SQLExpression(.column(name: name, table: table))
     }
 
+    /// This column as a property.
     public func asProperty() -> Property { Property(name: name, table: table, expression: asExpression()) }
 
+    /// A readable rendering.
     public var description: String { asExpression().description }
 }
 
@@ -54,7 +57,9 @@ public struct Property: ExpressionOperable, PropertyConvertible, @unchecked Send
         self.root = root
     }
 
+    /// This value as an expression.
     public func asExpression() -> SQLExpression { expression }
+    /// This column as a property.
     public func asProperty() -> Property { self }
 
     /// The same property qualified by `table`, for joins.
@@ -62,6 +67,7 @@ public struct Property: ExpressionOperable, PropertyConvertible, @unchecked Send
         Property(name: name, table: table, expression: SQLExpression(.column(name: name, table: table)), root: root)
     }
 
+    /// A readable rendering.
     public var description: String { expression.description }
 }
 

@@ -36,8 +36,10 @@ public struct SQLExpression: ExpressionOperable, CustomStringConvertible, @unche
         node = .function(SQLBuilder.quote(name), arguments.map { $0.asExpression().node }, distinct: isDistinct)
     }
 
+    /// This value as an expression.
     public func asExpression() -> SQLExpression { self }
 
+    /// A readable rendering.
     public var description: String { renderForReading() }
 }
 
@@ -133,6 +135,7 @@ public typealias ColumnResultConvertible = ExpressionConvertible
 
 // Plain values become bound parameters.
 extension ExpressionConvertible where Self: ColumnEncodable {
+    /// This value as an expression.
     public func asExpression() -> SQLExpression { SQLExpression(.value(archivedValue())) }
 }
 extension Int: ExpressionConvertible {}

@@ -168,6 +168,7 @@ public struct OrderBy: @unchecked Sendable, SQLRenderable, CustomStringConvertib
         expression.render(into: &builder)
         if let term { builder.append(" " + term.sql) }
     }
+    /// A readable rendering.
     public var description: String { renderForReading() }
 }
 

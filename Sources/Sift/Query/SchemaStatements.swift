@@ -130,17 +130,29 @@ public final class StatementAlterTable: RenderedStatement {
 
 /// A pragma name.
 public struct Pragma: RawRepresentable, Hashable, Sendable {
+    /// The raw value.
     public let rawValue: String
+    /// A value from its raw value.
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// `PRAGMA cache_size`.
     public static let cacheSize = Pragma(rawValue: "cache_size")
+    /// `PRAGMA journal_mode`.
     public static let journalMode = Pragma(rawValue: "journal_mode")
+    /// `PRAGMA synchronous`.
     public static let synchronous = Pragma(rawValue: "synchronous")
+    /// `PRAGMA foreign_keys`.
     public static let foreignKeys = Pragma(rawValue: "foreign_keys")
+    /// `PRAGMA user_version`.
     public static let userVersion = Pragma(rawValue: "user_version")
+    /// `PRAGMA secure_delete`.
     public static let secureDelete = Pragma(rawValue: "secure_delete")
+    /// `PRAGMA table_info`.
     public static let tableInfo = Pragma(rawValue: "table_info")
+    /// `PRAGMA integrity_check`.
     public static let integrityCheck = Pragma(rawValue: "integrity_check")
+    /// `PRAGMA page_count`.
     public static let pageCount = Pragma(rawValue: "page_count")
+    /// `PRAGMA page_size`.
     public static let pageSize = Pragma(rawValue: "page_size")
 }
 
@@ -196,10 +208,12 @@ public final class StatementExplain: Statement {
     public func explainQueryPlan(_ statement: Statement) -> StatementExplain { inner = statement; queryPlan = true; return self }
 
     private var prefix: String { queryPlan ? "EXPLAIN QUERY PLAN " : "EXPLAIN " }
+    /// The SQL to run and its bound values.
     public var statementSQL: StatementSQL {
         let innerSQL = inner?.statementSQL ?? StatementSQL(sql: "SELECT 1", values: [])
         return StatementSQL(sql: prefix + innerSQL.sql, values: innerSQL.values)
     }
+    /// A readable rendering.
     public var description: String { prefix + (inner?.description ?? "SELECT 1") }
 }
 

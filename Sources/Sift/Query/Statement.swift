@@ -17,10 +17,12 @@ public protocol Statement: CustomStringConvertible {
 protocol RenderedStatement: Statement, SQLRenderable {}
 
 extension RenderedStatement {
+    /// The SQL to run and its bound values.
     public var statementSQL: StatementSQL {
         let (sql, values) = renderForExecution()
         return StatementSQL(sql: sql, values: values)
     }
+    /// A readable rendering.
     public var description: String { renderForReading() }
 }
 
