@@ -1,4 +1,6 @@
 import Foundation
+import Sift
+import SiftICU
 
 /// A tokenizer measured by the tokenizer-throughput workload: a label, the FTS5 `tokenize=` argument, and for a
 /// custom tokenizer its per-connection registration (it receives the raw `sqlite3 *`).
@@ -17,6 +19,7 @@ struct TokenizerUnderTest: Sendable {
     /// `TokenizerUnderTest("icu", tokenize: "icu", register: { try SiftICU.register(on: $0) })`.
     static let all: [TokenizerUnderTest] = [
         TokenizerUnderTest("unicode61", tokenize: "unicode61"),
+        TokenizerUnderTest("icu", tokenize: "sift_icu", register: { try SiftICU.register(on: $0) }),
     ]
 }
 
@@ -26,7 +29,28 @@ enum Workloads {
     static func all() -> [Workload] {
         [ormInsert, ormFetch, ftsInsert, search]
             + TokenizerUnderTest.all.map(tokenizerThroughput)
-            + [concurrentReads, memory]
+            + [concurrentReads, memory, queryBuild]
+    }
+
+    /// Issue 4: building an FTS5 query from user text (tokenizing with the index's tokenizer, quoting) must
+    /// cost microseconds; GRDB's FTS5Pattern costs about 0.5 ms (it opens an in-memory database per call).
+    static let queryBuild = Workload.report(
+        "query-build", "Build 10,000 FTS5 queries from user text with the index's own tokenizer") { context in
+        try context.fixtures.copySearchDatabase(to: context.databasePath)
+        let database = Database(withPath: context.databasePath)
+        let queries = context.fixtures.queries
+        _ = try database.expression(for: SearchQuery("warm up"), in: "fts")
+        var built = 0
+        let start = ContinuousClock.now
+        for round in 0..<10 {
+            for query in queries {
+                let mode: SearchQuery.Mode = round % 2 == 0 ? .allTerms : .anyTerm
+                if try database.expression(for: SearchQuery(query, mode: mode), in: "fts") != nil { built += 1 }
+            }
+        }
+        let seconds = (ContinuousClock.now - start).seconds
+        try context.check(built == queries.count * 10, "every query built")
+        context.record("microseconds per query", seconds / Double(built) * 1e6, unit: "µs", higherIsBetter: false)
     }
 
     // MARK: Issue 3

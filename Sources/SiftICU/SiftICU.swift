@@ -18,6 +18,14 @@ public enum SiftICU {
     /// The config name under which the tokenizer is registered on every connection.
     public static let configName = "sift.icu"
 
+    /// Registers the tokenizer on one raw `sqlite3*` connection (for code outside Sift's pool).
+    public static func register(on connection: OpaquePointer) throws {
+        let rc = sift_icu_register(connection, tokenizerName)
+        if rc != 0 {
+            throw SiftError(code: SiftError.Code(rawValue: rc), message: "Cannot register the ICU tokenizer.", operation: .config)
+        }
+    }
+
     /// The ICU version in use.
     public static var icuVersion: String { String(cString: sift_icu_unicode_library_version()) }
 }
@@ -25,12 +33,6 @@ public enum SiftICU {
 extension Database {
     /// Registers the `sift_icu` FTS5 tokenizer on every connection of this database, current and future.
     public func registerICUTokenizer() {
-        setConfig(named: SiftICU.configName, with: { handle in
-            let rc = sift_icu_register(handle.sqliteConnection, SiftICU.tokenizerName)
-            if rc != 0 {
-                throw SiftError(code: SiftError.Code(rawValue: rc), message: "Cannot register the ICU tokenizer.",
-                                path: handle.path, operation: .config)
-            }
-        }, orderBy: 100)
+        setConfig(named: SiftICU.configName, with: { handle in try SiftICU.register(on: handle.sqliteConnection) }, orderBy: 100)
     }
 }
