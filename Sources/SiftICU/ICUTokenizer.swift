@@ -34,7 +34,8 @@ public final class ICUTokenizer {
             sift_icu_tokenizer_create(args.baseAddress, Int32(args.count), &pointer, &message, Int32(message.count))
         }
         guard rc == SIFT_ICU_OK, let pointer else {
-            throw SiftError(code: SiftError.Code(rawValue: rc), message: String(cString: message), operation: .tokenize)
+            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw SiftError(code: SiftError.Code(rawValue: rc), message: text, operation: .tokenize)
         }
         raw = pointer
     }

@@ -212,3 +212,6 @@ extension Database {
         return SearchResults(hits: hits, totalCount: total, expression: expression)
     }
 }
+
+extension SearchHit: Sendable where Object: Sendable {}
+extension SearchResults: Sendable where Object: Sendable {}
