@@ -58,15 +58,16 @@ final class RowDecoder<Key: CodingTableKey>: Decoder {
 
     /// The keyed container of the previous row: every row asks for the same key type, and building the
     /// container (a boxed generic) per row cost more than reading the row's columns.
-    private var cachedContainer: Any?
+    private var cachedBox: AnyObject?
     private var cachedKeyType: ObjectIdentifier?
 
     func container<K: CodingKey>(keyedBy type: K.Type) throws -> KeyedDecodingContainer<K> {
-        if cachedKeyType == ObjectIdentifier(K.self), let cached = cachedContainer as? KeyedDecodingContainer<K> {
-            return cached
+        if cachedKeyType == ObjectIdentifier(K.self), let box = cachedBox {
+            // Same key type as the box was made for: an unchecked downcast avoids a dynamic cast per row.
+            return unsafeDowncast(box, to: ContainerBox<KeyedDecodingContainer<K>>.self).container
         }
         let container = KeyedDecodingContainer(RowDecodingContainer<K, Key>(decoder: self))
-        cachedContainer = container
+        cachedBox = ContainerBox(container)
         cachedKeyType = ObjectIdentifier(K.self)
         return container
     }

@@ -44,15 +44,16 @@ final class RowEncoder<Key: CodingTableKey>: Encoder {
     }
 
     /// Reused across rows for the same reason as `RowDecoder`'s: building it per row dominated encoding.
-    private var cachedContainer: Any?
+    private var cachedBox: AnyObject?
     private var cachedKeyType: ObjectIdentifier?
 
     func container<K: CodingKey>(keyedBy type: K.Type) -> KeyedEncodingContainer<K> {
-        if cachedKeyType == ObjectIdentifier(K.self), let cached = cachedContainer as? KeyedEncodingContainer<K> {
-            return cached
+        if cachedKeyType == ObjectIdentifier(K.self), let box = cachedBox {
+            // Same key type as the box was made for: an unchecked downcast avoids a dynamic cast per row.
+            return unsafeDowncast(box, to: ContainerBox<KeyedEncodingContainer<K>>.self).container
         }
         let container = KeyedEncodingContainer(RowEncodingContainer<K, Key>(encoder: self))
-        cachedContainer = container
+        cachedBox = ContainerBox(container)
         cachedKeyType = ObjectIdentifier(K.self)
         return container
     }
@@ -185,4 +186,10 @@ struct NoEncoder: Encoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> { KeyedEncodingContainer(NoKeyedContainer<Key>()) }
     func unkeyedContainer() -> UnkeyedEncodingContainer { NoUnkeyedContainer() }
     func singleValueContainer() -> SingleValueEncodingContainer { NoSingleValueContainer() }
+}
+
+/// Holds a coding container between rows.
+final class ContainerBox<Container> {
+    let container: Container
+    init(_ container: Container) { self.container = container }
 }
