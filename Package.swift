@@ -30,7 +30,7 @@ let package = Package(
             "SiftTools", "Sift", "SiftICU", "SiftEvaluation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "sift-bench", dependencies: ["CSQLite", "Sift", "SiftICU", "SiftEvaluation"],
+        .executableTarget(name: "sift-bench", dependencies: ["CSQLite", "Sift", "SiftICU", "SiftEvaluation", "SiftTools"],
                           path: "Benchmarks/SiftBench"),
         .testTarget(name: "SiftTests", dependencies: ["Sift", "CSQLite"]),
         .testTarget(name: "SiftICUTests", dependencies: ["SiftICU", "Sift"]),

@@ -1,7 +1,7 @@
 import Foundation
 
-// sift-bench: Sift's benchmark suites. `throughput` (this file's only suite so far) measures every workload
-// against hand-written raw SQLite C API code; see Benchmarks/README.md.
+// sift-bench: Sift's benchmark suites. `throughput` measures every workload against hand-written raw SQLite
+// C API code; `relevance` measures ranking quality on real test collections. See Benchmarks/README.md.
 
 func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
@@ -47,6 +47,16 @@ case "fixture":
     } catch {
         printError("sift-bench: \(error)")
         exit(2)
+    }
+case "relevance":
+    do {
+        exit(try RelevanceCommand.run(arguments.dropFirst()))
+    } catch BenchError.usage(let message) {
+        printError("sift-bench: \(message)\n\n\(RelevanceCommand.usage)")
+        exit(2)
+    } catch {
+        printError("sift-bench: \(error)")
+        exit(1)
     }
 case "list":
     for workload in workloads { print("\(workload.name.padding(toLength: 22, withPad: " ", startingAt: 0)) \(workload.title)") }

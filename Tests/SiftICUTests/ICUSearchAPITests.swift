@@ -74,6 +74,19 @@ final class ICUSearchAPITests: XCTestCase {
                        "(\"天安\" OR \"安门\" OR \"天\" OR \"安\" OR \"门\")")
     }
 
+    func testWritesElsewhereDoNotNeedTheIndexTokenizer() throws {
+        database = nil  // the pool (and its ICU config) goes with the last reference
+        let other = Database(withPath: directory.appendingPathComponent("p.db").path)
+        // A connection without sift_icu can still write tables the index does not cover.
+        XCTAssertNoThrow(try other.exec(sql: "CREATE TABLE notes(x)"))
+        XCTAssertNoThrow(try other.exec(sql: "INSERT INTO notes VALUES (1)"))
+        XCTAssertThrowsError(try other.insert(objects: Passage(9, "x", "y"), intoTable: "passages"), "the index needs its tokenizer")
+        other.registerICUTokenizer()
+        XCTAssertEqual(try other.search(SearchQuery("天安门"), in: "passages_fts", of: Passage.self).hits.count, 1,
+                       "the failed write left the index consistent")
+        XCTAssertTrue(try other.verify(index: "passages_fts").isConsistent)
+    }
+
     func testHighlightsMarkWholeCJKMatches() throws {
         var options = SearchOptions(highlight: ["text"], snippet: ["text"])
         options.snippetTokens = 32  // CJK is indexed per character: a window of 16 tokens is 16 characters

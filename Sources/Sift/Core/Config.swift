@@ -30,6 +30,14 @@ enum DefaultConfig {
 }
 
 extension Database {
+    /// The default config that switches connections to WAL with `synchronous=NORMAL`; remove it to open a
+    /// file without changing its journal mode (for example to inspect a database of unknown kind).
+    public static let journalModeConfigName = DefaultConfig.journalModeName
+    /// The default config that sets a 10-second busy timeout.
+    public static let busyTimeoutConfigName = DefaultConfig.busyTimeoutName
+    /// The default config that turns on foreign-key enforcement.
+    public static let foreignKeysConfigName = DefaultConfig.foreignKeysName
+
     /// Installs or replaces the config `name`; it runs on every connection, open now or later,
     /// before that connection's next use. Configs run in ascending `order`.
     ///

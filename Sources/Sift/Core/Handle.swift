@@ -18,6 +18,8 @@ public final class Handle: @unchecked Sendable {
     var transactionDepth = 0
     /// Synced full-text indexes, on the writer only.
     var sync: SyncTracker?
+    /// The statement whose write Sift wrapped in a transaction (autocommit writes to synced tables).
+    var implicitTransactionOwner: OpaquePointer?
     /// FTS5 tokenizers created on this connection (for the query builder), by arguments.
     var tokenizers: [String: TokenizerInstance] = [:]
 
@@ -99,6 +101,14 @@ public final class Handle: @unchecked Sendable {
     }
 
     func relinquish(_ stmt: OpaquePointer, sql: String, cached: Bool) {
+        if implicitTransactionOwner == stmt {
+            // A RETURNING write left before its end: its changes so far commit with their index updates.
+            sqlite3_reset(stmt)
+            if (try? sync?.flush(on: self)) == nil || (try? finishImplicitTransaction()) == nil {
+                implicitTransactionOwner = nil
+                if sqlite3_get_autocommit(raw) == 0 { try? executeUnsynced("ROLLBACK") }
+            }
+        }
         guard cached else {
             sqlite3_finalize(stmt)
             return
@@ -177,10 +187,13 @@ public final class Handle: @unchecked Sendable {
     }
 
     private func syncedStep(_ stmt: OpaquePointer, _ sync: SyncTracker) throws -> Bool {
-        let implicit = sqlite3_get_autocommit(raw) != 0 && sqlite3_stmt_readonly(stmt) == 0 && sqlite3_stmt_busy(stmt) == 0
-            && !Handle.isTransactionControl(stmt)
+        let implicit = sqlite3_get_autocommit(raw) != 0 && sqlite3_stmt_busy(stmt) == 0 && sqlite3_stmt_readonly(stmt) == 0
+            && Handle.changesRows(stmt)
         // BEGIN IMMEDIATE is itself not read-only: run the transaction control unsynced, or it would recurse.
-        if implicit { try executeUnsynced("BEGIN IMMEDIATE") }
+        if implicit {
+            try executeUnsynced("BEGIN IMMEDIATE")
+            implicitTransactionOwner = stmt
+        }
         do {
             let rc = sqlite3_step(stmt)
             guard rc == SQLITE_ROW || rc == SQLITE_DONE else {
@@ -189,12 +202,33 @@ public final class Handle: @unchecked Sendable {
                 throw error(rc, sql: String(cString: sqlite3_sql(stmt)), operation: .step)
             }
             if !sync.pending.isEmpty { try sync.flush(on: self) }
-            if implicit && rc == SQLITE_DONE { try executeUnsynced("COMMIT") }
+            // A statement with RETURNING commits when it is done, here or when it is reset early.
+            if rc == SQLITE_DONE && implicitTransactionOwner == stmt { try finishImplicitTransaction() }
             return rc == SQLITE_ROW
         } catch {
-            if implicit && sqlite3_get_autocommit(raw) == 0 { sqlite3_reset(stmt); try? executeUnsynced("ROLLBACK") }
+            if implicitTransactionOwner == stmt {
+                implicitTransactionOwner = nil
+                sqlite3_reset(stmt)
+                if sqlite3_get_autocommit(raw) == 0 { try? executeUnsynced("ROLLBACK") }
+            }
             throw error
         }
+    }
+
+    private func finishImplicitTransaction() throws {
+        implicitTransactionOwner = nil
+        try executeUnsynced("COMMIT")
+    }
+
+    /// Only INSERT, UPDATE, DELETE and REPLACE (possibly after WITH) change rows of a synced table; PRAGMA,
+    /// DDL and checkpoints must run outside any transaction Sift would open.
+    private static func changesRows(_ stmt: OpaquePointer) -> Bool {
+        guard var p = sqlite3_sql(stmt) else { return false }
+        while p.pointee == 0x20 || p.pointee == 0x0A || p.pointee == 0x09 || p.pointee == 0x0D || p.pointee == 0x28 { p += 1 }
+        for keyword in ["INSERT", "UPDATE", "DELETE", "REPLACE", "WITH"] where sqlite3_strnicmp(p, keyword, Int32(keyword.utf8.count)) == 0 {
+            return true
+        }
+        return false
     }
 
     func bind(_ values: [FundamentalValue], to stmt: OpaquePointer, sql: String) throws {
@@ -207,16 +241,6 @@ public final class Handle: @unchecked Sendable {
             let rc = RawStatement.bind(value, at: Int32(i + 1), in: stmt)
             if rc != SQLITE_OK { throw error(rc, sql: sql, operation: .bind) }
         }
-    }
-
-    /// BEGIN IMMEDIATE/EXCLUSIVE are not read-only to SQLite, but must not be wrapped in a transaction.
-    private static func isTransactionControl(_ stmt: OpaquePointer) -> Bool {
-        guard var p = sqlite3_sql(stmt) else { return false }
-        while p.pointee == 0x20 || p.pointee == 0x0A || p.pointee == 0x09 || p.pointee == 0x0D { p += 1 }
-        for keyword in ["BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE"] where sqlite3_strnicmp(p, keyword, Int32(keyword.utf8.count)) == 0 {
-            return true
-        }
-        return false
     }
 
     private func executeUnsynced(_ sql: String) throws {

@@ -24,7 +24,10 @@ public struct SearchOptions: Sendable {
 
     /// Default options: 20 hits, bm25 with equal weights, no highlights, totals counted.
     public init(limit: Int = 20, offset: Int = 0, weights: [String: Double] = [:], highlight: [String] = [],
-                snippet: [String] = [], markers: (open: String, close: String) = ("[", "]"), countTotal: Bool = true) {
+                snippet: [String] = [], markers: (open: String, close: String) = ("[", "]"), ellipsis: String = "…",
+                snippetTokens: Int = 16, countTotal: Bool = true) {
+        self.ellipsis = ellipsis
+        self.snippetTokens = snippetTokens
         self.limit = limit
         self.offset = offset
         self.weights = weights

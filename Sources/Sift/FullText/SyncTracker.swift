@@ -13,9 +13,18 @@ final class SyncTracker {
         let name: [CChar]
         /// Position of each indexed column in the content table.
         let positions: [Int32]
-        /// The index writes, prepared once per connection: the per-row path does no lookups.
-        let insert: OpaquePointer
-        let delete: OpaquePointer
+        /// The index writes, prepared on first use (preparing needs the index's tokenizer) and kept for the
+        /// connection's lifetime, so the per-row path does no lookups.
+        let statements: TargetStatements
+    }
+
+    final class TargetStatements {
+        var insert: OpaquePointer?
+        var delete: OpaquePointer?
+        deinit {
+            sqlite3_finalize(insert)
+            sqlite3_finalize(delete)
+        }
     }
 
     /// One row change; its values live in `values` (old ones, then new ones), so recording allocates nothing.
@@ -38,10 +47,7 @@ final class SyncTracker {
 
     var isActive: Bool { !targets.isEmpty }
 
-    deinit {
-        discardPending()
-        SyncTracker.finalize(targets)
-    }
+    deinit { discardPending() }
 
     func target(forContent table: String) -> Int? { targets.firstIndex { $0.index.content == table } }
 
@@ -59,21 +65,11 @@ final class SyncTracker {
                 let names = try Database.columnNames(of: index.content, on: handle)
                 let positions = index.columns.compactMap { column in names.firstIndex(of: column).map(Int32.init) }
                 guard positions.count == index.columns.count else { continue }
-                let insert = try handle.prepareUnmanaged(index.insertSQL)
-                do {
-                    loaded.append(Target(index: index, name: Array(index.content.utf8CString), positions: positions,
-                                         insert: insert, delete: try handle.prepareUnmanaged(index.deleteSQL)))
-                } catch {
-                    sqlite3_finalize(insert)
-                    throw error
-                }
+                loaded.append(Target(index: index, name: Array(index.content.utf8CString), positions: positions,
+                                     statements: TargetStatements()))
             }
-        } catch {
-            SyncTracker.finalize(loaded)
-            throw error
         }
         let wasActive = isActive
-        SyncTracker.finalize(targets)
         targets = loaded
         schemaVersion = version
         if isActive && !wasActive {
@@ -86,15 +82,7 @@ final class SyncTracker {
     func uninstall(from handle: Handle) {
         if isActive { sqlite3_preupdate_hook(handle.raw, nil, nil) }
         discardPending()
-        SyncTracker.finalize(targets)
         targets = []
-    }
-
-    private static func finalize(_ targets: [Target]) {
-        for target in targets {
-            sqlite3_finalize(target.insert)
-            sqlite3_finalize(target.delete)
-        }
     }
 
     // MARK: - Recording (inside the hook: no SQL allowed here)
@@ -165,9 +153,16 @@ final class SyncTracker {
         defer { discardPending(keepBulk: true) }
         for change in pending {
             let target = targets[change.target]
-            if change.oldCount > 0 { try apply(target.delete, change.oldRowid, change.start, change.oldCount, on: handle) }
+            let statements = target.statements
+            if change.oldCount > 0 {
+                if statements.delete == nil { statements.delete = try handle.prepareUnmanaged(target.index.deleteSQL) }
+                if let delete = statements.delete { try apply(delete, change.oldRowid, change.start, change.oldCount, on: handle) }
+            }
             if change.newCount > 0 {
-                try apply(target.insert, change.newRowid, change.start + change.oldCount, change.newCount, on: handle)
+                if statements.insert == nil { statements.insert = try handle.prepareUnmanaged(target.index.insertSQL) }
+                if let insert = statements.insert {
+                    try apply(insert, change.newRowid, change.start + change.oldCount, change.newCount, on: handle)
+                }
             }
         }
     }

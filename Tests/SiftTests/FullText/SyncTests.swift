@@ -142,6 +142,22 @@ final class SyncTests: SiftTestCase {
         XCTAssertTrue(try database.verify(index: "articles_fts").isConsistent)
     }
 
+    func testCheckpointsAndReturningWritesOnASyncedDatabase() throws {
+        let database = try setUpArticles()
+        try database.insert(objects: Article(1, "first", "one"), intoTable: "articles")
+        XCTAssertNoThrow(try database.exec(sql: "PRAGMA wal_checkpoint(TRUNCATE)"), "no transaction around pragmas")
+        let statement = try database.prepare(sql: "INSERT INTO articles(id, title, body, views) VALUES(?, ?, ?, 0) RETURNING id")
+        try statement.bind([2, "returning", "row"])
+        XCTAssertTrue(try statement.step())
+        XCTAssertEqual(statement.value(atIndex: 0).int64Value, 2)
+        statement.finalize()  // left before SQLITE_DONE: the write still commits, with its index entry
+        XCTAssertFalse(database.isInTransaction)
+        XCTAssertEqual(try ids(database, "returning"), [2])
+        try database.exec(sql: "DELETE FROM articles WHERE id = ? RETURNING id", values: [2])
+        XCTAssertEqual(try ids(database, "returning"), [])
+        XCTAssertTrue(try database.verify(index: "articles_fts").isConsistent)
+    }
+
     func testSyncedIndexSurvivesReopen() throws {
         do {
             let database = try setUpArticles()

@@ -1,0 +1,188 @@
+import Foundation
+import SiftEvaluation
+import SiftICU
+import SiftTools
+
+/// `sift-bench relevance`: ranking quality on every test collection found under the datasets folder, for each
+/// tokenizer configuration, through the same code path as `sift eval`; and the ICU word segmentation scored
+/// against the SIGHAN PKU gold standard.
+enum RelevanceCommand {
+    static let usage = """
+        usage: sift-bench relevance [--datasets DIR] [--out DIR] [--readme PATH | --no-readme] [--only NAME,...]
+
+        Evaluates every BEIR collection under DIR (default ../shared/datasets, or $SIFT_DATASETS) with each tokenizer
+        configuration, and scores the ICU segmentation on sighan2005-pku; collections that are missing are skipped
+        and said so. Writes relevance.json and relevance.md to --out (default Benchmarks/results) and regenerates
+        the relevance section of Benchmarks/README.md.
+        """
+
+    static let collections = ["cranfield", "cisi", "medline", "npl", "cmrc2018-dev", "jsquad-valid"]
+    static let tokenizers = ["sift_icu", "unicode61 remove_diacritics 2"]
+
+    struct Row: Codable {
+        let collection: String
+        let tokenizer: String
+        let queries: Int
+        let ndcgAt10: Double
+        let map: Double
+        let recallAt100: Double
+        let mrrAt10: Double
+        let precisionAt10: Double
+        let documentsPerSecond: Double
+        let megabytesPerSecond: Double
+        let queriesPerSecond: Double
+    }
+
+    struct Segmentation: Codable {
+        let sentences: Int
+        let precision: Double
+        let recall: Double
+        let f1: Double
+        let oovRecall: Double
+    }
+
+    struct Report: Codable {
+        let date: String
+        let machine: MachineInfo
+        let datasets: String
+        let rows: [Row]
+        let skipped: [String]
+        let segmentation: Segmentation?
+    }
+
+    static func run(_ arguments: ArraySlice<String>) throws -> Int32 {
+        var datasets = ProcessInfo.processInfo.environment["SIFT_DATASETS"] ?? "../shared/datasets"
+        var out = "Benchmarks/results"
+        var readme: String? = "Benchmarks/README.md"
+        var only: Set<String>?
+        var rest = arguments
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--datasets": datasets = try value(&rest, argument)
+            case "--out": out = try value(&rest, argument)
+            case "--readme": readme = try value(&rest, argument)
+            case "--no-readme": readme = nil
+            case "--only": only = Set(try value(&rest, argument).split(separator: ",").map(String.init))
+            case "-h", "--help": print(usage); return 0
+            default: throw BenchError.usage("unknown option \(argument)")
+            }
+        }
+        let root = URL(fileURLWithPath: datasets, isDirectory: true)
+        print("datasets: \(root.standardizedFileURL.path)")
+        var rows: [Row] = []
+        var skipped: [String] = []
+        for name in collections where only?.contains(name) ?? true {
+            let folder = root.appendingPathComponent(name, isDirectory: true)
+            let missing = TestCollection(folder: folder).missingFiles()
+            guard missing.isEmpty else {
+                skipped.append(name)
+                print("skipped \(name): not found (missing \(missing.map { "\($0)" }.joined(separator: ", ")))")
+                continue
+            }
+            for tokenizer in tokenizers {
+                let outcome = try Evaluator.run(collection: folder, tokenizer: tokenizer)
+                let s = outcome.report.summary
+                let row = Row(collection: name, tokenizer: tokenizer, queries: s.queryCount, ndcgAt10: s.ndcgAt10, map: s.map,
+                              recallAt100: s.recallAt100, mrrAt10: s.mrrAt10, precisionAt10: s.precisionAt10,
+                              documentsPerSecond: outcome.documentsPerSecond, megabytesPerSecond: outcome.megabytesPerSecond,
+                              queriesPerSecond: outcome.queriesPerSecond)
+                rows.append(row)
+                print(line(row))
+            }
+        }
+        var segmentation: Segmentation?
+        let pku = root.appendingPathComponent("sighan2005-pku", isDirectory: true)
+        if only?.contains("sighan2005-pku") ?? true {
+            if FileManager.default.fileExists(atPath: pku.appendingPathComponent("pku_test_gold.utf8").path) {
+                segmentation = try scoreSegmentation(pku)
+                if let segmentation {
+                    print("sighan2005-pku ICU words: P \(f3(segmentation.precision)) R \(f3(segmentation.recall)) "
+                        + "F1 \(f3(segmentation.f1)) OOV-R \(f3(segmentation.oovRecall)) (\(segmentation.sentences) sentences)")
+                }
+            } else {
+                skipped.append("sighan2005-pku")
+                print("skipped sighan2005-pku: not found")
+            }
+        }
+        let report = Report(date: ISO8601DateFormatter().string(from: Date()), machine: .current(),
+                            datasets: root.standardizedFileURL.path, rows: rows, skipped: skipped, segmentation: segmentation)
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try encoder.encode(report).write(to: URL(fileURLWithPath: out + "/relevance.json"))
+        let markdown = render(report)
+        try markdown.write(toFile: out + "/relevance.md", atomically: true, encoding: .utf8)
+        if let readme, only == nil { try MarkdownReport.updateSection(in: readme, named: "relevance", with: markdown) }
+        print("wrote \(out)/relevance.json, \(out)/relevance.md")
+        return 0
+    }
+
+    private static func value(_ rest: inout ArraySlice<String>, _ option: String) throws -> String {
+        guard let value = rest.popFirst() else { throw BenchError.usage("\(option) needs a value") }
+        return value
+    }
+
+    static func f3(_ x: Double) -> String { String(format: "%.4f", x) }
+
+    static func line(_ r: Row) -> String {
+        "\(r.collection.padding(toLength: 14, withPad: " ", startingAt: 0)) \(r.tokenizer.padding(toLength: 30, withPad: " ", startingAt: 0)) "
+            + "nDCG@10 \(f3(r.ndcgAt10))  MAP \(f3(r.map))  R@100 \(f3(r.recallAt100))  MRR@10 \(f3(r.mrrAt10))  "
+            + "P@10 \(f3(r.precisionAt10))  q=\(r.queries)  \(Int(r.documentsPerSecond)) docs/s  \(Int(r.queriesPerSecond)) q/s"
+    }
+
+    /// ICU dictionary words (the tokenizer's `.words` mode) against the gold segmentation; characters no
+    /// token covers (punctuation) count as one-character words, as the gold standard has them.
+    static func scoreSegmentation(_ folder: URL) throws -> Segmentation {
+        let gold = try String(contentsOf: folder.appendingPathComponent("pku_test_gold.utf8"), encoding: .utf8)
+        let vocabulary = Set(try String(contentsOf: folder.appendingPathComponent("pku_training_words.utf8"), encoding: .utf8)
+            .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) })
+        let tokenizer = try ICUTokenizer()
+        var score = SegmentationScore()
+        var sentences = 0
+        for line in gold.split(whereSeparator: \.isNewline) {
+            let goldWords = line.split(whereSeparator: { $0 == " " || $0 == "\u{3000}" }).map(String.init)
+            guard !goldWords.isEmpty else { continue }
+            let sentence = goldWords.joined()
+            score.add(predicted: try predictedWords(sentence, tokenizer), gold: goldWords, vocabulary: vocabulary)
+            sentences += 1
+        }
+        return Segmentation(sentences: sentences, precision: score.precision, recall: score.recall, f1: score.f1, oovRecall: score.oovRecall)
+    }
+
+    static func predictedWords(_ sentence: String, _ tokenizer: ICUTokenizer) throws -> [String] {
+        let bytes = Array(sentence.utf8)
+        var words: [String] = []
+        var position = 0
+        func uncovered(until end: Int) {
+            guard position < end else { return }
+            for character in String(decoding: bytes[position..<end], as: UTF8.self) where !character.isWhitespace {
+                words.append(String(character))
+            }
+        }
+        try tokenizer.tokenize(Data(sentence.utf8), mode: .words) { token in
+            guard !token.isColocated, token.start >= position, token.end <= bytes.count else { return }
+            uncovered(until: token.start)
+            words.append(String(decoding: bytes[token.start..<token.end], as: UTF8.self))
+            position = token.end
+        }
+        uncovered(until: bytes.count)
+        return words
+    }
+
+    static func render(_ report: Report) -> String {
+        var text = "Measured \(report.date) on \(report.machine.summaryLine). Datasets: `\(report.datasets)`.\n\n"
+        text += "| collection | tokenizer | queries | nDCG@10 | MAP | Recall@100 | MRR@10 | P@10 | index docs/s | index MB/s | queries/s |\n"
+        text += "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n"
+        for r in report.rows {
+            text += "| \(r.collection) | `\(r.tokenizer)` | \(r.queries) | \(f3(r.ndcgAt10)) | \(f3(r.map)) | \(f3(r.recallAt100)) | "
+                + "\(f3(r.mrrAt10)) | \(f3(r.precisionAt10)) | \(Int(r.documentsPerSecond)) | \(String(format: "%.1f", r.megabytesPerSecond)) | "
+                + "\(Int(r.queriesPerSecond)) |\n"
+        }
+        if let s = report.segmentation {
+            text += "\nICU word segmentation on sighan2005-pku (\(s.sentences) sentences): precision \(f3(s.precision)), "
+                + "recall \(f3(s.recall)), F1 \(f3(s.f1)), OOV recall \(f3(s.oovRecall)).\n"
+        }
+        if !report.skipped.isEmpty { text += "\nNot found, skipped: \(report.skipped.joined(separator: ", ")).\n" }
+        return text
+    }
+}

@@ -1,0 +1,427 @@
+import Foundation
+import Sift
+import SiftEvaluation
+
+/// How `CorpusIndexer` reads its sources.
+public struct IndexOptions: Sendable {
+    /// Forces one format for every source; nil detects it per source (`SourceFormat.detect`).
+    public var format: SourceFormat?
+    /// The fields of record files.
+    public var fields: FieldNames
+    /// Extensions read as plain text in folders, besides txt, md, html and htm (without dots).
+    public var extraExtensions: [String]
+    /// Stop at the first bad input instead of reporting and skipping it.
+    public var strict: Bool
+    /// Documents per transaction: each committed batch survives an interruption or a later error.
+    public var batchSize: Int
+    /// Larger files in a folder are skipped, which is what bounds memory: a file is read whole.
+    public var maxFileSize: Int
+
+    /// Detected formats, default fields, batches of 1,000, files up to 64 MiB.
+    public init(format: SourceFormat? = nil, fields: FieldNames = FieldNames(), extraExtensions: [String] = [],
+                strict: Bool = false, batchSize: Int = 1000, maxFileSize: Int = 1 << 26) {
+        self.format = format
+        self.fields = fields
+        self.extraExtensions = extraExtensions
+        self.strict = strict
+        self.batchSize = max(1, batchSize)
+        self.maxFileSize = maxFileSize
+    }
+}
+
+/// Where indexing is, for a progress display.
+public struct IndexProgress: Sendable, Hashable {
+    /// Files read (a record file counts once, when finished).
+    public var files: Int
+    /// Documents read, written or found unchanged.
+    public var documents: Int
+    /// Input bytes consumed.
+    public var bytes: Int
+    /// All input bytes, when known (worked out only when progress is observed).
+    public var totalBytes: Int?
+    /// Seconds since indexing started.
+    public var elapsed: Double
+}
+
+/// What an indexing run did.
+public struct IndexReport: Sendable, Hashable {
+    /// Documents added or replaced.
+    public var written = 0
+    /// Folder files skipped because their size and modification time had not changed.
+    public var unchanged = 0
+    /// Documents removed because their file is gone (folders) or their record is (record files).
+    public var removed = 0
+    /// Bad lines, records or files reported and skipped.
+    public var skipped = 0
+    /// Files read.
+    public var files = 0
+    /// Input bytes read.
+    public var bytes = 0
+    /// Wall-clock seconds.
+    public var seconds = 0.0
+    /// Whether `shouldStop` ended the run early (every batch read until then is committed).
+    public var interrupted = false
+
+    /// The documented exit status of `sift index`: 0 all indexed, 1 something was skipped, 130 interrupted.
+    public var exitStatus: Int32 { interrupted ? 130 : skipped > 0 ? 1 : 0 }
+}
+
+/// Indexes folders and record files into a corpus, streaming: at most one batch of documents (and
+/// one file or record) is in memory whatever the input's size.
+///
+/// Re-indexing a folder reads only files whose size or modification time changed and removes the
+/// documents of files that are gone. Re-indexing a record file replaces its documents by key and
+/// removes those whose records are gone. A document's key is unique across the corpus: the same
+/// key from another source replaces it.
+public final class CorpusIndexer {
+    /// The corpus written to.
+    public let corpus: CorpusDatabase
+    /// How sources are read.
+    public let options: IndexOptions
+    /// Receives each skipped input as `path:line: problem`.
+    public var onProblem: ((String) -> Void)?
+    /// Receives progress after every document; set it only to display progress (it costs a pre-scan for totals).
+    public var onProgress: ((IndexProgress) -> Void)?
+    /// Polled before each document; returning true commits what was read and ends the run (Ctrl-C).
+    public var shouldStop: (() -> Bool)?
+
+    private var report = IndexReport()
+    private var pending: [StoredDocument] = []
+    private var pendingIndex: [String: Int] = [:]
+    private var run = 0
+    private var documents = 0
+    private var totalBytes: Int?
+    private var baseBytes = 0
+    private var start = Date()
+
+    /// An indexer for `corpus`.
+    public init(corpus: CorpusDatabase, options: IndexOptions = IndexOptions()) {
+        self.corpus = corpus
+        self.options = options
+    }
+
+    private struct Stop: Error {}
+
+    /// Indexes `sources` in order. Throws `SiftToolError` for a missing or unrecognised source and,
+    /// with `strict`, for the first bad input; batches committed before an error stay committed.
+    public func index(_ sources: [URL]) throws -> IndexReport {
+        report = IndexReport()
+        start = Date()
+        let resolved = try sources.map { url in (url.standardizedFileURL, try options.format ?? SourceFormat.detect(url)) }
+        if onProgress != nil { totalBytes = resolved.reduce(0) { $0 + inputSize($1.0, $1.1) } }
+        run = try corpus.beginRun()
+        do {
+            for (url, format) in resolved {
+                switch format {
+                case .folder: try indexFolder(url)
+                case .jsonl: try indexJSONLines(url, origin: url)
+                case .beir: try indexJSONLines(url.appendingPathComponent("corpus.jsonl"), origin: url)
+                case .csv: try indexDelimited(url, separator: ",", quoting: true)
+                case .tsv: try indexDelimited(url, separator: "\t", quoting: false)
+                }
+            }
+            try flush()
+        } catch is Stop {
+            try flush()
+            report.interrupted = true
+        } catch {
+            // What was read before the error is good input: keep it, as Ctrl-C would.
+            try? flush()
+            throw error
+        }
+        report.seconds = Date().timeIntervalSince(start)
+        return report
+    }
+
+    // MARK: - Batches
+
+    private func add(_ document: StoredDocument) throws {
+        if shouldStop?() == true { throw Stop() }
+        var document = document
+        document.run = run
+        if let existing = pendingIndex[document.key] {
+            pending[existing] = document
+        } else {
+            pendingIndex[document.key] = pending.count
+            pending.append(document)
+        }
+        documents += 1
+        if pending.count >= options.batchSize { try flush() }
+    }
+
+    private func flush() throws {
+        guard !pending.isEmpty else { return }
+        let batch = pending
+        try corpus.translatingErrors {
+            let database = corpus.database
+            try database.run(transaction: {
+                // Deleting first, rather than INSERT OR REPLACE, makes the index drop the old text explicitly.
+                try database.delete(fromTable: CorpusDatabase.documentsTable,
+                                    where: StoredDocument.Properties.key.in(batch.map(\.key)))
+                try database.insert(objects: batch, intoTable: CorpusDatabase.documentsTable)
+            })
+        }
+        report.written += batch.count
+        pending.removeAll(keepingCapacity: true)
+        pendingIndex.removeAll(keepingCapacity: true)
+    }
+
+    private func skip(_ error: InputError) throws {
+        if options.strict { throw SiftToolError.badInput(error) }
+        report.skipped += 1
+        onProblem?(error.description)
+    }
+
+    private var policy: MalformedLinePolicy {
+        // The reader's callback cannot throw, so strict mode lets the reader throw and translates below.
+        options.strict ? .strict : .skip { [weak self] error in
+            self?.report.skipped += 1
+            self?.onProblem?(error.description)
+        }
+    }
+
+    private func progress(bytes: Int) {
+        guard let onProgress else { return }
+        onProgress(IndexProgress(files: report.files, documents: documents, bytes: baseBytes + bytes,
+                                 totalBytes: totalBytes, elapsed: Date().timeIntervalSince(start)))
+    }
+
+    /// Runs a reader, turning the strict-mode `InputError` into the tool's error.
+    private func reading(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as InputError {
+            throw SiftToolError.badInput(error)
+        }
+    }
+
+    // MARK: - Folders
+
+    private static let textExtensions: Set<String> = ["txt", "md", "markdown", "html", "htm"]
+
+    private func isCandidate(_ url: URL) -> Bool {
+        let ext = url.pathExtension.lowercased()
+        return Self.textExtensions.contains(ext) || options.extraExtensions.contains { $0.lowercased() == ext }
+    }
+
+    private static let fileKeys: [URLResourceKey] = [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey]
+
+    /// The folder's candidate files with their size and modification time, lazily.
+    private func files(in folder: URL) -> AnySequence<(url: URL, size: Int, mtime: Double)> {
+        let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: Self.fileKeys,
+                                                        options: [.skipsHiddenFiles])
+        return AnySequence(AnyIterator {
+            while let url = enumerator?.nextObject() as? URL {
+                guard self.isCandidate(url), let values = try? url.resourceValues(forKeys: Set(Self.fileKeys)),
+                      values.isRegularFile == true else { continue }
+                return (url, values.fileSize ?? 0, values.contentModificationDate?.timeIntervalSince1970 ?? 0)
+            }
+            return nil
+        })
+    }
+
+    private func indexFolder(_ folder: URL) throws {
+        let origin = folder.path
+        // Size and mtime of what is indexed from this folder; whatever is left after the walk is gone.
+        var known: [String: (size: Int, mtime: Double)] = [:]
+        try corpus.translatingErrors {
+            let rows = try corpus.database.getRows(sql: "SELECT source, size, mtime FROM documents WHERE origin = ?", values: [origin])
+            for row in rows { known[row[0].stringValue] = (Int(row[1].int64Value), row[2].doubleValue) }
+        }
+        let prefix = origin.hasSuffix("/") ? origin : origin + "/"
+        var bytes = 0
+        for file in files(in: folder) {
+            let path = file.url.standardizedFileURL.path
+            let previous = known.removeValue(forKey: path)
+            report.files += 1
+            bytes += file.size
+            defer { progress(bytes: bytes) }
+            if let previous, previous.size == file.size, previous.mtime == file.mtime {
+                report.unchanged += 1
+                documents += 1
+                continue
+            }
+            let key = path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : file.url.lastPathComponent
+            guard let document = try readFile(file.url, path: path, key: key, origin: origin, size: file.size, mtime: file.mtime) else {
+                continue
+            }
+            report.bytes += file.size
+            try add(document)
+        }
+        baseBytes += bytes
+        try flush()
+        try remove(sources: Array(known.keys))
+    }
+
+    /// Reads one file of a folder; nil (after reporting it) when it cannot be used.
+    private func readFile(_ url: URL, path: String, key: String, origin: String, size: Int, mtime: Double) throws -> StoredDocument? {
+        guard size <= options.maxFileSize else {
+            try skip(InputError(.malformedRecord("file larger than \(options.maxFileSize) bytes; not indexed"), line: 1, path: path))
+            return nil
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            if options.strict { throw SiftToolError.unreadable(path, detail: error.localizedDescription) }
+            report.skipped += 1
+            onProblem?("\(path): cannot read: \(error.localizedDescription)")
+            return nil
+        }
+        let text: String
+        switch TextExtraction.decodeUTF8(data) {
+        case .success(let decoded): text = decoded
+        case .failure(let line):
+            try skip(InputError(.invalidUTF8, line: line.value, path: path))
+            return nil
+        }
+        var title: String?
+        var body = text
+        switch url.pathExtension.lowercased() {
+        case "html", "htm":
+            (title, body) = TextExtraction.html(text)
+        case "md", "markdown":
+            title = TextExtraction.markdownTitle(text)
+        default:
+            break
+        }
+        return StoredDocument(key: key, title: title ?? url.lastPathComponent, body: body, origin: origin, source: path,
+                              size: size, mtime: mtime)
+    }
+
+    /// Removes the documents of `sources` (files that are gone), a batch per transaction.
+    private func remove(sources: [String]) throws {
+        for start in stride(from: 0, to: sources.count, by: options.batchSize) {
+            let chunk = Array(sources[start..<min(start + options.batchSize, sources.count)])
+            try corpus.translatingErrors {
+                try corpus.database.delete(fromTable: CorpusDatabase.documentsTable, where: StoredDocument.Properties.source.in(chunk))
+            }
+            report.removed += chunk.count
+        }
+    }
+
+    /// Removes the documents of a fully read record file that this run did not write: their records are gone.
+    private func removeStale(source: String) throws {
+        try flush()
+        let stale = StoredDocument.Properties.source == source && StoredDocument.Properties.run < run
+        try corpus.translatingErrors {
+            let count = try corpus.database.getValue(on: Column.all.count(), fromTable: CorpusDatabase.documentsTable, where: stale)
+            guard count.int64Value > 0 else { return }
+            try corpus.database.delete(fromTable: CorpusDatabase.documentsTable, where: stale)
+            report.removed += Int(count.int64Value)
+        }
+    }
+
+    // MARK: - Record files
+
+    private func indexJSONLines(_ url: URL, origin: URL) throws {
+        let path = url.path
+        guard FileManager.default.fileExists(atPath: path) else { throw SiftToolError.missingFile(path) }
+        let fields = options.fields
+        let lines = try LineReader(url: url, policy: policy)
+        var bytes = 0
+        try reading {
+            while let (number, text) = try lines.nextLine() {
+                bytes += text.utf8.count + 1
+                defer { progress(bytes: bytes) }
+                if text.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
+                let parsed: Any
+                do {
+                    parsed = try JSONSerialization.jsonObject(with: Data(text.utf8))
+                } catch {
+                    try skip(InputError(.malformedJSON(Self.explain(error)), line: number, path: path))
+                    continue
+                }
+                guard let object = parsed as? [String: Any] else {
+                    try skip(InputError(.malformedJSON("not a JSON object"), line: number, path: path))
+                    continue
+                }
+                let idField = fields.idField(among: object.keys)
+                guard let id = Self.identifier(object[idField]) else {
+                    try skip(InputError(.missingField(idField), line: number, path: path))
+                    continue
+                }
+                guard let body = object[fields.text] as? String else {
+                    try skip(InputError(.missingField(fields.text), line: number, path: path))
+                    continue
+                }
+                let title = object[fields.title] as? String ?? ""
+                var extra = object
+                for used in [idField, fields.title, fields.text] { extra[used] = nil }
+                try add(StoredDocument(key: id, title: title, body: body, origin: origin.path, source: path,
+                                       fields: Self.json(extra), size: body.utf8.count))
+            }
+        }
+        report.files += 1
+        report.bytes += bytes
+        baseBytes += bytes
+        try removeStale(source: path)
+    }
+
+    private func indexDelimited(_ url: URL, separator: Unicode.Scalar, quoting: Bool) throws {
+        let path = url.path
+        let reader = try DelimitedReader(url: url, separator: separator, quoting: quoting, policy: policy)
+        try reading {
+            guard let (_, header) = try reader.next() else { return }
+            let fields = options.fields
+            let idField = fields.idField(among: header)
+            guard let idColumn = header.firstIndex(of: idField) else {
+                throw SiftToolError.missingColumn(file: path, column: idField, available: header)
+            }
+            guard let textColumn = header.firstIndex(of: fields.text) else {
+                throw SiftToolError.missingColumn(file: path, column: fields.text, available: header)
+            }
+            let titleColumn = header.firstIndex(of: fields.title)
+            while let (number, row) = try reader.next() {
+                defer { progress(bytes: reader.bytesRead) }
+                guard row.count == header.count else {
+                    try reader.reject(InputError(.malformedRecord("expected \(header.count) fields as in the header, found \(row.count)"),
+                                                 line: number, path: path))
+                    continue
+                }
+                guard !row[idColumn].isEmpty else {
+                    try reader.reject(InputError(.missingField(idField), line: number, path: path))
+                    continue
+                }
+                var extra: [String: Any] = [:]
+                for (column, name) in header.enumerated() where ![idColumn, textColumn, titleColumn].contains(column) {
+                    extra[name] = row[column]
+                }
+                try add(StoredDocument(key: row[idColumn], title: titleColumn.map { row[$0] } ?? "", body: row[textColumn],
+                                       origin: path, source: path, fields: Self.json(extra), size: row[textColumn].utf8.count))
+            }
+        }
+        report.files += 1
+        report.bytes += reader.bytesRead
+        baseBytes += reader.bytesRead
+        try removeStale(source: path)
+    }
+
+    private static func identifier(_ value: Any?) -> String? {
+        if let string = value as? String { return string.isEmpty ? nil : string }
+        if let number = value as? Int { return String(number) }
+        return nil
+    }
+
+    private static func json(_ fields: [String: Any]) -> String {
+        guard !fields.isEmpty,
+              let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            return "{}"
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private static func explain(_ error: Error) -> String {
+        let nsError = error as NSError
+        return nsError.userInfo[NSDebugDescriptionErrorKey] as? String ?? nsError.localizedDescription
+    }
+
+    private func inputSize(_ url: URL, _ format: SourceFormat) -> Int {
+        func size(_ url: URL) -> Int { (try? url.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0 }
+        switch format {
+        case .folder: return files(in: url).reduce(0) { $0 + $1.size }
+        case .beir: return size(url.appendingPathComponent("corpus.jsonl"))
+        case .jsonl, .csv, .tsv: return size(url)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Sift
+
+/// A condition on a stored field, `name=value`: `title`, `key`, `source` and `origin` are columns;
+/// any other name is a field kept from the source (a JSON Lines field or a CSV column).
+public struct FieldFilter: Sendable, Hashable {
+    /// The field's name.
+    public var field: String
+    /// The value it must equal.
+    public var value: String
+
+    /// A filter on `field`.
+    public init(field: String, value: String) {
+        self.field = field
+        self.value = value
+    }
+
+    /// Parses `name=value` (the value may contain `=`).
+    public init(parsing text: String) throws {
+        guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+            throw SiftToolError.invalidArgument("--where expects field=value, got \"\(text)\"")
+        }
+        self.init(field: String(text[..<equals]), value: String(text[text.index(after: equals)...]))
+    }
+
+    static let columns: Set<String> = ["title", "key", "source", "origin"]
+
+    var condition: Condition {
+        if Self.columns.contains(field) { return Column(named: field) == value }
+        // Quoting the key keeps names with dots or spaces from being read as a JSON path.
+        let path = "$.\"" + field.replacingOccurrences(of: "\"", with: "") + "\""
+        let extracted = SQLExpression(function: "json_extract", [Column(named: "fields"), path])
+        // JSON numbers come back from json_extract as numbers, which never equal the text "1989".
+        if let number = Int(value) { return extracted == value || extracted == number }
+        if let number = Double(value) { return extracted == value || extracted == number }
+        return extracted == value
+    }
+}
+
+/// How `CorpusDatabase.search` runs and presents a query.
+public struct CorpusSearchOptions: Sendable {
+    /// How the words combine.
+    public var mode: SearchQuery.Mode
+    /// At most this many hits.
+    public var limit: Int
+    /// Hits to skip, for paging.
+    public var offset: Int
+    /// Conditions every hit must meet.
+    public var filters: [FieldFilter]
+    /// Put around each matched word in the title and the snippet.
+    public var markers: (open: String, close: String)
+    /// bm25 weight of the title relative to the body: a word in a short title says more about the document.
+    public var titleWeight: Double
+    /// Tokens per snippet.
+    public var snippetTokens: Int
+
+    /// Ten hits, all terms, matches marked with `[` and `]`, titles weighted 2.
+    public init(mode: SearchQuery.Mode = .allTerms, limit: Int = 10, offset: Int = 0, filters: [FieldFilter] = [],
+                markers: (open: String, close: String) = ("[", "]"), titleWeight: Double = 2, snippetTokens: Int = 24) {
+        self.mode = mode
+        self.limit = limit
+        self.offset = offset
+        self.filters = filters
+        self.markers = markers
+        self.titleWeight = titleWeight
+        self.snippetTokens = snippetTokens
+    }
+}
+
+/// One search hit, with the field names `sift search --json` prints.
+public struct CorpusHit: Sendable, Hashable {
+    /// The document's rowid in the corpus.
+    public var id: Int
+    /// The document's key (source id or relative path).
+    public var key: String
+    /// The title, matched words marked.
+    public var title: String
+    /// bm25 relevance; larger is better, comparable only within one query.
+    public var score: Double
+    /// A fragment of the body around the matched words, marked.
+    public var snippet: String
+    /// The file the document came from.
+    public var source: String
+    /// The source's other fields, as a JSON object text.
+    public var fields: String
+}
+
+/// A page of hits.
+public struct CorpusSearchResults: Sendable, Hashable {
+    /// The hits, best first.
+    public var hits: [CorpusHit]
+    /// All hits, not only this page.
+    public var totalCount: Int
+}
+
+extension CorpusDatabase {
+    /// Searches the corpus with user text (never an FTS5 syntax error), tokenized like the documents.
+    public func search(_ text: String, options: CorpusSearchOptions = CorpusSearchOptions()) throws -> CorpusSearchResults {
+        try translatingErrors {
+            var condition: Condition?
+            for filter in options.filters { condition = condition.map { $0 && filter.condition } ?? filter.condition }
+            var searchOptions = SearchOptions(limit: options.limit, offset: options.offset, weights: ["title": options.titleWeight],
+                                              highlight: ["title"], snippet: ["body"], markers: options.markers)
+            searchOptions.snippetTokens = options.snippetTokens
+            let results: SearchResults<DocumentSummary> = try database.search(
+                SearchQuery(text, mode: options.mode), in: Self.indexTable, where: condition, options: searchOptions)
+            let hits = results.hits.map { hit in
+                CorpusHit(id: Int(hit.rowid), key: hit.object.key, title: hit.highlights["title"] ?? hit.object.title,
+                          score: hit.score, snippet: hit.snippets["body"] ?? "", source: hit.object.source,
+                          fields: hit.object.fields)
+            }
+            return CorpusSearchResults(hits: hits, totalCount: results.totalCount ?? hits.count)
+        }
+    }
+
+    /// The keys of the best `limit` documents for `text` and their scores, without snippets or
+    /// totals: what a ranking evaluation needs, at the least cost per query.
+    public func rankedKeys(_ text: String, mode: SearchQuery.Mode = .anyTerm, limit: Int = 1000,
+                           titleWeight: Double = 1) throws -> [(key: String, score: Double)] {
+        try translatingErrors {
+            let results: SearchResults<DocumentKey> = try database.search(
+                SearchQuery(text, mode: mode), in: Self.indexTable,
+                options: SearchOptions(limit: limit, weights: titleWeight == 1 ? [:] : ["title": titleWeight], countTotal: false))
+            return results.hits.map { ($0.object.key, $0.score) }
+        }
+    }
+}

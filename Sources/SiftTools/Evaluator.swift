@@ -1,0 +1,81 @@
+import Foundation
+import Sift
+import SiftEvaluation
+
+/// What evaluating Sift on a test collection produced: the scores, the run they came from and the
+/// cost of indexing and searching.
+public struct EvaluationOutcome: Sendable {
+    /// The collection's folder name.
+    public var collection: String
+    /// The tokenizer the corpus was indexed with.
+    public var tokenizer: String
+    /// nDCG@10, MAP, Recall@100, MRR@10, P@10 per query and on average.
+    public var report: EvaluationReport
+    /// The ranking of every query, with BEIR `_id`s as document IDs.
+    public var run: Run
+    /// Documents indexed.
+    public var documents: Int
+    /// Bytes of `corpus.jsonl` read.
+    public var corpusBytes: Int
+    /// Seconds to index the corpus, including the final index merge.
+    public var indexingSeconds: Double
+    /// Queries run (all of queries.jsonl, judged or not).
+    public var queries: Int
+    /// Seconds to run them.
+    public var querySeconds: Double
+
+    /// Indexing throughput.
+    public var documentsPerSecond: Double { indexingSeconds > 0 ? Double(documents) / indexingSeconds : 0 }
+    /// Indexing throughput in MB (10^6 bytes) of corpus file per second.
+    public var megabytesPerSecond: Double { indexingSeconds > 0 ? Double(corpusBytes) / 1e6 / indexingSeconds : 0 }
+    /// Query throughput, one query at a time.
+    public var queriesPerSecond: Double { querySeconds > 0 ? Double(queries) / querySeconds : 0 }
+}
+
+/// Relevance evaluation on a BEIR-layout collection, as `sift eval` and the relevance benchmark run it.
+public enum Evaluator {
+    /// Indexes the collection's corpus (title and text) into a new corpus database, runs every query
+    /// with `SearchQuery(text, mode: .anyTerm)` keeping the top `depth`, and scores the run against
+    /// `qrels.tsv`. Bad corpus lines are errors: a silently shortened corpus would skew every number.
+    ///
+    /// - Parameters:
+    ///   - databasePath: where to keep the corpus; nil uses a temporary file, deleted afterwards.
+    ///     An existing file is an error, so timings are always those of a fresh index.
+    ///   - titleWeight: bm25 weight of titles relative to bodies (1 treats them alike, as BEIR baselines do).
+    ///   - onProgress: indexing progress, for a progress display.
+    public static func run(collection: URL, tokenizer: String = CorpusDatabase.defaultTokenizer,
+                           databasePath: String? = nil, depth: Int = TRECRunFile.defaultDepth, titleWeight: Double = 1,
+                           onProgress: ((IndexProgress) -> Void)? = nil) throws -> EvaluationOutcome {
+        let testCollection = TestCollection(folder: collection)
+        try testCollection.validate()
+        let queries = try testCollection.loadQueries()
+        let qrels = try testCollection.loadQrels()
+
+        let path = databasePath ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("sift-eval-\(UUID().uuidString).db").path
+        if FileManager.default.fileExists(atPath: path) {
+            throw SiftToolError.invalidArgument("\(path) already exists; evaluation indexes into a new database")
+        }
+        let corpus = try CorpusDatabase.openOrCreate(at: path, tokenizer: tokenizer)
+        defer { if databasePath == nil { try? corpus.database.removeFiles() } }
+
+        let indexer = CorpusIndexer(corpus: corpus, options: IndexOptions(format: .beir, strict: true))
+        indexer.onProgress = onProgress
+        let indexStart = Date()
+        let indexed = try indexer.index([collection])
+        try corpus.optimize()
+        let indexingSeconds = Date().timeIntervalSince(indexStart)
+
+        var run = Run(tag: "sift-" + tokenizer.split(whereSeparator: \.isWhitespace).joined(separator: "-"))
+        let queryStart = Date()
+        for query in queries {
+            let ranked = try corpus.rankedKeys(query.text, mode: .anyTerm, limit: depth, titleWeight: titleWeight)
+            run.results[query.id] = ranked.map { ScoredDocument(id: $0.key, score: $0.score) }
+        }
+        let querySeconds = Date().timeIntervalSince(queryStart)
+
+        return EvaluationOutcome(collection: testCollection.name, tokenizer: tokenizer, report: EvaluationReport(run: run, qrels: qrels),
+                                 run: run, documents: indexed.written, corpusBytes: indexed.bytes, indexingSeconds: indexingSeconds,
+                                 queries: queries.count, querySeconds: querySeconds)
+    }
+}

@@ -1,2 +1,0 @@
-// Corpus indexing and evaluation; filled in by the CLI work.
-enum SiftToolsPlaceholder {}

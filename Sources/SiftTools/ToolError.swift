@@ -1,0 +1,71 @@
+import Foundation
+import Sift
+import SiftEvaluation
+
+/// The errors the tools report to people: each names the file concerned and says what to do,
+/// because the usual cause is a wrong path or flag rather than a bug.
+public enum SiftToolError: Error, Sendable, CustomStringConvertible {
+    /// A source or database file that does not exist.
+    case missingFile(String)
+    /// A file that is not an SQLite database at all.
+    case notADatabase(String)
+    /// An SQLite database that Sift did not create (or whose corpus tables are gone).
+    case notACorpus(String, detail: String)
+    /// Another process holds the database's write lock for longer than the busy timeout.
+    case locked(String)
+    /// `--tokenizer` differs from the one the corpus was built with; mixing them would make the index inconsistent.
+    case tokenizerMismatch(path: String, existing: String, requested: String)
+    /// A tokenizer that SQLite does not know, or bad tokenizer arguments.
+    case unknownTokenizer(String, detail: String)
+    /// A source whose format cannot be told from its name.
+    case unknownFormat(String)
+    /// A record file lacking a field the options name (for CSV/TSV, a header column).
+    case missingColumn(file: String, column: String, available: [String])
+    /// A bad option value.
+    case invalidArgument(String)
+    /// The first bad input in `--strict` mode.
+    case badInput(InputError)
+    /// A file that exists but cannot be read.
+    case unreadable(String, detail: String)
+
+    /// One line for standard error.
+    public var description: String {
+        switch self {
+        case .missingFile(let path):
+            return "\(path): no such file or directory"
+        case .notADatabase(let path):
+            return "\(path) is not a database (expected a Sift corpus created by `sift index`)"
+        case .notACorpus(let path, let detail):
+            return "\(path) is an SQLite database but not a Sift corpus (\(detail)); create one with `sift index <source> --db <new file>`"
+        case .locked(let path):
+            return "\(path) is locked by another process (is another `sift index` running?); try again when it has finished"
+        case .tokenizerMismatch(let path, let existing, let requested):
+            return "\(path) was built with tokenizer \"\(existing)\", not \"\(requested)\"; index into a new database to change tokenizers"
+        case .unknownTokenizer(let name, let detail):
+            return "unknown tokenizer \"\(name)\" (\(detail)); try sift_icu, unicode61, \"unicode61 remove_diacritics 2\", porter or trigram"
+        case .unknownFormat(let path):
+            return "cannot tell the format of \(path) from its name; use --format folder|jsonl|csv|tsv|beir"
+        case .missingColumn(let file, let column, let available):
+            return "\(file) has no field \"\(column)\" (it has: \(available.joined(separator: ", "))); choose one with --id-field, --title-field or --text-field"
+        case .invalidArgument(let message):
+            return message
+        case .badInput(let error):
+            return "\(error) (stopped because of --strict)"
+        case .unreadable(let path, let detail):
+            return "\(path): cannot read: \(detail)"
+        }
+    }
+}
+
+extension SiftToolError {
+    /// Turns the database errors people can act on into tool errors about `path`; others pass through.
+    static func translating(_ error: Error, path: String) -> Error {
+        guard let error = error as? SiftError else { return error }
+        switch error.code {
+        case .notADatabase: return SiftToolError.notADatabase(path)
+        case .busy, .locked: return SiftToolError.locked(path)
+        case .cantOpen: return SiftToolError.unreadable(path, detail: error.message)
+        default: return error
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import SiftTools
+
+/// `sift index`: reads folders and record files into a corpus database.
+struct IndexCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "index",
+        abstract: "Index folders, JSON Lines, CSV/TSV files or BEIR folders into a corpus database.",
+        discussion: """
+            Formats (see Corpora/README.md) are detected from each source: a folder holding corpus.jsonl \
+            is BEIR; another folder is read recursively (.txt, .md, .html; more with --extensions); \
+            .jsonl/.ndjson, .csv and .tsv files by extension. Re-indexing a folder reads only files whose \
+            size or modification time changed and removes documents of deleted files; re-indexing a file \
+            replaces its documents. Bad lines, records and files are reported with file:line and skipped \
+            (exit status 1), or stop the run with --strict (exit status 2). Ctrl-C commits the current \
+            batch and exits with status 130.
+            """)
+
+    @Argument(help: ArgumentHelp("Folders or files to index.", valueName: "source"))
+    var sources: [String]
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: ArgumentHelp("Force the format of every source: folder, jsonl, csv, tsv or beir.", valueName: "format"))
+    var format: String?
+
+    @Option(help: "FTS5 tokenizer for a new database, e.g. sift_icu (default) or \"unicode61 remove_diacritics 2\".")
+    var tokenizer: String?
+
+    @Option(name: .customLong("id-field"), help: "Record field holding the document id (default: _id, else id).")
+    var idField: String?
+
+    @Option(name: .customLong("title-field"), help: "Record field holding the title.")
+    var titleField = "title"
+
+    @Option(name: .customLong("text-field"), help: "Record field holding the text.")
+    var textField = "text"
+
+    @Option(help: ArgumentHelp("More file extensions to read as plain text in folders, comma-separated (e.g. rst,org).",
+                               valueName: "list"))
+    var extensions: String?
+
+    @Option(name: .customLong("batch-size"), help: "Documents per transaction.")
+    var batchSize = 1000
+
+    @Flag(help: "Stop at the first bad input instead of skipping it.")
+    var strict = false
+
+    @Flag(name: .shortAndLong, help: "No progress display and no summary.")
+    var quiet = false
+
+    func validate() throws {
+        if let format, SourceFormat(rawValue: format) == nil {
+            throw ValidationError("unknown format \"\(format)\"; use one of \(SourceFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
+    }
+
+    func run() throws {
+        try Terminal.run {
+            let corpus = try CorpusDatabase.openOrCreate(at: database.db, tokenizer: tokenizer)
+            let options = IndexOptions(
+                format: format.flatMap(SourceFormat.init(rawValue:)),
+                fields: FieldNames(id: idField, title: titleField, text: textField),
+                extraExtensions: extensions?.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ". ")) } ?? [],
+                strict: strict, batchSize: batchSize)
+            let indexer = CorpusIndexer(corpus: corpus, options: options)
+            let progress = ProgressLine("indexing", quiet: quiet)
+            let interruption = Interruption()
+            indexer.onProgress = progress.observer
+            indexer.onProblem = { problem in
+                ProgressLine.clear()
+                Terminal.error("sift: skipped \(problem)")
+            }
+            indexer.shouldStop = { interruption.isRaised }
+            let report = try indexer.index(sources.map { URL(fileURLWithPath: $0) })
+            ProgressLine.clear()
+            if !quiet {
+                var line = "indexed \(plural(report.written, "document")) from \(plural(report.files, "file"))"
+                    + String(format: " in %.2f s", report.seconds)
+                if report.unchanged > 0 { line += ", \(report.unchanged) unchanged" }
+                if report.removed > 0 { line += ", \(report.removed) removed" }
+                if report.skipped > 0 { line += ", \(report.skipped) skipped" }
+                if report.interrupted { line += " (interrupted)" }
+                Terminal.error(line + "; \(plural(try corpus.documentCount(), "document")) in \(database.db)")
+            }
+            if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
+        }
+    }
+}

@@ -1,1 +1,0 @@
-print("sift: under construction")

@@ -1,0 +1,130 @@
+import Foundation
+import Sift
+import SiftICU
+import XCTest
+
+/// Runs the `sift` executable end to end: exit statuses, output formats and messages.
+final class CommandTests: ToolTestCase {
+    func testIndexSearchStatsCheckOptimize() throws {
+        try write("notes/tokyo.md", "# Tokyo Tower\n\nA 333-metre tower in Minato, Tokyo.")
+        try write("notes/kyoto.txt", "Kyoto has many temples.")
+        let index = try sift("index", "notes", "--db", "c.db")
+        XCTAssertEqual(index.status, 0, index.stderr)
+        XCTAssertTrue(index.stderr.contains("indexed 2 documents"), index.stderr)
+        XCTAssertFalse(index.stderr.contains("\r"), "no progress display when standard error is not a terminal")
+
+        let search = try sift("search", "tower", "--db", "c.db")
+        XCTAssertEqual(search.status, 0, search.stderr)
+        XCTAssertTrue(search.stdout.contains("1. [Tokyo] [Tower]") == false && search.stdout.contains("[Tower]"), search.stdout)
+
+        let json = try sift("search", "tower", "--db", "c.db", "--json")
+        let line = try XCTUnwrap(json.stdout.split(separator: "\n").first)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        XCTAssertEqual(Set(object.keys), ["id", "key", "title", "score", "snippet", "source", "fields"])
+        XCTAssertEqual(object["key"] as? String, "tokyo.md")
+        XCTAssertEqual(object["title"] as? String, "Tokyo [Tower]")
+        XCTAssertTrue((object["source"] as? String)?.hasSuffix("notes/tokyo.md") == true)
+
+        let stats = try sift("stats", "--db", "c.db")
+        XCTAssertEqual(stats.status, 0, stats.stderr)
+        XCTAssertTrue(stats.stdout.contains("documents  2"), stats.stdout)
+        XCTAssertTrue(stats.stdout.contains("tokenizer  sift_icu"), stats.stdout)
+
+        let check = try sift("check", "--db", "c.db")
+        XCTAssertEqual(check.status, 0, check.stdout)
+        XCTAssertTrue(check.stdout.hasPrefix("ok: 2 documents"), check.stdout)
+        XCTAssertEqual(try sift("optimize", "--db", "c.db").status, 0)
+
+        // Damage the index behind Sift's back: check must notice and fail.
+        let raw = Database(withPath: path("c.db"))
+        raw.registerICUTokenizer()
+        try raw.exec(sql: "DELETE FROM documents_fts_docsize")
+        raw.close()
+        let broken = try sift("check", "--db", "c.db")
+        XCTAssertEqual(broken.status, 1)
+        XCTAssertTrue(broken.stdout.contains("problem:"), broken.stdout)
+    }
+
+    func testSearchOptionsAndWhere() throws {
+        try write("docs.jsonl", """
+            {"_id": "d1", "title": "Tokyo Tower", "text": "A 333-metre tower in Minato.", "lang": "en", "year": 1958}
+            {"_id": "d2", "title": "東京タワー", "text": "東京都港区にある電波塔。東京タワーは1958年に完成した。", "lang": "ja", "year": 1958}
+            {"_id": "d3", "title": "Tokyo Skytree", "text": "The tallest tower in Japan.", "lang": "en", "year": 2012}
+            """)
+        XCTAssertEqual(try sift("index", "docs.jsonl", "--db", "c.db", "--quiet").status, 0)
+        func keys(_ arguments: String...) throws -> [String] {
+            let outcome = try sift(["search"] + arguments + ["--db", "c.db", "--json"])
+            XCTAssertEqual(outcome.status, 0, outcome.stderr)
+            return outcome.stdout.split(separator: "\n").compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["key"] as? String
+            }
+        }
+        XCTAssertEqual(Set(try keys("tower")), ["d1", "d3"])
+        XCTAssertEqual(try keys("tower", "--where", "lang=en", "--where", "year=2012"), ["d3"])
+        XCTAssertEqual(try keys("tower", "--where", "title=Tokyo Tower"), ["d1"])
+        XCTAssertEqual(try keys("tallest japan", "--mode", "phrase"), [])
+        XCTAssertEqual(try keys("tallest tower", "--mode", "any").first, "d3")
+        XCTAssertEqual(try keys("sky", "--mode", "prefix"), ["d3"])
+        XCTAssertEqual(try keys("東京", "--where", "year=1958"), ["d2"])
+        XCTAssertEqual(try keys("tower", "--limit", "1", "--offset", "1").count, 1)
+        let bad = try sift("search", "x", "--db", "c.db", "--where", "nonsense")
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("field=value"), bad.stderr)
+    }
+
+    func testBadInputExitStatuses() throws {
+        try write("docs.jsonl", "{\"_id\": \"a\", \"text\": \"alpha\"}\n{oops\n{\"_id\": \"b\", \"text\": \"beta\"}\n")
+        let skipped = try sift("index", "docs.jsonl", "--db", "c.db")
+        XCTAssertEqual(skipped.status, 1, "something was skipped")
+        XCTAssertTrue(skipped.stderr.contains("docs.jsonl:2: malformed JSON"), skipped.stderr)
+        XCTAssertTrue(try sift("search", "beta", "--db", "c.db").stdout.contains("[beta]"))
+
+        let strict = try sift("index", "docs.jsonl", "--db", "strict.db", "--strict")
+        XCTAssertEqual(strict.status, 2)
+        XCTAssertTrue(strict.stderr.contains("docs.jsonl:2:"), strict.stderr)
+        XCTAssertTrue(try sift("search", "alpha", "--db", "strict.db").stdout.contains("[alpha]"), "the line before is kept")
+    }
+
+    func testClearErrors() throws {
+        let missing = try sift("search", "x", "--db", "missing.db")
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.stderr.contains("missing.db: no such file"), missing.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("missing.db")), "searching must not create a database")
+
+        let source = try sift("index", "nowhere", "--db", "c.db")
+        XCTAssertEqual(source.status, 2)
+        XCTAssertTrue(source.stderr.contains("nowhere: no such file"), source.stderr)
+
+        try write("text.db", String(repeating: "not a database ", count: 10))
+        let text = try sift("stats", "--db", "text.db")
+        XCTAssertEqual(text.status, 2)
+        XCTAssertTrue(text.stderr.contains("is not a database"), text.stderr)
+
+        // Someone else's database, in SQLite's default rollback-journal mode.
+        let other = Database(withPath: path("other.db"))
+        other.removeConfig(named: "sift.journalMode")
+        try other.exec(sql: "CREATE TABLE people(name TEXT)")
+        other.close()
+        let foreign = try sift("check", "--db", "other.db")
+        XCTAssertEqual(foreign.status, 2)
+        XCTAssertTrue(foreign.stderr.contains("not a Sift corpus"), foreign.stderr)
+        XCTAssertEqual(try other.getRows(sql: "PRAGMA journal_mode").first?.first?.stringValue, "delete",
+                       "looking at a foreign database must not switch it to WAL")
+
+        let usage = try sift("search", "x", "--db", "c.db", "--mode", "fuzzy")
+        XCTAssertEqual(usage.status, 64)
+    }
+
+    func testDemoAndHelp() throws {
+        let demo = try sift("demo")
+        XCTAssertEqual(demo.status, 0, demo.stderr)
+        for expected in ["[coffee]", "[天安门]", "[東京タワー]", "[김치]", "[São] [Paulo]"] {
+            XCTAssertTrue(demo.stdout.contains(expected), "\(expected) in:\n\(demo.stdout)")
+        }
+        for command in ["demo", "index", "search", "eval", "stats", "check", "optimize"] {
+            let help = try sift(command, "--help")
+            XCTAssertEqual(help.status, 0)
+            XCTAssertTrue(help.stdout.contains("USAGE: sift \(command)"), help.stdout)
+        }
+    }
+}

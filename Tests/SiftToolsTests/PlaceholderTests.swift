@@ -1,2 +1,0 @@
-import XCTest
-final class SiftToolsPlaceholderTests: XCTestCase { func testPlaceholder() {} }

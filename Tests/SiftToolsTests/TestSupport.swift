@@ -1,0 +1,89 @@
+import Foundation
+import XCTest
+import SiftTools
+
+/// A temporary folder per test, removed afterwards, and helpers to write inputs and run `sift`.
+class ToolTestCase: XCTestCase {
+    var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("sift-tools-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// A path inside the test's folder.
+    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    /// Writes `text` (UTF-8) to `name` inside the test's folder, creating subfolders.
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> URL {
+        try write(name, Data(text.utf8))
+    }
+
+    @discardableResult
+    func write(_ name: String, _ data: Data) throws -> URL {
+        let url = folder.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: url)
+        return url
+    }
+
+    /// The repository's `Corpora/sample`.
+    static let sampleCollection = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Corpora/sample")
+
+    struct Outcome {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs the built `sift` executable with `arguments` in the test's folder.
+    func sift(_ arguments: String...) throws -> Outcome {
+        try sift(arguments)
+    }
+
+    /// Runs the built `sift` executable with `arguments` in the test's folder.
+    func sift(_ arguments: [String]) throws -> Outcome {
+        let process = Process()
+        process.executableURL = try Self.executable()
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read before waiting: a full pipe would otherwise block the child forever.
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                       stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// The `sift` binary SwiftPM built next to the test bundle.
+    static func executable() throws -> URL {
+        let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+                          Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+            + Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
+        for directory in candidates {
+            let url = directory.appendingPathComponent("sift")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        throw XCTSkip("the sift executable was not found next to the tests (looked in \(candidates.map(\.path)))")
+    }
+
+    /// A new corpus in the test's folder.
+    func makeCorpus(_ name: String = "corpus.db", tokenizer: String? = nil) throws -> CorpusDatabase {
+        try CorpusDatabase.openOrCreate(at: path(name), tokenizer: tokenizer)
+    }
+
+    /// The keys of the documents matching `query` (all terms), sorted.
+    func keys(_ corpus: CorpusDatabase, _ query: String) throws -> [String] {
+        try corpus.search(query, options: CorpusSearchOptions(limit: 100)).hits.map(\.key).sorted()
+    }
+}
