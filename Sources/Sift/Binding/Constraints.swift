@@ -129,31 +129,40 @@ public protocol TableConstraintBinding: Sendable {
 
 /// `PRIMARY KEY(a, b)` over several columns.
 public struct MultiPrimaryBinding: TableConstraintBinding {
-    let columns: [IndexedColumn]
-    let conflict: Conflict?
+    let columns: ColumnListConstraint
     /// A primary key over `columns`.
     public init(indexesBy columns: IndexConvertible..., onConflict conflict: Conflict? = nil) {
-        self.columns = columns.map { $0.asIndexedColumn() }
-        self.conflict = conflict
+        self.columns = ColumnListConstraint(keyword: "PRIMARY KEY", columns: columns, conflict: conflict)
     }
     /// The constraint's SQL after `CONSTRAINT name`.
-    public var constraintSQL: String {
-        "PRIMARY KEY(" + columns.map(\.sql).joined(separator: ", ") + ")" + (conflict.map { " ON CONFLICT " + $0.rawValue } ?? "")
-    }
+    public var constraintSQL: String { columns.sql }
 }
 
 /// `UNIQUE(a, b)` over several columns.
 public struct MultiUniqueBinding: TableConstraintBinding {
-    let columns: [IndexedColumn]
-    let conflict: Conflict?
+    let columns: ColumnListConstraint
     /// A uniqueness constraint over `columns`.
     public init(indexesBy columns: IndexConvertible..., onConflict conflict: Conflict? = nil) {
+        self.columns = ColumnListConstraint(keyword: "UNIQUE", columns: columns, conflict: conflict)
+    }
+    /// The constraint's SQL after `CONSTRAINT name`.
+    public var constraintSQL: String { columns.sql }
+}
+
+/// `KEYWORD(a, b DESC) ON CONFLICT ...`: the shape primary-key and unique constraints share.
+struct ColumnListConstraint: Sendable {
+    let keyword: String
+    let columns: [IndexedColumn]
+    let conflict: Conflict?
+
+    init(keyword: String, columns: [IndexConvertible], conflict: Conflict?) {
+        self.keyword = keyword
         self.columns = columns.map { $0.asIndexedColumn() }
         self.conflict = conflict
     }
-    /// The constraint's SQL after `CONSTRAINT name`.
-    public var constraintSQL: String {
-        "UNIQUE(" + columns.map(\.sql).joined(separator: ", ") + ")" + (conflict.map { " ON CONFLICT " + $0.rawValue } ?? "")
+
+    var sql: String {
+        keyword + "(" + columns.map(\.sql).joined(separator: ", ") + ")" + (conflict.map { " ON CONFLICT " + $0.rawValue } ?? "")
     }
 }
 
