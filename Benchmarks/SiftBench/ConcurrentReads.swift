@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Sift
 import Synchronization
 
 /// Reader threads doing point selects (decoded into `BenchRecord`) for a fixed time, first alone, then while a
@@ -12,12 +13,15 @@ enum ConcurrentReads {
         var writerBatch = 100
     }
 
-    static func run(_ context: RunContext, configuration: Configuration = Configuration()) throws {
+    /// `sift`: the same threads share one Sift `Database` (its pool: one writer, WAL readers) and read with
+    /// `getObject`, write with `insert(objects:)`, instead of a raw connection each.
+    static func run(_ context: RunContext, configuration: Configuration = Configuration(), sift: Bool = false) throws {
         try context.fixtures.copyItemsDatabase(to: context.databasePath)
+        let database = sift ? Database(withPath: context.databasePath) : nil
         let alone = try phase(path: context.databasePath, rowCount: context.rowCount,
-                              configuration: configuration, writer: false)
+                              configuration: configuration, writer: false, database: database)
         let contended = try phase(path: context.databasePath, rowCount: context.rowCount,
-                                  configuration: configuration, writer: true)
+                                  configuration: configuration, writer: true, database: database)
         let readers = configuration.readers
         context.record("reads/s, \(readers) readers, no writer", alone.readsPerSecond,
                        unit: "reads/s", higherIsBetter: true)
@@ -43,17 +47,25 @@ enum ConcurrentReads {
         }
     }
 
-    private static func phase(path: String, rowCount: Int, configuration: Configuration,
-                              writer: Bool) throws -> (readsPerSecond: Double, writesPerSecond: Double) {
+    private static func phase(path: String, rowCount: Int, configuration: Configuration, writer: Bool,
+                              database: Database?) throws -> (readsPerSecond: Double, writesPerSecond: Double) {
         let shared = Shared()
         let threads = configuration.readers + (writer ? 1 : 0)
         for index in 0..<configuration.readers {
-            Thread { reader(path: path, rowCount: rowCount, seed: UInt64(index), shared: shared) }.start()
+            if let database {
+                Thread { siftReader(database, rowCount: rowCount, seed: UInt64(index), shared: shared) }.start()
+            } else {
+                Thread { reader(path: path, rowCount: rowCount, seed: UInt64(index), shared: shared) }.start()
+            }
         }
         if writer {
             let batch = configuration.writerBatch
-            Thread { Self.writer(path: path, firstID: Int64(rowCount) * 10, batch: batch, shared: shared) }
-                .start()
+            let firstID = Int64(rowCount) * 10 + (database == nil ? 0 : Int64(rowCount) * 10)
+            if let database {
+                Thread { siftWriter(database, firstID: firstID, batch: batch, shared: shared) }.start()
+            } else {
+                Thread { Self.writer(path: path, firstID: firstID, batch: batch, shared: shared) }.start()
+            }
         }
         for _ in 0..<threads { shared.ready.wait() }   // connections open, statements prepared
         let start = ContinuousClock.now
@@ -136,6 +148,52 @@ enum ConcurrentReads {
                         try insert.run()
                     }
                 }
+                writes += batch
+            }
+        } catch {
+            shared.fail(error)
+        }
+        shared.writes.add(writes, ordering: .relaxed)
+    }
+
+    private static func siftReader(_ database: Database, rowCount: Int, seed: UInt64, shared: Shared) {
+        defer { shared.done.signal() }
+        shared.ready.signal()
+        shared.go.wait()
+        var rng = SeededGenerator(seed: 0xAEAD_0000 &+ seed)
+        var reads = 0
+        var checksum = 0.0
+        do {
+            while !shared.stop.load(ordering: .relaxed) {
+                let id = Int64(1 + rng.below(rowCount))
+                guard let item: Item = try database.getObject(fromTable: "items", where: Item.Properties.id == id) else {
+                    throw BenchError.checkFailed("point select found no row")
+                }
+                checksum += item.score
+                reads += 1
+            }
+        } catch {
+            shared.fail(error)
+        }
+        if checksum.isNaN { shared.fail(BenchError.checkFailed("NaN score")) }
+        shared.reads.add(reads, ordering: .relaxed)
+    }
+
+    private static func siftWriter(_ database: Database, firstID: Int64, batch: Int, shared: Shared) {
+        defer { shared.done.signal() }
+        shared.ready.signal()
+        shared.go.wait()
+        var id = firstID
+        var writes = 0
+        do {
+            while !shared.stop.load(ordering: .relaxed) {
+                let items = (0..<batch).map { _ -> Item in
+                    id += 1
+                    return Item(BenchRecord(id: id, number: id & 0xFFFF, score: 0.5, name: "written while reading",
+                                            note: "a row inserted by the concurrent writer",
+                                            created: Date(timeIntervalSince1970: 1_700_000_000)))
+                }
+                try database.insert(objects: items, intoTable: "items")
                 writes += batch
             }
         } catch {

@@ -29,7 +29,7 @@ enum Workloads {
     static func all() -> [Workload] {
         [ormInsert, ormFetch, ftsInsert, search]
             + TokenizerUnderTest.all.map(tokenizerThroughput)
-            + [concurrentReads, memory, queryBuild]
+            + [concurrentReads, concurrentReadsSift, memory, queryBuild]
     }
 
     /// Issue 4: building an FTS5 query from user text (tokenizing with the index's tokenizer, quoting) must
@@ -181,6 +181,12 @@ enum Workloads {
     static let concurrentReads = Workload.report(
         "concurrent-reads", "Point selects by 2 reader threads for 1.5 s, without and with a writer thread") {
         try ConcurrentReads.run($0)
+    }
+
+    /// The same through one Sift `Database` shared by all threads (its pool of WAL readers and one writer).
+    static let concurrentReadsSift = Workload.report(
+        "concurrent-reads-sift", "Sift: getObject point selects by 2 reader threads for 1.5 s, without and with a writer") {
+        try ConcurrentReads.run($0, sift: true)
     }
 
     /// Peak memory during the measured region of each fts-insert variant that has a body: the process's peak
