@@ -48,6 +48,7 @@ enum RelevanceCommand {
         let rows: [Row]
         let skipped: [String]
         let segmentation: Segmentation?
+        let substrings: [SubstringRecall.Result]
     }
 
     static func run(_ arguments: ArraySlice<String>) throws -> Int32 {
@@ -104,8 +105,20 @@ enum RelevanceCommand {
                 print("skipped sighan2005-pku: not found")
             }
         }
+        var substrings: [SubstringRecall.Result] = []
+        for name in ["cmrc2018-dev", "jsquad-valid"] where (only?.contains(name) ?? true) && !skipped.contains(name) {
+            substrings.append(try SubstringRecall.collection(root.appendingPathComponent(name, isDirectory: true), name: name))
+        }
+        if (only?.contains("sighan2005-pku") ?? true) && segmentation != nil {
+            substrings.append(try SubstringRecall.pkuWords(pku))
+        }
+        for result in substrings {
+            print("substring recall \(result.source): \(result.found)/\(result.probes) (\(f3(result.recall))), "
+                + "false matches \(result.falseMatches)")
+        }
         let report = Report(date: ISO8601DateFormatter().string(from: Date()), machine: .current(),
-                            datasets: root.standardizedFileURL.path, rows: rows, skipped: skipped, segmentation: segmentation)
+                            datasets: root.standardizedFileURL.path, rows: rows, skipped: skipped, segmentation: segmentation,
+                            substrings: substrings)
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -181,6 +194,13 @@ enum RelevanceCommand {
         if let s = report.segmentation {
             text += "\nICU word segmentation on sighan2005-pku (\(s.sentences) sentences): precision \(f3(s.precision)), "
                 + "recall \(f3(s.recall)), F1 \(f3(s.f1)), OOV recall \(f3(s.oovRecall)).\n"
+        }
+        if !report.substrings.isEmpty {
+            text += "\nPhrase search of CJK strings in a `sift_icu` index (source document found / probes; hits not containing the string):\n\n"
+            text += "| probes from | probes | found | recall | false matches |\n|---|--:|--:|--:|--:|\n"
+            for r in report.substrings {
+                text += "| \(r.source) | \(r.probes) | \(r.found) | \(f3(r.recall)) | \(r.falseMatches) |\n"
+            }
         }
         if !report.skipped.isEmpty { text += "\nNot found, skipped: \(report.skipped.joined(separator: ", ")).\n" }
         return text

@@ -47,6 +47,9 @@ public final class Handle: @unchecked Sendable {
         }
         raw = db
         sqlite3_extended_result_codes(db, 1)
+        // Wait (until the configs set the real timeout) rather than fail when another connection is busy,
+        // e.g. recovering the WAL while several threads open connections at once.
+        sqlite3_busy_timeout(db, 10_000)
         // SQLite opens lazily: read the schema now so a file that is not a database fails here, typed.
         do {
             try execute("SELECT count(*) FROM sqlite_master")
