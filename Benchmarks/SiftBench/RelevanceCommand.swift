@@ -115,6 +115,7 @@ enum RelevanceCommand {
         for result in substrings {
             print("substring recall \(result.source): \(result.found)/\(result.probes) (\(f3(result.recall))), "
                 + "false matches \(result.falseMatches)")
+            for example in result.examples { print("    false match: \(example)") }
         }
         let report = Report(date: ISO8601DateFormatter().string(from: Date()), machine: .current(),
                             datasets: root.standardizedFileURL.path, rows: rows, skipped: skipped, segmentation: segmentation,

@@ -13,6 +13,8 @@ enum SubstringRecall {
         let probes: Int
         let found: Int
         let falseMatches: Int
+        /// A few false matches, probe and hit, to show what they are.
+        let examples: [String]
         var recall: Double { probes == 0 ? 0 : Double(found) / Double(probes) }
     }
 
@@ -43,9 +45,10 @@ enum SubstringRecall {
         }
     }
 
-    /// Han, kana and Hangul, the scripts whose substrings are probed.
+    /// Han, kana and Hangul letters, the text whose substrings are probed (not their punctuation, such as
+    /// the katakana middle dot, which no tokenizer indexes).
     static func isCJK(_ c: Character) -> Bool {
-        guard let scalar = c.unicodeScalars.first, c.unicodeScalars.count == 1 else { return false }
+        guard c.isLetter, let scalar = c.unicodeScalars.first, c.unicodeScalars.count == 1 else { return false }
         switch scalar.value {
         case 0x3040...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xAC00...0xD7AF, 0xF900...0xFAFF: return true
         default: return false
@@ -62,13 +65,19 @@ enum SubstringRecall {
         try database.create(virtualTable: "passages_fts", of: PassageIndex.self, syncedWith: "passages")
         try database.insert(objects: passages, intoTable: "passages")
         var found = 0, falseMatches = 0
+        var examples: [String] = []
         let options = SearchOptions(limit: 100_000, countTotal: false)
         for (probe, source) in probes {
             let hits = try database.search(SearchQuery(probe, mode: .phrase), in: "passages_fts", of: Passage.self, options: options).hits
             if hits.contains(where: { $0.object.id == source }) { found += 1 }
-            falseMatches += hits.filter { !$0.object.title.contains(probe) && !$0.object.text.contains(probe) }.count
+            let wrong = hits.filter { !$0.object.title.contains(probe) && !$0.object.text.contains(probe) }
+            falseMatches += wrong.count
+            if let first = wrong.first, examples.count < 5 {
+                let text = first.object.title + " / " + first.object.text
+                examples.append("\(probe) -> \(text.prefix(60))")
+            }
         }
-        return Result(source: name, probes: probes.count, found: found, falseMatches: falseMatches)
+        return Result(source: name, probes: probes.count, found: found, falseMatches: falseMatches, examples: examples)
     }
 
     /// Random CJK substrings of 2-6 characters from a BEIR collection's documents.
