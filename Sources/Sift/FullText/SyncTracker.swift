@@ -185,7 +185,12 @@ final class SyncTracker {
         bulkRowids.removeAll()
         guard var low = rowids.first else { return }
         var high = low
-        let sql = targets[target].index.insertRangeSQL
+        let index = targets[target].index
+        let sql = index.insertRangeSQL
+        // A larger pending-terms buffer for the one pass means fewer, larger segments to write and merge.
+        let previousHashSize = try index.hashSize(on: handle)
+        try index.setHashSize(SyncedIndex.bulkHashSize, on: handle)
+        defer { try? index.setHashSize(previousHashSize, on: handle) }
         func flushRange() throws {
             try handle.withStatement(sql) { stmt in
                 sqlite3_bind_int64(stmt, 1, low)

@@ -62,6 +62,22 @@ struct SyncedIndex: Sendable {
         ["_ai", "_ad", "_au"].map { "DROP TRIGGER IF EXISTS " + SQLBuilder.quote("sift_" + index + $0) }
     }
 
+    /// FTS5's default pending-terms buffer, and the one the bulk path uses.
+    static let defaultHashSize: Int64 = 1_048_576
+    static let bulkHashSize: Int64 = 64 * 1_048_576
+
+    /// The index's `hashsize` setting (FTS5's default when never set).
+    func hashSize(on handle: Handle) throws -> Int64 {
+        try handle.withStatement("SELECT v FROM \(SQLBuilder.quote(index + "_config")) WHERE k = 'hashsize'") { stmt in
+            try handle.step(stmt) ? sqlite3_column_int64(stmt, 0) : SyncedIndex.defaultHashSize
+        }
+    }
+
+    func setHashSize(_ size: Int64, on handle: Handle) throws {
+        let q = SQLBuilder.quote(index)
+        try handle.execute("INSERT INTO \(q)(\(q), rank) VALUES('hashsize', ?)", [FundamentalValue(size)])
+    }
+
     static func load(on handle: Handle) throws -> [SyncedIndex] {
         guard try Database.schemaType(of: metadataTable, on: handle) == "table" else { return [] }
         return try handle.withStatement("SELECT index_table, content_table, content_rowid, columns, mode FROM sift_fts_sync") { stmt in
