@@ -56,20 +56,10 @@ final class RowDecoder<Key: CodingTableKey>: Decoder {
         return resultColumn[ordinal]
     }
 
-    /// The keyed container of the previous row: every row asks for the same key type, and building the
-    /// container (a boxed generic) per row cost more than reading the row's columns.
-    private var cachedBox: AnyObject?
-    private var cachedKeyType: ObjectIdentifier?
+    private var containers = ContainerCache()
 
     func container<K: CodingKey>(keyedBy type: K.Type) throws -> KeyedDecodingContainer<K> {
-        if cachedKeyType == ObjectIdentifier(K.self), let box = cachedBox {
-            // Same key type as the box was made for: an unchecked downcast avoids a dynamic cast per row.
-            return unsafeDowncast(box, to: ContainerBox<KeyedDecodingContainer<K>>.self).container
-        }
-        let container = KeyedDecodingContainer(RowDecodingContainer<K, Key>(decoder: self))
-        cachedBox = ContainerBox(container)
-        cachedKeyType = ObjectIdentifier(K.self)
-        return container
+        containers.container(for: K.self) { KeyedDecodingContainer(RowDecodingContainer<K, Key>(decoder: self)) }
     }
 
     func unkeyedContainer() throws -> UnkeyedDecodingContainer {

@@ -43,19 +43,10 @@ final class RowEncoder<Key: CodingTableKey>: Encoder {
         }
     }
 
-    /// Reused across rows for the same reason as `RowDecoder`'s: building it per row dominated encoding.
-    private var cachedBox: AnyObject?
-    private var cachedKeyType: ObjectIdentifier?
+    private var containers = ContainerCache()
 
     func container<K: CodingKey>(keyedBy type: K.Type) -> KeyedEncodingContainer<K> {
-        if cachedKeyType == ObjectIdentifier(K.self), let box = cachedBox {
-            // Same key type as the box was made for: an unchecked downcast avoids a dynamic cast per row.
-            return unsafeDowncast(box, to: ContainerBox<KeyedEncodingContainer<K>>.self).container
-        }
-        let container = KeyedEncodingContainer(RowEncodingContainer<K, Key>(encoder: self))
-        cachedBox = ContainerBox(container)
-        cachedKeyType = ObjectIdentifier(K.self)
-        return container
+        containers.container(for: K.self) { KeyedEncodingContainer(RowEncodingContainer<K, Key>(encoder: self)) }
     }
 
     func unkeyedContainer() -> UnkeyedEncodingContainer {
@@ -186,6 +177,24 @@ struct NoEncoder: Encoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> { KeyedEncodingContainer(NoKeyedContainer<Key>()) }
     func unkeyedContainer() -> UnkeyedEncodingContainer { NoUnkeyedContainer() }
     func singleValueContainer() -> SingleValueEncodingContainer { NoSingleValueContainer() }
+}
+
+/// The keyed container of the previous row. Every row of a statement asks for the same key type, and
+/// building the container (a boxed generic, with its runtime metadata) per row cost more than the row's columns.
+struct ContainerCache {
+    private var box: AnyObject?
+    private var keyType: ObjectIdentifier?
+
+    mutating func container<K, Container>(for key: K.Type, _ make: () -> Container) -> Container {
+        if keyType == ObjectIdentifier(K.self), let box {
+            // Made for this key type: an unchecked downcast avoids a dynamic cast per row.
+            return unsafeDowncast(box, to: ContainerBox<Container>.self).container
+        }
+        let container = make()
+        box = ContainerBox(container)
+        keyType = ObjectIdentifier(K.self)
+        return container
+    }
 }
 
 /// Holds a coding container between rows.
