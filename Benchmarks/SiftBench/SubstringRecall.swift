@@ -2,10 +2,11 @@ import Foundation
 import Sift
 import SiftEvaluation
 import SiftICU
+import SiftTools
 
-/// Issue 5's exactness checks through Sift's own search API: random CJK substrings (2-6 characters) of a
-/// collection's documents, and words of the SIGHAN PKU gold segmentation, searched as phrases in a `sift_icu`
-/// index. Recall: the source document is among the hits. False matches: a hit that does not contain the
+/// Issue 5's exactness checks through Sift's own search path: random CJK substrings (2-6 characters) of a
+/// collection's documents, and words of the SIGHAN PKU gold segmentation, searched as phrases in a corpus
+/// database indexed with `sift_icu`. Recall: the source document is among the hits. False matches: a hit that does not contain the
 /// string contiguously.
 enum SubstringRecall {
     struct Result: Codable {
@@ -18,31 +19,12 @@ enum SubstringRecall {
         var recall: Double { probes == 0 ? 0 : Double(found) / Double(probes) }
     }
 
-    final class Passage: TableCodable {
-        var id: Int = 0
-        var title: String = ""
-        var text: String = ""
-        enum CodingKeys: String, CodingTableKey {
-            typealias Root = Passage
-            static let objectRelationalMapping = TableBinding(CodingKeys.self)
-            case id, title, text
-            static var columnConstraintBindings: [CodingKeys: ColumnConstraintBinding]? { [id: ColumnConstraintBinding(isPrimary: true)] }
-        }
-        init() {}
+    /// One probed text: what the phrase must be found in.
+    struct Passage {
+        let id: Int
+        let title: String
+        let text: String
         init(_ id: Int, _ title: String, _ text: String) { self.id = id; self.title = title; self.text = text }
-    }
-
-    final class PassageIndex: TableCodable {
-        var title: String = ""
-        var text: String = ""
-        enum CodingKeys: String, CodingTableKey {
-            typealias Root = PassageIndex
-            static let objectRelationalMapping = TableBinding(CodingKeys.self)
-            case title, text
-            static var virtualTableBinding: VirtualTableBinding? {
-                VirtualTableBinding(with: .fts5, and: ModuleArgument(withTokenize: "sift_icu"))
-            }
-        }
     }
 
     /// Han, kana and Hangul letters, the text whose substrings are probed (not their punctuation, such as
@@ -55,26 +37,25 @@ enum SubstringRecall {
         }
     }
 
-    /// Indexes `passages` in a temporary database and runs `probes` (string, index of its source passage).
+    /// Indexes `passages` in a temporary corpus database (what `sift index` builds) and runs `probes` (string,
+    /// id of its source passage) as `sift search --mode phrase` does.
     static func measure(_ name: String, passages: [Passage], probes: [(String, Int)]) throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sift-substrings-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let database = Database(withPath: directory.appendingPathComponent("p.db").path)
-        database.registerICUTokenizer()
-        try database.create(table: "passages", of: Passage.self)
-        try database.create(virtualTable: "passages_fts", of: PassageIndex.self, syncedWith: "passages")
-        try database.insert(objects: passages, intoTable: "passages")
+        let corpus = try CorpusDatabase.openOrCreate(at: directory.appendingPathComponent("p.db").path)
+        try corpus.database.insert(objects: passages.map {
+            StoredDocument(key: String($0.id), title: $0.title, body: $0.text, origin: name, source: name, size: $0.text.utf8.count)
+        }, intoTable: CorpusDatabase.documentsTable)
         var found = 0, falseMatches = 0
         var examples: [String] = []
-        let options = SearchOptions(limit: 100_000, countTotal: false)
         for (probe, source) in probes {
-            let hits = try database.search(SearchQuery(probe, mode: .phrase), in: "passages_fts", of: Passage.self, options: options).hits
-            if hits.contains(where: { $0.object.id == source }) { found += 1 }
-            let wrong = hits.filter { !$0.object.title.contains(probe) && !$0.object.text.contains(probe) }
+            let keys = try corpus.rankedKeys(probe, mode: .phrase, limit: 100_000).map(\.key)
+            if keys.contains(String(source)) { found += 1 }
+            let wrong = keys.compactMap { Int($0) }.map { passages[$0 - 1] }
+                .filter { !$0.title.contains(probe) && !$0.text.contains(probe) }
             falseMatches += wrong.count
             if let first = wrong.first, examples.count < 5 {
-                let text = first.object.title + " / " + first.object.text
-                examples.append("\(probe) -> \(text.prefix(60))")
+                examples.append("\(probe) -> \((first.title + " / " + first.text).prefix(60))")
             }
         }
         return Result(source: name, probes: probes.count, found: found, falseMatches: falseMatches, examples: examples)

@@ -13,7 +13,8 @@ public final class CorpusDatabase: Sendable {
     /// writer's batch, short enough that a stuck lock is reported rather than hung on.
     public static let defaultBusyTimeout: Double = 10
 
-    static let documentsTable = "documents"
+    /// The content table every corpus database keeps its documents in.
+    public static let documentsTable = "documents"
     static let indexTable = "documents_fts"
     static let metaTable = "sift_meta"
     static let formatName = "sift-corpus 1"

@@ -1,7 +1,8 @@
 import CSQLite
 
 /// A plain SQLite connection outside Sift, standing in for another process in tests.
-final class RawConnection {
+/// SQLite opens connections in serialized mode by default, so handing one to another thread is safe.
+final class RawConnection: @unchecked Sendable {
     let db: OpaquePointer
     init(path: String) throws {
         var db: OpaquePointer?

@@ -114,6 +114,21 @@ final class BadFileTests: SiftTestCase {
         }
     }
 
+    func testOpeningWaitsForAnotherConnectionsLock() throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // A rollback-journal database exclusively locked by another connection: even reading the schema waits.
+        let other = try RawConnection(path: path())
+        try other.exec("CREATE TABLE t(x); BEGIN EXCLUSIVE; INSERT INTO t VALUES (1)")
+        let release = spawn {
+            Thread.sleep(forTimeInterval: 0.3)
+            try? other.exec("COMMIT")
+        }
+        let database = makeDatabase()
+        XCTAssertEqual(try database.getRows(sql: "SELECT count(*) FROM t")[row: 0, column: 0].int64Value, 1,
+                       "the first connection waited for the lock instead of failing with SQLITE_BUSY")
+        release.wait()
+    }
+
     func testLockedDatabaseIsBusyErrorAfterTimeout() throws {
         let database = makeDatabase()
         try database.exec(sql: "CREATE TABLE t(x)")
