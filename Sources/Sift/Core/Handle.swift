@@ -133,9 +133,6 @@ public final class Handle: @unchecked Sendable {
         try prepareRaw(sql, persistent: true)
     }
 
-    /// Drops every idle cached statement, e.g. after the schema changed shape.
-    func clearStatementCache() { evictIdleStatements() }
-
     private func prepareRaw(_ sql: String, persistent: Bool) throws -> OpaquePointer {
         var stmt: OpaquePointer?
         let flags: UInt32 = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0

@@ -57,6 +57,10 @@ final class ExpressionTests: XCTestCase {
         check(id < 5 || id > 10, "(identifier < 5) OR (identifier > 10)")
         check((id + 1) * 2, "(identifier + 1) * 2")
         check(id == nil as Int?, "identifier = NULL")
+        check(d.concat("!"), "description || '!'")
+        check(id.isNot(1), "identifier IS NOT 1")
+        check(id.is(nil as Int?), "identifier IS NULL")
+        check(d.notLike("a%"), "description NOT LIKE 'a%'")
         XCTAssertEqual(id.asOrder(by: .descending).description, "identifier DESC")
         XCTAssertEqual(P.all.map(\.description), ["identifier", "description"])
     }

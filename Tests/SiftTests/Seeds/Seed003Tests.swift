@@ -173,6 +173,15 @@ final class ChainCallTests: SiftTestCase {
         try update.execute(with: ["ten+"])
         XCTAssertEqual(try database.getColumn(on: Sample.Properties.description, fromTable: "sampleTable",
                                               where: Sample.Properties.identifier >= 10).map(\.stringValue), ["ten+", "ten+"])
+        let replace = try database.prepareInsertOrReplace(of: Sample.self, intoTable: "sampleTable")
+        let replacement = Sample()
+        replacement.identifier = 11
+        replacement.description = "replaced"
+        try replace.execute(with: replacement)
+        let values = try database.prepareRowSelect(on: Sample.Properties.description, fromTable: "sampleTable")
+            .where(Sample.Properties.identifier == 11)
+        XCTAssertEqual(try values.nextValue()?.stringValue, "replaced")
+        XCTAssertNil(try values.nextValue())
         try database.prepareDelete(fromTable: "sampleTable").where(Sample.Properties.description == "odd").execute()
         XCTAssertEqual(try database.getValue(on: Column.all.count(), fromTable: "sampleTable").int64Value, 6)
     }
