@@ -20,9 +20,8 @@ extension Database {
 
     func selectStatement<Key: CodingTableKey>(_ binding: TableBinding<Key>, _ properties: [PropertyConvertible]?, _ table: String,
                                               _ filter: FilterClauses, _ distinct: Bool) -> (StatementSelect, [Int?]) {
-        let columns: [Property] = (properties?.isEmpty == false)
-            ? properties!.map { $0.asProperty() }
-            : binding.columnNames.map { Column(named: $0).asProperty() }
+        let requested = properties?.map { $0.asProperty() } ?? []
+        let columns = requested.isEmpty ? binding.columnNames.map { Column(named: $0).asProperty() } : requested
         let statement = StatementSelect().select(distinct: distinct, columns).from(table)
         statement.filter = filter
         return (statement, columns.map { binding.ordinal(ofColumn: $0.name) })
