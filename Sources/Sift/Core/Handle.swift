@@ -267,6 +267,11 @@ public final class Handle: @unchecked Sendable {
         sqlite3_busy_timeout(raw, Int32(max(0, min(seconds * 1000, Double(Int32.max)))))
     }
 
+    /// The schema cookie: it changes whenever any connection changes the schema, so caches key on it.
+    func schemaVersion() throws -> Int64 {
+        try withStatement("PRAGMA schema_version") { stmt in try step(stmt) ? sqlite3_column_int64(stmt, 0) : 0 }
+    }
+
     /// The rowid of the last row this connection inserted.
     public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(raw) }
 

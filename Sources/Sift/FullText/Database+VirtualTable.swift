@@ -35,11 +35,10 @@ extension Database {
             }
             let rowid = try Database.integerPrimaryKey(of: contentTable, on: handle) ?? "rowid"
             let synced = SyncedIndex(index: name, content: contentTable, rowidColumn: rowid, columns: binding.columnNames, mode: mode)
-            let existed = try Database.schemaType(of: name, on: handle) != nil
-                || (try handle.withStatement("SELECT 1 FROM sqlite_master WHERE name = ?") { stmt in
-                    try handle.bind([FundamentalValue(name)], to: stmt, sql: "")
-                    return try handle.step(stmt)
-                })
+            let existed = try handle.withStatement("SELECT 1 FROM sqlite_master WHERE name = ?") { stmt in
+                try handle.bind([FundamentalValue(name)], to: stmt, sql: "")
+                return try handle.step(stmt)
+            }
             try handle.execute(try Database.createVirtualTable(name, binding, extra: [
                 ModuleArgument(withContentTable: contentTable), ModuleArgument(withContentRowID: rowid),
             ], tokenizer: tokenizer).statementSQL.sql)

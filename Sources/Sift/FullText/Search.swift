@@ -74,13 +74,7 @@ extension Database {
         try read { handle in
             let info = try ftsInfo(index, on: handle)
             let tokenizer = try handle.tokenizer(info.tokenizer)
-            guard let expression = try query.expression(spans: { text in
-                var spans: [Range<Int>] = []
-                try tokenizer.tokenize(text, reason: .query) { token, start, end, colocated in
-                    if Database.isQueryToken(token, colocated, start, end) { spans.append(start..<end) }
-                }
-                return spans
-            }) else {
+            guard let expression = try query.expression(spans: tokenizer.querySpans) else {
                 return SearchResults(hits: [], totalCount: options.countTotal ? 0 : nil, expression: nil)
             }
             for column in query.columns + options.highlight + options.snippet + Array(options.weights.keys)
@@ -102,26 +96,13 @@ extension Database {
     public func expression(for query: SearchQuery, in index: String) throws -> String? {
         try read { handle in
             let tokenizer = try handle.tokenizer(try ftsInfo(index, on: handle).tokenizer)
-            return try query.expression(spans: { text in
-                var spans: [Range<Int>] = []
-                try tokenizer.tokenize(text, reason: .query) { token, start, end, colocated in
-                    if Database.isQueryToken(token, colocated, start, end) { spans.append(start..<end) }
-                }
-                return spans
-            })
+            return try query.expression(spans: tokenizer.querySpans)
         }
     }
 
-    /// Synonyms share their word's span, and sift_icu's "|" run separator stands for punctuation: neither is a term.
-    static func isQueryToken(_ token: UnsafeBufferPointer<UInt8>, _ colocated: Bool, _ start: Int, _ end: Int) -> Bool {
-        !colocated && start < end && !(token.count == 1 && token[0] == UInt8(ascii: "|"))
-    }
 
     func ftsInfo(_ index: String, on handle: Handle) throws -> FTSTableInfo {
-        let version = try handle.withStatement("PRAGMA schema_version") { stmt -> Int64 in
-            _ = try handle.step(stmt)
-            return sqlite3_column_int64(stmt, 0)
-        }
+        let version = try handle.schemaVersion()
         if let cached = pool.ftsInfoCache.withLock({ $0[index] }), cached.version == version { return cached.info }
         let info = try FTSTableInfo.load(index, on: handle)
         pool.ftsInfoCache.withLock { $0[index] = (version, info) }

@@ -53,10 +53,7 @@ final class SyncTracker {
 
     /// Reloads the synced indexes when the schema changed since the last look.
     func refresh(on handle: Handle) throws {
-        let version = try handle.withStatement("PRAGMA schema_version") { stmt -> Int64 in
-            _ = try handle.step(stmt)
-            return sqlite3_column_int64(stmt, 0)
-        }
+        let version = try handle.schemaVersion()
         guard version != schemaVersion else { return }
         let indexes = try SyncedIndex.load(on: handle).filter { $0.mode == .explicit }
         var loaded: [Target] = []

@@ -58,6 +58,16 @@ final class TokenizerInstance {
         }
     }
 
+    /// The byte ranges of the query terms in `text`. Synonyms share their word's span, and sift_icu's "|" run
+    /// separator stands for punctuation: neither is a term.
+    func querySpans(_ text: String) throws -> [Range<Int>] {
+        var spans: [Range<Int>] = []
+        try tokenize(text, reason: .query) { token, start, end, colocated in
+            if !colocated && start < end && !(token.count == 1 && token[0] == UInt8(ascii: "|")) { spans.append(start..<end) }
+        }
+        return spans
+    }
+
     struct Context {
         let body: (UnsafeBufferPointer<UInt8>, Int, Int, Bool) -> Void
     }
