@@ -6,24 +6,50 @@ import Foundation
 /// The key-to-column map is computed once per statement; each property reads its column by the
 /// key's ordinal. Columns a partial select left out are "not present", so optional properties
 /// stay nil and required ones fail with a typed error.
-final class RowDecoder<Key: CodingTableKey>: Decoder {
-    let binding: TableBinding<Key>
+///
+/// Not generic on purpose: the synthesized `init(from:)` reaches the decoder and its containers through
+/// witness tables, unspecialized, and every generic class on that path cost runtime metadata and
+/// witness-table lookups per property.
+final class RowDecoder: Decoder {
     /// Result column per key ordinal; -1 when the statement does not select it.
     let resultColumn: [Int32]
-    let presentKeys: [Key]
+    /// The same, read per property: reading an array stored in a class retains and releases its buffer each time.
+    let columnByTag: UnsafeMutablePointer<Int32>
+    /// The binding's key enum, when its tags are the ordinals (a key is then its column in one load).
+    private let taggedKeyType: Any.Type?
+    /// For keys of other types (rare): ordinal by column name.
+    private let ordinalByName: [String: Int]
+    let presentNames: [String]
+    /// The binding this decoder was made for, so a cursor can tell whether it fits a model.
+    let bindingID: ObjectIdentifier
     var stmt: OpaquePointer?
     var codingPath: [CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     /// A decoder for a statement whose result column `i` holds the key with ordinal `ordinals[i]` (nil: not a property).
-    init(binding: TableBinding<Key>, ordinals: [Int?]) {
-        self.binding = binding
+    init<Key>(binding: TableBinding<Key>, ordinals: [Int?]) {
         var columns = [Int32](repeating: -1, count: binding.keys.count)
         for (column, ordinal) in ordinals.enumerated() {
             if let ordinal, columns[ordinal] < 0 { columns[ordinal] = Int32(column) }
         }
         resultColumn = columns
-        presentKeys = binding.keys.indices.filter { columns[$0] >= 0 }.map { binding.keys[$0] }
+        columnByTag = .allocate(capacity: max(1, columns.count))
+        columnByTag.initialize(from: columns, count: columns.count)
+        taggedKeyType = binding.keysAreTagged(Key.self) ? Key.self : nil
+        ordinalByName = binding.ordinalByName
+        presentNames = binding.keys.indices.filter { columns[$0] >= 0 }.map { binding.columnNames[$0] }
+        bindingID = ObjectIdentifier(binding)
+    }
+
+    deinit { columnByTag.deallocate() }
+
+    /// Whether keys of type `K` are the tagged binding enum.
+    func isTagged<K>(_ type: K.Type) -> Bool { taggedKeyType.map { $0 == K.self } ?? false }
+
+    /// The result column of a key that is not the tagged enum; -1 when not selected.
+    func column(named name: String) -> Int32 {
+        guard let ordinal = ordinalByName[name], ordinal < resultColumn.count else { return -1 }
+        return resultColumn[ordinal]
     }
 
     func decode<Object: TableDecodable>(_ type: Object.Type, from stmt: OpaquePointer) throws -> Object {
@@ -35,6 +61,36 @@ final class RowDecoder<Key: CodingTableKey>: Decoder {
         } catch {
             throw SiftError(code: .mismatch, message: "Cannot decode \(Object.self): \(RowDecoder.explain(error))", operation: .decode)
         }
+    }
+
+    /// Every remaining row of `stmt` as objects. Appending to an `[Object]` from unspecialized generic code
+    /// looked up `Array<Object>`'s metadata for every row; a buffer grown by hand needs only `Object`'s.
+    func decodeRows<Object: TableDecodable>(_ type: Object.Type, from stmt: OpaquePointer,
+                                             step: () throws -> Bool) throws -> [Object] {
+        var capacity = 16
+        var buffer = UnsafeMutablePointer<Object>.allocate(capacity: capacity)
+        var count = 0
+        defer {
+            buffer.deinitialize(count: count)
+            buffer.deallocate()
+        }
+        while try step() {
+            if count == capacity {
+                let grown = UnsafeMutablePointer<Object>.allocate(capacity: capacity * 2)
+                grown.moveInitialize(from: buffer, count: count)
+                buffer.deallocate()
+                buffer = grown
+                capacity *= 2
+            }
+            (buffer + count).initialize(to: try decode(Object.self, from: stmt))
+            count += 1
+        }
+        let objects = [Object](unsafeUninitializedCapacity: count) { destination, initialized in
+            if count > 0, let base = destination.baseAddress { base.moveInitialize(from: buffer, count: count) }
+            initialized = count
+        }
+        count = 0  // moved out
+        return objects
     }
 
     static func explain(_ error: Error) -> String {
@@ -50,16 +106,11 @@ final class RowDecoder<Key: CodingTableKey>: Decoder {
         }
     }
 
-    @inline(__always)
-    func column<K: CodingKey>(for key: K) -> Int32 {
-        guard let ordinal = binding.ordinal(of: key), ordinal < resultColumn.count else { return -1 }
-        return resultColumn[ordinal]
-    }
-
-    private var containers = ContainerCache()
+    // Only the thread decoding this statement touches it; a dynamic exclusivity check per row is pure cost.
+    @exclusivity(unchecked) private var containers = ContainerCache()
 
     func container<K: CodingKey>(keyedBy type: K.Type) throws -> KeyedDecodingContainer<K> {
-        containers.container(for: K.self) { KeyedDecodingContainer(RowDecodingContainer<K, Key>(decoder: self)) }
+        containers.container(for: K.self) { KeyedDecodingContainer(RowDecodingContainer<K>(decoder: self)) }
     }
 
     func unkeyedContainer() throws -> UnkeyedDecodingContainer {
@@ -71,24 +122,26 @@ final class RowDecoder<Key: CodingTableKey>: Decoder {
     }
 }
 
-struct RowDecodingContainer<K: CodingKey, Key: CodingTableKey>: KeyedDecodingContainerProtocol {
-    let decoder: RowDecoder<Key>
-    /// Whether keys are this binding's own enum, whose tag is the column ordinal.
+/// The standard library's box copies the container for every property it decodes, so it holds no counted
+/// reference: the decoder caches this container and outlives it (a strong reference would also be a cycle).
+struct RowDecodingContainer<K: CodingKey>: KeyedDecodingContainerProtocol {
+    unowned(unsafe) let decoder: RowDecoder
+    /// Whether keys are the binding's own enum, whose tag is the column ordinal.
     let byTag: Bool
     var codingPath: [CodingKey] { [] }
     private var stmt: OpaquePointer? { decoder.stmt }
 
-    init(decoder: RowDecoder<Key>) {
+    init(decoder: RowDecoder) {
         self.decoder = decoder
-        byTag = decoder.binding.keysAreTagged(K.self)
+        byTag = decoder.isTagged(K.self)
     }
 
     @inline(__always)
     private func column(_ key: K) -> Int32 {
-        if byTag { return decoder.resultColumn[Int(unsafeBitCast(key, to: UInt8.self))] }
-        return decoder.column(for: key)
+        if byTag { return decoder.columnByTag[Int(unsafeBitCast(key, to: UInt8.self))] }
+        return decoder.column(named: key.stringValue)
     }
-    var allKeys: [K] { decoder.presentKeys.compactMap { K(stringValue: $0.stringValue) } }
+    var allKeys: [K] { decoder.presentNames.compactMap { K(stringValue: $0) } }
 
     func contains(_ key: K) -> Bool { column(key) >= 0 }
 
@@ -98,17 +151,36 @@ struct RowDecodingContainer<K: CodingKey, Key: CodingTableKey>: KeyedDecodingCon
         return sqlite3_column_type(stmt, column) == SQLITE_NULL
     }
 
-    /// The column of `key` in the current row, which must be selected and not NULL.
+    /// The column of `key`, which must be selected.
     @inline(__always)
-    private func present(_ key: K, _ type: Any.Type) throws -> (OpaquePointer, Int32) {
+    private func selected(_ key: K) throws -> (OpaquePointer, Int32) {
         let column = column(key)
         guard column >= 0, let stmt else {
             throw DecodingError.keyNotFound(key, .init(codingPath: [key], debugDescription: "not selected"))
         }
-        if sqlite3_column_type(stmt, column) == SQLITE_NULL {
-            throw DecodingError.valueNotFound(type, .init(codingPath: [key], debugDescription: "NULL"))
-        }
         return (stmt, column)
+    }
+
+    /// The column of `key` in the current row, which must be selected and not NULL.
+    @inline(__always)
+    private func present(_ key: K, _ type: Any.Type) throws -> (OpaquePointer, Int32) {
+        let (stmt, column) = try selected(key)
+        if sqlite3_column_type(stmt, column) == SQLITE_NULL { throw nullValue(key, type) }
+        return (stmt, column)
+    }
+
+    @inline(never)
+    private func nullValue(_ key: K, _ type: Any.Type) -> DecodingError {
+        DecodingError.valueNotFound(type, .init(codingPath: [key], debugDescription: "NULL"))
+    }
+
+    /// An integer column; NULL reads as 0, so only a 0 needs the type check (one SQLite call per value, as raw code makes).
+    @inline(__always)
+    private func integer(_ key: K, _ type: Any.Type) throws -> Int64 {
+        let (stmt, column) = try selected(key)
+        let value = sqlite3_column_int64(stmt, column)
+        if value == 0 && sqlite3_column_type(stmt, column) == SQLITE_NULL { throw nullValue(key, type) }
+        return value
     }
 
     /// The column of `key` when it is selected and not NULL, for `decodeIfPresent` (one lookup, not three).
@@ -121,20 +193,33 @@ struct RowDecodingContainer<K: CodingKey, Key: CodingTableKey>: KeyedDecodingCon
 
     // Concrete, non-generic readers: the synthesized init reaches them through witness tables, so any
     // generic helper here would run unspecialized.
-    func decode(_ type: Bool.Type, forKey key: K) throws -> Bool { let (s, c) = try present(key, type); return sqlite3_column_int64(s, c) != 0 }
-    func decode(_ type: String.Type, forKey key: K) throws -> String { let (s, c) = try present(key, type); return RawStatement.text(s, c) }
-    func decode(_ type: Double.Type, forKey key: K) throws -> Double { let (s, c) = try present(key, type); return sqlite3_column_double(s, c) }
-    func decode(_ type: Float.Type, forKey key: K) throws -> Float { let (s, c) = try present(key, type); return Float(sqlite3_column_double(s, c)) }
-    func decode(_ type: Int.Type, forKey key: K) throws -> Int { let (s, c) = try present(key, type); return Int(truncatingIfNeeded: sqlite3_column_int64(s, c)) }
-    func decode(_ type: Int8.Type, forKey key: K) throws -> Int8 { let (s, c) = try present(key, type); return Int8(truncatingIfNeeded: sqlite3_column_int64(s, c)) }
-    func decode(_ type: Int16.Type, forKey key: K) throws -> Int16 { let (s, c) = try present(key, type); return Int16(truncatingIfNeeded: sqlite3_column_int64(s, c)) }
-    func decode(_ type: Int32.Type, forKey key: K) throws -> Int32 { let (s, c) = try present(key, type); return Int32(truncatingIfNeeded: sqlite3_column_int64(s, c)) }
-    func decode(_ type: Int64.Type, forKey key: K) throws -> Int64 { let (s, c) = try present(key, type); return sqlite3_column_int64(s, c) }
-    func decode(_ type: UInt.Type, forKey key: K) throws -> UInt { let (s, c) = try present(key, type); return UInt(truncatingIfNeeded: sqlite3_column_int64(s, c)) }
-    func decode(_ type: UInt8.Type, forKey key: K) throws -> UInt8 { let (s, c) = try present(key, type); return UInt8(truncatingIfNeeded: sqlite3_column_int64(s, c)) }
-    func decode(_ type: UInt16.Type, forKey key: K) throws -> UInt16 { let (s, c) = try present(key, type); return UInt16(truncatingIfNeeded: sqlite3_column_int64(s, c)) }
-    func decode(_ type: UInt32.Type, forKey key: K) throws -> UInt32 { let (s, c) = try present(key, type); return UInt32(truncatingIfNeeded: sqlite3_column_int64(s, c)) }
-    func decode(_ type: UInt64.Type, forKey key: K) throws -> UInt64 { let (s, c) = try present(key, type); return UInt64(bitPattern: sqlite3_column_int64(s, c)) }
+    func decode(_ type: Bool.Type, forKey key: K) throws -> Bool { try integer(key, type) != 0 }
+    func decode(_ type: String.Type, forKey key: K) throws -> String {
+        let (stmt, column) = try selected(key)
+        // NULL is the only value without text (empty text is a valid pointer).
+        guard let text = sqlite3_column_text(stmt, column) else {
+            if sqlite3_column_type(stmt, column) == SQLITE_NULL { throw nullValue(key, type) }
+            return ""
+        }
+        return RawStatement.string(text, count: sqlite3_column_bytes(stmt, column))
+    }
+    func decode(_ type: Double.Type, forKey key: K) throws -> Double {
+        let (stmt, column) = try selected(key)
+        let value = sqlite3_column_double(stmt, column)
+        if value == 0 && sqlite3_column_type(stmt, column) == SQLITE_NULL { throw nullValue(key, type) }
+        return value
+    }
+    func decode(_ type: Float.Type, forKey key: K) throws -> Float { Float(try decode(Double.self, forKey: key)) }
+    func decode(_ type: Int.Type, forKey key: K) throws -> Int { Int(truncatingIfNeeded: try integer(key, type)) }
+    func decode(_ type: Int8.Type, forKey key: K) throws -> Int8 { Int8(truncatingIfNeeded: try integer(key, type)) }
+    func decode(_ type: Int16.Type, forKey key: K) throws -> Int16 { Int16(truncatingIfNeeded: try integer(key, type)) }
+    func decode(_ type: Int32.Type, forKey key: K) throws -> Int32 { Int32(truncatingIfNeeded: try integer(key, type)) }
+    func decode(_ type: Int64.Type, forKey key: K) throws -> Int64 { try integer(key, type) }
+    func decode(_ type: UInt.Type, forKey key: K) throws -> UInt { UInt(truncatingIfNeeded: try integer(key, type)) }
+    func decode(_ type: UInt8.Type, forKey key: K) throws -> UInt8 { UInt8(truncatingIfNeeded: try integer(key, type)) }
+    func decode(_ type: UInt16.Type, forKey key: K) throws -> UInt16 { UInt16(truncatingIfNeeded: try integer(key, type)) }
+    func decode(_ type: UInt32.Type, forKey key: K) throws -> UInt32 { UInt32(truncatingIfNeeded: try integer(key, type)) }
+    func decode(_ type: UInt64.Type, forKey key: K) throws -> UInt64 { UInt64(bitPattern: try integer(key, type)) }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: K) throws -> Bool? { optional(key).map { sqlite3_column_int64($0.0, $0.1) != 0 } }
     func decodeIfPresent(_ type: String.Type, forKey key: K) throws -> String? { optional(key).map { RawStatement.text($0.0, $0.1) } }
@@ -144,14 +229,24 @@ struct RowDecodingContainer<K: CodingKey, Key: CodingTableKey>: KeyedDecodingCon
     func decodeIfPresent(_ type: Int64.Type, forKey key: K) throws -> Int64? { optional(key).map { sqlite3_column_int64($0.0, $0.1) } }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: K) throws -> T {
-        let (stmt, column) = try present(key, type)
         // Common Foundation types without a dynamic cast to a protocol existential.
         if T.self == Date.self {
+            let (stmt, column) = try present(key, type)
             let seconds = sqlite3_column_type(stmt, column) == SQLITE_FLOAT
                 ? sqlite3_column_double(stmt, column) : Double(sqlite3_column_int64(stmt, column))
             return unsafeBitCast(Date(timeIntervalSince1970: seconds), to: T.self)
         }
-        if T.self == Data.self { return unsafeBitCast(RawStatement.blob(stmt, column), to: T.self) }
+        if T.self == Data.self {
+            let (stmt, column) = try present(key, type)
+            return unsafeBitCast(RawStatement.blob(stmt, column), to: T.self)
+        }
+        return try decodeValue(type, forKey: key)
+    }
+
+    /// Other types: kept out of `decode(_:forKey:)` so the fast paths above need no runtime metadata (`T?`) on entry.
+    @inline(never)
+    private func decodeValue<T: Decodable>(_ type: T.Type, forKey key: K) throws -> T {
+        let (stmt, column) = try present(key, type)
         let value = RawStatement.value(stmt, column)
         if let columnType = T.self as? ColumnDecodable.Type {
             guard let decoded = columnType.init(with: value) as? T else {

@@ -4,49 +4,88 @@ import Foundation
 /// Encodes models straight into a prepared statement's parameters.
 ///
 /// One encoder serves a whole batch: the column-to-parameter map is computed once per statement,
-/// and each property binds by its key's ordinal, with no per-row hashing or dictionaries.
-final class RowEncoder<Key: CodingTableKey>: Encoder {
-    let binding: TableBinding<Key>
+/// and each property binds by its key's ordinal, with no per-row hashing or dictionaries. Not generic,
+/// for the same reason as `RowDecoder`: its containers run unspecialized.
+final class RowEncoder: Encoder {
     /// Parameter index per key ordinal; 0 when the column is not in the statement.
     let parameterIndex: [Int32]
+    /// The same, read per property without retaining an array (see `RowDecoder.columnByTag`).
+    let parameterByTag: UnsafeMutablePointer<Int32>
+    /// The binding's key enum, when its tags are the ordinals.
+    private let taggedKeyType: Any.Type?
+    /// For keys of other types (rare): ordinal by column name.
+    private let ordinalByName: [String: Int]
     var stmt: OpaquePointer?
     var failure: Error?
+    /// Strings bound without a copy (SQLITE_STATIC), kept alive until the next object or `finish()`.
+    @exclusivity(unchecked) var retained: [String] = []
     var codingPath: [CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(binding: TableBinding<Key>, ordinals: [Int], firstParameter: Int32 = 1) {
-        self.binding = binding
+    init<Key>(binding: TableBinding<Key>, ordinals: [Int], firstParameter: Int32 = 1) {
         var index = [Int32](repeating: 0, count: binding.keys.count)
         for (position, ordinal) in ordinals.enumerated() { index[ordinal] = firstParameter + Int32(position) }
         parameterIndex = index
+        parameterByTag = .allocate(capacity: max(1, index.count))
+        parameterByTag.initialize(from: index, count: index.count)
+        taggedKeyType = binding.keysAreTagged(Key.self) ? Key.self : nil
+        ordinalByName = binding.ordinalByName
+    }
+
+    deinit { parameterByTag.deallocate() }
+
+    /// Whether keys of type `K` are the tagged binding enum.
+    func isTagged<K>(_ type: K.Type) -> Bool { taggedKeyType.map { $0 == K.self } ?? false }
+
+    /// The parameter of a key that is not the tagged enum; 0 when not in the statement.
+    func parameter(named name: String) -> Int32 {
+        guard let ordinal = ordinalByName[name], ordinal < parameterIndex.count else { return 0 }
+        return parameterIndex[ordinal]
     }
 
     /// Binds `object`'s properties; properties the model leaves out (nil optionals) are bound NULL.
     func bind<Object: TableEncodable>(_ object: Object, to stmt: OpaquePointer) throws {
         self.stmt = stmt
         failure = nil
+        retained.removeAll(keepingCapacity: true)
         sqlite3_clear_bindings(stmt)
         try object.encode(to: self)
         if let failure { throw failure }
     }
 
-    @inline(__always)
-    func parameter<K: CodingKey>(for key: K) -> Int32 {
-        guard let ordinal = binding.ordinal(of: key), ordinal < parameterIndex.count else { return 0 }
-        return parameterIndex[ordinal]
+    /// Unbinds the strings bound without a copy, so the cached statement keeps no pointer into them.
+    func finish() {
+        if let stmt { sqlite3_clear_bindings(stmt) }
+        retained.removeAll()
+        stmt = nil
     }
 
-    @inline(__always)
-    func check(_ rc: Int32) {
-        if rc != SQLITE_OK && failure == nil {
+    /// Binds `object` in place (never modified), and returns whether it asks for an auto-incremented key.
+    /// `inout` because it is the one way unspecialized code reads a generic value without copying it, and
+    /// copying a model retains and releases each of its strings.
+    func bind<Object: TableEncodable>(inPlace object: inout Object, to stmt: OpaquePointer) throws -> Bool {
+        self.stmt = stmt
+        failure = nil
+        retained.removeAll(keepingCapacity: true)
+        sqlite3_clear_bindings(stmt)
+        try object.encode(to: self)
+        if let failure { throw failure }
+        return object.isAutoIncrement
+    }
+
+    /// Records the first failed bind; the batch throws it after the object.
+    @inline(never)
+    func fail(_ rc: Int32) {
+        if failure == nil {
             failure = SiftError(code: SiftError.Code(rawValue: rc), message: "Cannot bind a value.", operation: .bind)
         }
     }
 
-    private var containers = ContainerCache()
+    // Only the thread encoding this batch touches it; a dynamic exclusivity check per row is pure cost.
+    @exclusivity(unchecked) private var containers = ContainerCache()
 
     func container<K: CodingKey>(keyedBy type: K.Type) -> KeyedEncodingContainer<K> {
-        containers.container(for: K.self) { KeyedEncodingContainer(RowEncodingContainer<K, Key>(encoder: self)) }
+        containers.container(for: K.self) { KeyedEncodingContainer(RowEncodingContainer<K>(encoder: self)) }
     }
 
     func unkeyedContainer() -> UnkeyedEncodingContainer {
@@ -60,60 +99,91 @@ final class RowEncoder<Key: CodingTableKey>: Encoder {
     }
 }
 
-struct RowEncodingContainer<K: CodingKey, Key: CodingTableKey>: KeyedEncodingContainerProtocol {
-    let encoder: RowEncoder<Key>
+/// Holds no counted reference, like `RowDecodingContainer`: the encoder caches it and outlives it.
+struct RowEncodingContainer<K: CodingKey>: KeyedEncodingContainerProtocol {
+    unowned(unsafe) let encoder: RowEncoder
     let byTag: Bool
     var codingPath: [CodingKey] { [] }
 
-    init(encoder: RowEncoder<Key>) {
+    init(encoder: RowEncoder) {
         self.encoder = encoder
-        byTag = encoder.binding.keysAreTagged(K.self)
+        byTag = encoder.isTagged(K.self)
     }
 
     @inline(__always)
     private func parameter(_ key: K) -> Int32 {
-        if byTag { return encoder.parameterIndex[Int(unsafeBitCast(key, to: UInt8.self))] }
-        return encoder.parameter(for: key)
+        if byTag { return encoder.parameterByTag[Int(unsafeBitCast(key, to: UInt8.self))] }
+        return encoder.parameter(named: key.stringValue)
+    }
+
+    /// The statement and parameter of `key`; nil when the key is not in the statement.
+    @inline(__always)
+    private func target(_ key: K) -> (OpaquePointer, Int32)? {
+        let index = parameter(key)
+        guard index > 0, let stmt = encoder.stmt else { return nil }
+        return (stmt, index)
     }
 
     @inline(__always)
-    private func bind(_ key: K, _ body: (OpaquePointer, Int32) -> Int32) {
-        let index = parameter(key)
-        guard index > 0, let stmt = encoder.stmt else { return }
-        encoder.check(body(stmt, index))
+    private func check(_ rc: Int32) {
+        if rc != SQLITE_OK { encoder.fail(rc) }
     }
 
-    mutating func encodeNil(forKey key: K) throws { bind(key) { sqlite3_bind_null($0, $1) } }
-    mutating func encode(_ value: Bool, forKey key: K) throws { bind(key) { sqlite3_bind_int64($0, $1, value ? 1 : 0) } }
-    mutating func encode(_ value: String, forKey key: K) throws { bind(key) { RawStatement.bindText(value, at: $1, in: $0) } }
-    mutating func encode(_ value: Double, forKey key: K) throws { bind(key) { sqlite3_bind_double($0, $1, value) } }
-    mutating func encode(_ value: Float, forKey key: K) throws { bind(key) { sqlite3_bind_double($0, $1, Double(value)) } }
-    mutating func encode(_ value: Int, forKey key: K) throws { bind(key) { sqlite3_bind_int64($0, $1, Int64(value)) } }
-    mutating func encode(_ value: Int8, forKey key: K) throws { bind(key) { sqlite3_bind_int64($0, $1, Int64(value)) } }
-    mutating func encode(_ value: Int16, forKey key: K) throws { bind(key) { sqlite3_bind_int64($0, $1, Int64(value)) } }
-    mutating func encode(_ value: Int32, forKey key: K) throws { bind(key) { sqlite3_bind_int64($0, $1, Int64(value)) } }
-    mutating func encode(_ value: Int64, forKey key: K) throws { bind(key) { sqlite3_bind_int64($0, $1, value) } }
-    mutating func encode(_ value: UInt, forKey key: K) throws {
-        bind(key) { sqlite3_bind_int64($0, $1, Int64(bitPattern: UInt64(value))) }
+    @inline(__always)
+    private func bindInteger(_ value: Int64, _ key: K) {
+        if let (stmt, index) = target(key) { check(sqlite3_bind_int64(stmt, index, value)) }
     }
-    mutating func encode(_ value: UInt8, forKey key: K) throws { bind(key) { sqlite3_bind_int64($0, $1, Int64(value)) } }
-    mutating func encode(_ value: UInt16, forKey key: K) throws { bind(key) { sqlite3_bind_int64($0, $1, Int64(value)) } }
-    mutating func encode(_ value: UInt32, forKey key: K) throws { bind(key) { sqlite3_bind_int64($0, $1, Int64(value)) } }
-    mutating func encode(_ value: UInt64, forKey key: K) throws { bind(key) { sqlite3_bind_int64($0, $1, Int64(bitPattern: value)) } }
+
+    mutating func encodeNil(forKey key: K) throws {
+        if let (stmt, index) = target(key) { check(sqlite3_bind_null(stmt, index)) }
+    }
+    mutating func encode(_ value: String, forKey key: K) throws {
+        guard let (stmt, index) = target(key) else { return }
+        // Text longer than a small (inline) string has stable heap storage: bind it in place and hold a
+        // reference until the row is written, instead of having SQLite copy it.
+        if value.utf8.count > 15, let rc = value.utf8.withContiguousStorageIfAvailable({ buffer in
+            buffer.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(stmt, index, $0.baseAddress, Int32(buffer.count), sift_sqlite_static()) }
+        }) {
+            encoder.retained.append(value)
+            check(rc)
+            return
+        }
+        check(RawStatement.bindText(value, at: index, in: stmt))
+    }
+    mutating func encode(_ value: Double, forKey key: K) throws {
+        if let (stmt, index) = target(key) { check(sqlite3_bind_double(stmt, index, value)) }
+    }
+    mutating func encode(_ value: Float, forKey key: K) throws { try encode(Double(value), forKey: key) }
+    mutating func encode(_ value: Bool, forKey key: K) throws { bindInteger(value ? 1 : 0, key) }
+    mutating func encode(_ value: Int, forKey key: K) throws { bindInteger(Int64(value), key) }
+    mutating func encode(_ value: Int8, forKey key: K) throws { bindInteger(Int64(value), key) }
+    mutating func encode(_ value: Int16, forKey key: K) throws { bindInteger(Int64(value), key) }
+    mutating func encode(_ value: Int32, forKey key: K) throws { bindInteger(Int64(value), key) }
+    mutating func encode(_ value: Int64, forKey key: K) throws { bindInteger(value, key) }
+    mutating func encode(_ value: UInt, forKey key: K) throws { bindInteger(Int64(bitPattern: UInt64(value)), key) }
+    mutating func encode(_ value: UInt8, forKey key: K) throws { bindInteger(Int64(value), key) }
+    mutating func encode(_ value: UInt16, forKey key: K) throws { bindInteger(Int64(value), key) }
+    mutating func encode(_ value: UInt32, forKey key: K) throws { bindInteger(Int64(value), key) }
+    mutating func encode(_ value: UInt64, forKey key: K) throws { bindInteger(Int64(bitPattern: value), key) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: K) throws {
-        let index = parameter(key)
-        guard index > 0, let stmt = encoder.stmt else { return }
+        guard let (stmt, index) = target(key) else { return }
         // Common Foundation types without a dynamic cast to a protocol existential.
         if T.self == Date.self {
             let date = unsafeBitCast(value, to: Date.self)
-            encoder.check(sqlite3_bind_int64(stmt, index, Int64(date.timeIntervalSince1970.rounded(.down))))
+            check(sqlite3_bind_int64(stmt, index, Int64(date.timeIntervalSince1970.rounded(.down))))
             return
         }
         if T.self == Data.self {
-            encoder.check(RawStatement.bindBlob(unsafeBitCast(value, to: Data.self), at: index, in: stmt))
+            check(RawStatement.bindBlob(unsafeBitCast(value, to: Data.self), at: index, in: stmt))
             return
         }
+        try encodeValue(value, forKey: key, at: index, in: stmt)
+    }
+
+    /// Other types, kept out of `encode(_:forKey:)` so its fast paths set up nothing they do not use.
+    @inline(never)
+    private func encodeValue<T: Encodable>(_ value: T, forKey key: K, at index: Int32, in stmt: OpaquePointer) throws {
         let archived: FundamentalValue
         if let column = value as? ColumnEncodable {
             archived = column.archivedValue()
@@ -125,12 +195,12 @@ struct RowEncodingContainer<K: CodingKey, Key: CodingTableKey>: KeyedEncodingCon
                 throw SiftError(code: .mismatch, message: "Cannot encode \(key.stringValue): \(error)", operation: .encode)
             }
         }
-        encoder.check(RawStatement.bind(archived, at: index, in: stmt))
+        check(RawStatement.bind(archived, at: index, in: stmt))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: K) -> KeyedEncodingContainer<NestedKey> {
         encoder.failure = SiftError(code: .misuse, message: "Nested containers are not columns; make \(key.stringValue) ColumnCodable.", operation: .encode)
-        return KeyedEncodingContainer(RowEncodingContainer<NestedKey, Key>(encoder: encoder))
+        return KeyedEncodingContainer(RowEncodingContainer<NestedKey>(encoder: encoder))
     }
     mutating func nestedUnkeyedContainer(forKey key: K) -> UnkeyedEncodingContainer {
         encoder.failure = SiftError(code: .misuse, message: "Nested containers are not columns; make \(key.stringValue) ColumnCodable.", operation: .encode)

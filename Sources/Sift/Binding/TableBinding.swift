@@ -19,7 +19,7 @@ public final class TableBinding<CodingTableKeyType: CodingTableKey>: @unchecked 
     let integerPrimaryKeyOrdinal: Int?
     /// Whether enum tags equal case positions, so a key's ordinal is one memory load.
     private let tagIsOrdinal: Bool
-    private let ordinalByName: [String: Int]
+    let ordinalByName: [String: Int]
 
     /// The binding of `type`'s cases, computed once.
     public init(_ type: CodingTableKeyType.Type) {

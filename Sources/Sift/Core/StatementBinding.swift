@@ -3,7 +3,8 @@ import Foundation
 
 /// Low-level binding and reading on a raw `sqlite3_stmt`, shared by every statement path.
 enum RawStatement {
-    static let transient = sift_sqlite_transient()
+    /// SQLITE_TRANSIENT (SQLite copies the value). A computed property: a stored global pays a lazy-init check per use.
+    static var transient: sqlite3_destructor_type { sift_sqlite_transient() }
 
     @inline(__always)
     static func bind(_ value: FundamentalValue, at index: Int32, in stmt: OpaquePointer) -> Int32 {
@@ -45,9 +46,13 @@ enum RawStatement {
     @inline(__always)
     static func text(_ stmt: OpaquePointer, _ index: Int32) -> String {
         guard let p = sqlite3_column_text(stmt, index) else { return "" }
-        let n = Int(sqlite3_column_bytes(stmt, index))
-        // Invalid UTF-8 written by other programs is repaired, never a crash.
-        return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
+        return string(p, count: sqlite3_column_bytes(stmt, index))
+    }
+
+    /// A column's text; invalid UTF-8 written by other programs is repaired, never a crash.
+    @inline(__always)
+    static func string(_ text: UnsafePointer<UInt8>, count: Int32) -> String {
+        String(decoding: UnsafeBufferPointer(start: text, count: Int(count)), as: UTF8.self)
     }
 
     @inline(__always)

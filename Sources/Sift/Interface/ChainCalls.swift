@@ -10,7 +10,7 @@ public final class Select {
     let statement: StatementSelect
     let properties: [Property]
     private var cursor: PreparedStatement?
-    private var cursorDecoder: AnyObject?
+    private var cursorDecoder: RowDecoder?
     /// Set when the rows ran out; changing a clause starts over.
     private var exhausted = false
 
@@ -40,7 +40,7 @@ public final class Select {
     /// The SQL this select runs, values inline.
     public var description: String { statement.description }
 
-    private func decoder<Object: TableDecodable>(for type: Object.Type) -> RowDecoder<Object.CodingKeys> {
+    private func decoder<Object: TableDecodable>(for type: Object.Type) -> RowDecoder {
         let binding = Object.CodingKeys.objectRelationalMapping
         return RowDecoder(binding: binding, ordinals: properties.map { binding.ordinal(ofColumn: $0.name) })
     }
@@ -59,7 +59,8 @@ public final class Select {
             cursor = try database.prepare(statement)
             cursorDecoder = decoder(for: Object.self)
         }
-        guard let cursor, let decoder = cursorDecoder as? RowDecoder<Object.CodingKeys> else {
+        guard let cursor, let decoder = cursorDecoder,
+              decoder.bindingID == ObjectIdentifier(Object.CodingKeys.objectRelationalMapping) else {
             throw SiftError.misuse("A select reads one model type at a time.", operation: .decode)
         }
         guard try cursor.step() else {

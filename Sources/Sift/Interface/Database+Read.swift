@@ -11,9 +11,7 @@ extension Database {
         return try read { handle in
             try handle.withStatement(rendered.sql) { stmt in
                 try handle.bind(rendered.values, to: stmt, sql: rendered.sql)
-                var objects: [Object] = []
-                while try handle.step(stmt) { objects.append(try decoder.decode(Object.self, from: stmt)) }
-                return objects
+                return try decoder.decodeRows(Object.self, from: stmt) { try handle.step(stmt) }
             }
         }
     }

@@ -29,16 +29,21 @@ extension Database {
             if let bulk { handle.sync?.bulkTargets.insert(bulk) }
             defer { if let bulk { handle.sync?.bulkTargets.remove(bulk) } }
             try handle.withStatement(sql) { stmt in
-                for object in objects {
-                    try encoder.bind(object, to: stmt)
-                    let autoIncrement = object.isAutoIncrement
-                    // Auto-increment: leave the key to SQLite, which uses max(rowid) + 1.
-                    if autoIncrement && primaryKeyParameter > 0 { sqlite3_bind_null(stmt, primaryKeyParameter) }
-                    _ = try handle.step(stmt)
-                    sqlite3_reset(stmt)
-                    if autoIncrement {
-                        var target = object
-                        target.lastInsertedRowID = handle.lastInsertedRowID
+                defer { encoder.finish() }
+                // Objects are bound where they lie (see `bind(inPlace:to:)`); nothing writes through this pointer.
+                try objects.withUnsafeBufferPointer { buffer in
+                    guard let first = buffer.baseAddress else { return }
+                    let objects = UnsafeMutablePointer(mutating: first)
+                    for object in buffer.indices {
+                        let autoIncrement = try encoder.bind(inPlace: &objects[object], to: stmt)
+                        // Auto-increment: leave the key to SQLite, which uses max(rowid) + 1.
+                        if autoIncrement && primaryKeyParameter > 0 { sqlite3_bind_null(stmt, primaryKeyParameter) }
+                        _ = try handle.step(stmt)
+                        sqlite3_reset(stmt)
+                        if autoIncrement {
+                            var target = objects[object]
+                            target.lastInsertedRowID = handle.lastInsertedRowID
+                        }
                     }
                 }
             }
@@ -59,6 +64,7 @@ extension Database {
         let encoder = RowEncoder(binding: binding, ordinals: ordinals)
         try writeSingle { handle in
             try handle.withStatement(rendered.sql) { stmt in
+                defer { encoder.finish() }
                 try encoder.bind(object, to: stmt)
                 try Database.bind(Array(rendered.values.dropFirst(ordinals.count)), from: Int32(ordinals.count + 1), to: stmt, on: handle)
                 while try handle.step(stmt) {}

@@ -8,7 +8,7 @@ enum ValueDecoder {
         } catch let error as SiftError {
             throw error
         } catch {
-            throw SiftError(code: .mismatch, message: "Cannot decode \(Object.self): \(RowDecoder<Object.CodingKeys>.explain(error))",
+            throw SiftError(code: .mismatch, message: "Cannot decode \(Object.self): \(RowDecoder.explain(error))",
                             operation: .decode)
         }
     }
