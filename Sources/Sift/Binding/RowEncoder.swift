@@ -17,8 +17,11 @@ final class RowEncoder: Encoder {
     private let ordinalByName: [String: Int]
     var stmt: OpaquePointer?
     var failure: Error?
-    /// Strings bound without a copy (SQLITE_STATIC), kept alive until the next object or `finish()`.
-    @exclusivity(unchecked) var retained: [String] = []
+    /// Strings bound without a copy (SQLITE_STATIC), kept alive until the next object or `finish()`;
+    /// at most one per parameter.
+    let retained: UnsafeMutablePointer<String>
+    let retainedCapacity: Int
+    @exclusivity(unchecked) var retainedCount = 0
     var codingPath: [CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -28,11 +31,41 @@ final class RowEncoder: Encoder {
         parameterIndex = index
         parameterByTag = .allocate(capacity: max(1, index.count))
         parameterByTag.initialize(from: index, count: index.count)
+        self.firstParameter = firstParameter
+        allBound = ordinals.count < 64 ? (1 << UInt64(ordinals.count)) - 1 : (ordinals.count == 64 ? ~0 : nil)
+        retainedCapacity = ordinals.count
+        retained = .allocate(capacity: max(1, ordinals.count))
         taggedKeyType = binding.keysAreTagged(Key.self) ? Key.self : nil
         ordinalByName = binding.ordinalByName
     }
 
-    deinit { parameterByTag.deallocate() }
+    deinit {
+        releaseStrings()
+        retained.deallocate()
+        parameterByTag.deallocate()
+    }
+
+    /// Parameters bound for the current object, a bit each from the first; with at most 64 parameters the
+    /// ones left unbound are set NULL afterwards, cheaper than clearing every binding first.
+    @exclusivity(unchecked) var bound: UInt64 = 0
+    let firstParameter: Int32
+    /// All parameters' bits, or nil when there are more than 64.
+    private let allBound: UInt64?
+
+    /// Whether another string can be kept alive for this row (a custom `encode(to:)` may bind a key twice).
+    var canRetain: Bool { retainedCount < retainedCapacity }
+
+    /// Keeps `string` alive until the row is written; needs `canRetain`.
+    @inline(__always)
+    func retain(_ string: String) {
+        (retained + retainedCount).initialize(to: string)
+        retainedCount += 1
+    }
+
+    private func releaseStrings() {
+        retained.deinitialize(count: retainedCount)
+        retainedCount = 0
+    }
 
     /// Whether keys of type `K` are the tagged binding enum.
     func isTagged<K>(_ type: K.Type) -> Bool { taggedKeyType.map { $0 == K.self } ?? false }
@@ -45,18 +78,14 @@ final class RowEncoder: Encoder {
 
     /// Binds `object`'s properties; properties the model leaves out (nil optionals) are bound NULL.
     func bind<Object: TableEncodable>(_ object: Object, to stmt: OpaquePointer) throws {
-        self.stmt = stmt
-        failure = nil
-        retained.removeAll(keepingCapacity: true)
-        sqlite3_clear_bindings(stmt)
-        try object.encode(to: self)
-        if let failure { throw failure }
+        var object = object
+        _ = try bind(inPlace: &object, to: stmt)
     }
 
     /// Unbinds the strings bound without a copy, so the cached statement keeps no pointer into them.
     func finish() {
         if let stmt { sqlite3_clear_bindings(stmt) }
-        retained.removeAll()
+        releaseStrings()
         stmt = nil
     }
 
@@ -66,10 +95,18 @@ final class RowEncoder: Encoder {
     func bind<Object: TableEncodable>(inPlace object: inout Object, to stmt: OpaquePointer) throws -> Bool {
         self.stmt = stmt
         failure = nil
-        retained.removeAll(keepingCapacity: true)
-        sqlite3_clear_bindings(stmt)
+        releaseStrings()
+        bound = 0
+        if allBound == nil { sqlite3_clear_bindings(stmt) }
         try object.encode(to: self)
         if let failure { throw failure }
+        if let allBound {
+            var unbound = allBound & ~bound
+            while unbound != 0 {
+                sqlite3_bind_null(stmt, firstParameter + Int32(unbound.trailingZeroBitCount))
+                unbound &= unbound - 1
+            }
+        }
         return object.isAutoIncrement
     }
 
@@ -121,6 +158,7 @@ struct RowEncodingContainer<K: CodingKey>: KeyedEncodingContainerProtocol {
     private func target(_ key: K) -> (OpaquePointer, Int32)? {
         let index = parameter(key)
         guard index > 0, let stmt = encoder.stmt else { return nil }
+        encoder.bound |= 1 &<< UInt64(truncatingIfNeeded: index - encoder.firstParameter)
         return (stmt, index)
     }
 
@@ -141,10 +179,10 @@ struct RowEncodingContainer<K: CodingKey>: KeyedEncodingContainerProtocol {
         guard let (stmt, index) = target(key) else { return }
         // Text longer than a small (inline) string has stable heap storage: bind it in place and hold a
         // reference until the row is written, instead of having SQLite copy it.
-        if value.utf8.count > 15, let rc = value.utf8.withContiguousStorageIfAvailable({ buffer in
+        if value.utf8.count > 15, encoder.canRetain, let rc = value.utf8.withContiguousStorageIfAvailable({ buffer in
             buffer.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(stmt, index, $0.baseAddress, Int32(buffer.count), sift_sqlite_static()) }
         }) {
-            encoder.retained.append(value)
+            encoder.retain(value)
             check(rc)
             return
         }
