@@ -34,7 +34,7 @@ enum Format {
 }
 
 /// The rows every rendering shares: one per variant of a comparison and one per metric of a report.
-struct TableRow {
+struct ReportRow {
     var workload: String
     var item: String
     var median: String
@@ -44,13 +44,13 @@ struct TableRow {
     var target: String
     var status: String
 
-    static let header = TableRow(workload: "workload", item: "variant / metric", median: "median", min: "min",
+    static let header = ReportRow(workload: "workload", item: "variant / metric", median: "median", min: "min",
                                  max: "max", ratio: "ratio", target: "target", status: "status")
 
     var cells: [String] { [workload, item, median, min, max, ratio, target, status] }
 
-    static func rows(_ report: ThroughputReport) -> [TableRow] {
-        var rows: [TableRow] = []
+    static func rows(_ report: ThroughputReport) -> [ReportRow] {
+        var rows: [ReportRow] = []
         for workload in report.workloads {
             var first = true
             func name() -> String {
@@ -62,7 +62,7 @@ struct TableRow {
                     guard target.kind == "fasterThan", let value = target.value else { return target.target }
                     return "\(target.target): \(Format.ratio(value))"
                 }
-                rows.append(TableRow(
+                rows.append(ReportRow(
                     workload: name(), item: variant.name + (variant.owner.map { " (\($0))" } ?? ""),
                     median: variant.seconds.map { Format.seconds($0.median) } ?? "-",
                     min: variant.seconds.map { Format.seconds($0.min) } ?? "-",
@@ -72,11 +72,11 @@ struct TableRow {
                     status: Format.status(variant.verdict)))
             }
             if let error = workload.error {
-                rows.append(TableRow(workload: name(), item: "error: \(error)", median: "", min: "", max: "",
+                rows.append(ReportRow(workload: name(), item: "error: \(error)", median: "", min: "", max: "",
                                      ratio: "", target: "", status: "ERROR"))
             }
             for metric in workload.metrics {
-                rows.append(TableRow(
+                rows.append(ReportRow(
                     workload: name(), item: metric.name,
                     median: "\(Format.number(metric.summary.median)) \(metric.unit)",
                     min: Format.number(metric.summary.min), max: Format.number(metric.summary.max),
@@ -89,8 +89,8 @@ struct TableRow {
 
 enum ConsoleTable {
     static func render(_ report: ThroughputReport) -> String {
-        let rows = [TableRow.header] + TableRow.rows(report)
-        let columns = TableRow.header.cells.count
+        let rows = [ReportRow.header] + ReportRow.rows(report)
+        let columns = ReportRow.header.cells.count
         let widths = (0..<columns).map { column in rows.map { $0.cells[column].count }.max() ?? 0 }
         let rightAligned: Set<Int> = [2, 3, 4, 5]
         func line(_ cells: [String]) -> String {
@@ -122,7 +122,7 @@ enum MarkdownReport {
             |---|---|--:|--:|--:|--:|---|---|
 
             """
-        for row in TableRow.rows(report) {
+        for row in ReportRow.rows(report) {
             let cells = row.cells.enumerated().map { index, cell in
                 index == 0 && !cell.isEmpty ? "`\(cell)`" : index == 7 && cell == "FAIL !" ? "**FAIL**" : cell
             }

@@ -26,23 +26,33 @@ import Sift
 enum SiftCandidates {
     /// Issue 3: insert `fixtures.records` as 100k (x scale) 6-column objects into `items`, one call.
     /// Baseline: `RawBaselines.insertRecords`. Target: <= 1.3x.
-    static let ormInsert: Variant.Body? = { context in
+    static let ormInsert: Variant.Body? = { context in try insertItems(Item.self, context) }
+    /// The same with a model that binds its columns itself (`encode(to: TableRowWriter)`), not through Encodable.
+    static let ormInsertDirect: Variant.Body? = { context in try insertItems(DirectItem.self, context) }
+
+    private static func insertItems<Model: TableCodable & BenchItem>(_ type: Model.Type, _ context: RunContext) throws {
         let database = Database(withPath: context.databasePath)
-        try database.create(table: "items", of: Item.self)
-        let items = context.fixtures.records.map(Item.init)
+        try database.create(table: "items", of: Model.self)
+        let items = context.fixtures.records.map(Model.init)
         try context.measure { try database.insert(objects: items, intoTable: "items") }
         try context.check(try database.getValue(on: Column.all.count(), fromTable: "items").int64Value == Int64(context.rowCount),
                           "row count")
+        let stored: [Model] = try database.getObjects(fromTable: "items", where: Column(named: "id") == 2)
+        try context.check(stored.map(\.record) == [context.fixtures.records[1]], "stored values")
     }
 
     /// Issue 3: fetch all of `items` (start from `copyItemsDatabase`) into model objects, one call.
     /// Baseline: `RawBaselines.fetchRecords`. Target: <= 1.3x.
-    static let ormFetch: Variant.Body? = { context in
+    static let ormFetch: Variant.Body? = { context in try fetchItems(Item.self, context) }
+    /// The same with a model that reads its columns itself (`init(row: TableRow)`), not through Decodable.
+    static let ormFetchDirect: Variant.Body? = { context in try fetchItems(DirectItem.self, context) }
+
+    private static func fetchItems<Model: TableCodable & BenchItem>(_ type: Model.Type, _ context: RunContext) throws {
         try context.fixtures.copyItemsDatabase(to: context.databasePath)
         let database = Database(withPath: context.databasePath)
         _ = try database.getValue(on: Column.all.count(), fromTable: "items")  // open and warm the connection
-        let items: [Item] = try context.measure { try database.getObjects(fromTable: "items") }
-        try context.check(items.count == context.rowCount && items.last?.id == Int64(context.rowCount), "fetched rows")
+        let items: [Model] = try context.measure { try database.getObjects(fromTable: "items") }
+        try context.check(items.map(\.record) == context.fixtures.records, "fetched records differ from inserted")
     }
 
     /// Issue 4: insert `fixtures.documents` into a content table synced with an FTS5 index, one batch,
@@ -107,6 +117,53 @@ struct Item: TableCodable {
         id = record.id; number = record.number; score = record.score
         name = record.name; note = record.note; created = record.created
     }
+}
+
+/// The benchmark models' common face, so one workload body serves both.
+protocol BenchItem {
+    init(_ record: BenchRecord)
+    var record: BenchRecord { get }
+}
+
+extension Item: BenchItem {
+    var record: BenchRecord { BenchRecord(id: id, number: number, score: score, name: name, note: note, created: created) }
+}
+
+/// `Item` with its rows read and written directly instead of through Codable.
+struct DirectItem: TableCodable, BenchItem {
+    var id: Int64
+    var number: Int64
+    var score: Double
+    var name: String
+    var note: String
+    var created: Date
+    enum CodingKeys: String, CodingTableKey {
+        typealias Root = DirectItem
+        static let objectRelationalMapping = TableBinding(CodingKeys.self)
+        case id, number, score, name, note, created
+        static var columnConstraintBindings: [CodingKeys: ColumnConstraintBinding]? { [id: ColumnConstraintBinding(isPrimary: true)] }
+    }
+    init(_ record: BenchRecord) {
+        id = record.id; number = record.number; score = record.score
+        name = record.name; note = record.note; created = record.created
+    }
+    init(row: TableRow) throws {
+        id = try row.value(forKey: CodingKeys.id)
+        number = try row.value(forKey: CodingKeys.number)
+        score = try row.value(forKey: CodingKeys.score)
+        name = try row.value(forKey: CodingKeys.name)
+        note = try row.value(forKey: CodingKeys.note)
+        created = try row.value(forKey: CodingKeys.created)
+    }
+    func encode(to row: TableRowWriter) throws {
+        try row.bind(id, forKey: CodingKeys.id)
+        try row.bind(number, forKey: CodingKeys.number)
+        try row.bind(score, forKey: CodingKeys.score)
+        try row.bind(name, forKey: CodingKeys.name)
+        try row.bind(note, forKey: CodingKeys.note)
+        try row.bind(created, forKey: CodingKeys.created)
+    }
+    var record: BenchRecord { BenchRecord(id: id, number: number, score: score, name: name, note: note, created: created) }
 }
 
 /// A document of the full-text workloads (table `docs`).

@@ -67,6 +67,8 @@ enum Workloads {
         candidates: [
             Variant("Sift insert(objects:)", targets: [.ratioAtMost(1.3)], owner: "issue 3",
                     body: SiftCandidates.ormInsert),
+            Variant("Sift insert(objects:), direct row coding", targets: [.ratioAtMost(1.3)], owner: "issue 3",
+                    body: SiftCandidates.ormInsertDirect),
         ])
 
     static let ormFetch = Workload.comparison(
@@ -80,6 +82,8 @@ enum Workloads {
         candidates: [
             Variant("Sift getObjects", targets: [.ratioAtMost(1.3)], owner: "issue 3",
                     body: SiftCandidates.ormFetch),
+            Variant("Sift getObjects, direct row coding", targets: [.ratioAtMost(1.3)], owner: "issue 3",
+                    body: SiftCandidates.ormFetchDirect),
         ])
 
     // MARK: Issue 4

@@ -16,7 +16,7 @@ final class RowDecoder: Decoder {
     /// The same, read per property: reading an array stored in a class retains and releases its buffer each time.
     let columnByTag: UnsafeMutablePointer<Int32>
     /// The binding's key enum, when its tags are the ordinals (a key is then its column in one load).
-    private let taggedKeyType: Any.Type?
+    private let taggedKeyType: ObjectIdentifier?
     /// For keys of other types (rare): ordinal by column name.
     private let ordinalByName: [String: Int]
     let presentNames: [String]
@@ -35,7 +35,7 @@ final class RowDecoder: Decoder {
         resultColumn = columns
         columnByTag = .allocate(capacity: max(1, columns.count))
         columnByTag.initialize(from: columns, count: columns.count)
-        taggedKeyType = binding.keysAreTagged(Key.self) ? Key.self : nil
+        taggedKeyType = binding.keysAreTagged(Key.self) ? ObjectIdentifier(Key.self) : nil
         ordinalByName = binding.ordinalByName
         presentNames = binding.keys.indices.filter { columns[$0] >= 0 }.map { binding.columnNames[$0] }
         bindingID = ObjectIdentifier(binding)
@@ -44,7 +44,25 @@ final class RowDecoder: Decoder {
     deinit { columnByTag.deallocate() }
 
     /// Whether keys of type `K` are the tagged binding enum.
-    func isTagged<K>(_ type: K.Type) -> Bool { taggedKeyType.map { $0 == K.self } ?? false }
+    @inline(__always)
+    func isTagged<K>(_ type: K.Type) -> Bool { taggedKeyType == ObjectIdentifier(K.self) }
+
+    /// The result column of `key`; -1 when not selected.
+    @inline(__always)
+    func column<K: CodingKey>(of key: K) -> Int32 {
+        isTagged(K.self) ? columnByTag[Int(unsafeBitCast(key, to: UInt8.self))] : column(named: key.stringValue)
+    }
+
+    /// The value of `key`'s column in the current row; nil when not selected.
+    func value<K: CodingKey>(of key: K) -> FundamentalValue? {
+        let column = column(of: key)
+        guard column >= 0, let stmt else { return nil }
+        return RawStatement.value(stmt, column)
+    }
+
+    func mismatch<K: CodingKey>(_ type: Any.Type, _ value: FundamentalValue, _ key: K) -> SiftError {
+        SiftError(code: .mismatch, message: "Cannot decode \(type) from \(value.type) in column \(key.stringValue).", operation: .decode)
+    }
 
     /// The result column of a key that is not the tagged enum; -1 when not selected.
     func column(named name: String) -> Int32 {
@@ -55,7 +73,7 @@ final class RowDecoder: Decoder {
     func decode<Object: TableDecodable>(_ type: Object.Type, from stmt: OpaquePointer) throws -> Object {
         self.stmt = stmt
         do {
-            return try Object(from: self)
+            return try Object(row: TableRow(decoder: self))
         } catch let error as SiftError {
             throw error
         } catch {

@@ -12,7 +12,7 @@ final class RowEncoder: Encoder {
     /// The same, read per property without retaining an array (see `RowDecoder.columnByTag`).
     let parameterByTag: UnsafeMutablePointer<Int32>
     /// The binding's key enum, when its tags are the ordinals.
-    private let taggedKeyType: Any.Type?
+    private let taggedKeyType: ObjectIdentifier?
     /// For keys of other types (rare): ordinal by column name.
     private let ordinalByName: [String: Int]
     var stmt: OpaquePointer?
@@ -35,7 +35,7 @@ final class RowEncoder: Encoder {
         allBound = ordinals.count < 64 ? (1 << UInt64(ordinals.count)) - 1 : (ordinals.count == 64 ? ~0 : nil)
         retainedCapacity = ordinals.count
         retained = .allocate(capacity: max(1, ordinals.count))
-        taggedKeyType = binding.keysAreTagged(Key.self) ? Key.self : nil
+        taggedKeyType = binding.keysAreTagged(Key.self) ? ObjectIdentifier(Key.self) : nil
         ordinalByName = binding.ordinalByName
     }
 
@@ -68,7 +68,8 @@ final class RowEncoder: Encoder {
     }
 
     /// Whether keys of type `K` are the tagged binding enum.
-    func isTagged<K>(_ type: K.Type) -> Bool { taggedKeyType.map { $0 == K.self } ?? false }
+    @inline(__always)
+    func isTagged<K>(_ type: K.Type) -> Bool { taggedKeyType == ObjectIdentifier(K.self) }
 
     /// The parameter of a key that is not the tagged enum; 0 when not in the statement.
     func parameter(named name: String) -> Int32 {
@@ -98,7 +99,7 @@ final class RowEncoder: Encoder {
         releaseStrings()
         bound = 0
         if allBound == nil { sqlite3_clear_bindings(stmt) }
-        try object.encode(to: self)
+        try object.encode(to: TableRowWriter(encoder: self))
         if let failure { throw failure }
         if let allBound {
             var unbound = allBound & ~bound
@@ -110,12 +111,44 @@ final class RowEncoder: Encoder {
         return object.isAutoIncrement
     }
 
-    /// Records the first failed bind; the batch throws it after the object.
+    /// The statement and parameter of `key`, marked bound; nil when the statement does not write it.
+    @inline(__always)
+    func target<K: CodingKey>(_ key: K, byTag: Bool) -> (OpaquePointer, Int32)? {
+        let index = byTag ? parameterByTag[Int(unsafeBitCast(key, to: UInt8.self))] : parameter(named: key.stringValue)
+        guard index > 0, let stmt else { return nil }
+        bound |= 1 &<< UInt64(truncatingIfNeeded: index - firstParameter)
+        return (stmt, index)
+    }
+
+    func target<K: CodingKey>(_ key: K) -> (OpaquePointer, Int32)? { target(key, byTag: isTagged(K.self)) }
+
+    /// Binds `value` to `key`'s parameter, if the statement writes it.
+    func bind<K: CodingKey>(_ value: FundamentalValue, forKey key: K) throws {
+        guard let (stmt, index) = target(key) else { return }
+        try check(RawStatement.bind(value, at: index, in: stmt))
+    }
+
+    @inline(__always)
+    func check(_ rc: Int32) throws {
+        if rc != SQLITE_OK { throw bindError(rc) }
+    }
+
     @inline(never)
-    func fail(_ rc: Int32) {
-        if failure == nil {
-            failure = SiftError(code: SiftError.Code(rawValue: rc), message: "Cannot bind a value.", operation: .bind)
+    private func bindError(_ rc: Int32) -> SiftError {
+        SiftError(code: SiftError.Code(rawValue: rc), message: "Cannot bind a value.", operation: .bind)
+    }
+
+    /// Binds text. Text longer than a small (inline) string has stable heap storage: it is bound in place and
+    /// kept alive until the row is written, instead of SQLite copying it.
+    @inline(__always)
+    func bindText(_ value: String, at index: Int32, in stmt: OpaquePointer) -> Int32 {
+        if value.utf8.count > 15, canRetain, let rc = value.utf8.withContiguousStorageIfAvailable({ buffer in
+            buffer.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(stmt, index, $0.baseAddress, Int32(buffer.count), sift_sqlite_static()) }
+        }) {
+            retain(value)
+            return rc
         }
+        return RawStatement.bindText(value, at: index, in: stmt)
     }
 
     // Only the thread encoding this batch touches it; a dynamic exclusivity check per row is pure cost.
@@ -148,72 +181,45 @@ struct RowEncodingContainer<K: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     @inline(__always)
-    private func parameter(_ key: K) -> Int32 {
-        if byTag { return encoder.parameterByTag[Int(unsafeBitCast(key, to: UInt8.self))] }
-        return encoder.parameter(named: key.stringValue)
-    }
-
-    /// The statement and parameter of `key`; nil when the key is not in the statement.
-    @inline(__always)
-    private func target(_ key: K) -> (OpaquePointer, Int32)? {
-        let index = parameter(key)
-        guard index > 0, let stmt = encoder.stmt else { return nil }
-        encoder.bound |= 1 &<< UInt64(truncatingIfNeeded: index - encoder.firstParameter)
-        return (stmt, index)
-    }
+    private func target(_ key: K) -> (OpaquePointer, Int32)? { encoder.target(key, byTag: byTag) }
 
     @inline(__always)
-    private func check(_ rc: Int32) {
-        if rc != SQLITE_OK { encoder.fail(rc) }
-    }
-
-    @inline(__always)
-    private func bindInteger(_ value: Int64, _ key: K) {
-        if let (stmt, index) = target(key) { check(sqlite3_bind_int64(stmt, index, value)) }
+    private func bindInteger(_ value: Int64, _ key: K) throws {
+        if let (stmt, index) = target(key) { try encoder.check(sqlite3_bind_int64(stmt, index, value)) }
     }
 
     mutating func encodeNil(forKey key: K) throws {
-        if let (stmt, index) = target(key) { check(sqlite3_bind_null(stmt, index)) }
+        if let (stmt, index) = target(key) { try encoder.check(sqlite3_bind_null(stmt, index)) }
     }
     mutating func encode(_ value: String, forKey key: K) throws {
-        guard let (stmt, index) = target(key) else { return }
-        // Text longer than a small (inline) string has stable heap storage: bind it in place and hold a
-        // reference until the row is written, instead of having SQLite copy it.
-        if value.utf8.count > 15, encoder.canRetain, let rc = value.utf8.withContiguousStorageIfAvailable({ buffer in
-            buffer.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(stmt, index, $0.baseAddress, Int32(buffer.count), sift_sqlite_static()) }
-        }) {
-            encoder.retain(value)
-            check(rc)
-            return
-        }
-        check(RawStatement.bindText(value, at: index, in: stmt))
+        if let (stmt, index) = target(key) { try encoder.check(encoder.bindText(value, at: index, in: stmt)) }
     }
     mutating func encode(_ value: Double, forKey key: K) throws {
-        if let (stmt, index) = target(key) { check(sqlite3_bind_double(stmt, index, value)) }
+        if let (stmt, index) = target(key) { try encoder.check(sqlite3_bind_double(stmt, index, value)) }
     }
     mutating func encode(_ value: Float, forKey key: K) throws { try encode(Double(value), forKey: key) }
-    mutating func encode(_ value: Bool, forKey key: K) throws { bindInteger(value ? 1 : 0, key) }
-    mutating func encode(_ value: Int, forKey key: K) throws { bindInteger(Int64(value), key) }
-    mutating func encode(_ value: Int8, forKey key: K) throws { bindInteger(Int64(value), key) }
-    mutating func encode(_ value: Int16, forKey key: K) throws { bindInteger(Int64(value), key) }
-    mutating func encode(_ value: Int32, forKey key: K) throws { bindInteger(Int64(value), key) }
-    mutating func encode(_ value: Int64, forKey key: K) throws { bindInteger(value, key) }
-    mutating func encode(_ value: UInt, forKey key: K) throws { bindInteger(Int64(bitPattern: UInt64(value)), key) }
-    mutating func encode(_ value: UInt8, forKey key: K) throws { bindInteger(Int64(value), key) }
-    mutating func encode(_ value: UInt16, forKey key: K) throws { bindInteger(Int64(value), key) }
-    mutating func encode(_ value: UInt32, forKey key: K) throws { bindInteger(Int64(value), key) }
-    mutating func encode(_ value: UInt64, forKey key: K) throws { bindInteger(Int64(bitPattern: value), key) }
+    mutating func encode(_ value: Bool, forKey key: K) throws { try bindInteger(value ? 1 : 0, key) }
+    mutating func encode(_ value: Int, forKey key: K) throws { try bindInteger(Int64(value), key) }
+    mutating func encode(_ value: Int8, forKey key: K) throws { try bindInteger(Int64(value), key) }
+    mutating func encode(_ value: Int16, forKey key: K) throws { try bindInteger(Int64(value), key) }
+    mutating func encode(_ value: Int32, forKey key: K) throws { try bindInteger(Int64(value), key) }
+    mutating func encode(_ value: Int64, forKey key: K) throws { try bindInteger(value, key) }
+    mutating func encode(_ value: UInt, forKey key: K) throws { try bindInteger(Int64(bitPattern: UInt64(value)), key) }
+    mutating func encode(_ value: UInt8, forKey key: K) throws { try bindInteger(Int64(value), key) }
+    mutating func encode(_ value: UInt16, forKey key: K) throws { try bindInteger(Int64(value), key) }
+    mutating func encode(_ value: UInt32, forKey key: K) throws { try bindInteger(Int64(value), key) }
+    mutating func encode(_ value: UInt64, forKey key: K) throws { try bindInteger(Int64(bitPattern: value), key) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: K) throws {
         guard let (stmt, index) = target(key) else { return }
         // Common Foundation types without a dynamic cast to a protocol existential.
         if T.self == Date.self {
             let date = unsafeBitCast(value, to: Date.self)
-            check(sqlite3_bind_int64(stmt, index, Int64(date.timeIntervalSince1970.rounded(.down))))
+            try encoder.check(sqlite3_bind_int64(stmt, index, Int64(date.timeIntervalSince1970.rounded(.down))))
             return
         }
         if T.self == Data.self {
-            check(RawStatement.bindBlob(unsafeBitCast(value, to: Data.self), at: index, in: stmt))
+            try encoder.check(RawStatement.bindBlob(unsafeBitCast(value, to: Data.self), at: index, in: stmt))
             return
         }
         try encodeValue(value, forKey: key, at: index, in: stmt)
@@ -233,7 +239,7 @@ struct RowEncodingContainer<K: CodingKey>: KeyedEncodingContainerProtocol {
                 throw SiftError(code: .mismatch, message: "Cannot encode \(key.stringValue): \(error)", operation: .encode)
             }
         }
-        check(RawStatement.bind(archived, at: index, in: stmt))
+        try encoder.check(RawStatement.bind(archived, at: index, in: stmt))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: K) -> KeyedEncodingContainer<NestedKey> {

@@ -6,6 +6,8 @@ public protocol TableEncodable: Encodable {
     var isAutoIncrement: Bool { get }
     /// The rowid the database gave the object on its last auto-increment insert.
     var lastInsertedRowID: Int64 { get set }
+    /// Binds the model's columns for an insert or update; by default through `Encodable` (see `TableRowWriter`).
+    func encode(to row: TableRowWriter) throws
 }
 
 extension TableEncodable {
@@ -22,6 +24,8 @@ extension TableEncodable {
 public protocol TableDecodable: Decodable {
     /// The keys that name the model's columns.
     associatedtype CodingKeys: CodingTableKey
+    /// Reads a model from a selected row; by default through `Decodable` (see `TableRow`).
+    init(row: TableRow) throws
 }
 
 /// A model that can be written to and read from a table.
