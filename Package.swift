@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -6,10 +7,12 @@ let package = Package(
     products: [
         .library(name: "Sift", targets: ["Sift"]),
         .library(name: "SiftICU", targets: ["SiftICU"]),
+        .library(name: "SiftMacros", targets: ["SiftMacros"]),
         .executable(name: "sift", targets: ["sift"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/swiftlang/swift-syntax.git", "600.0.0"..<"700.0.0"),
     ],
     targets: [
         // The system SQLite (Debian's libsqlite3-dev has FTS5); a shim header supplies what Swift cannot import.
@@ -19,6 +22,12 @@ let package = Package(
         .systemLibrary(name: "CICU", path: "Sources/CICU", pkgConfig: "icu-i18n",
                        providers: [.apt(["libicu-dev"])]),
         .target(name: "Sift", dependencies: ["CSQLite"]),
+        // `@TableRowCoding`, in its own product so that only its users build swift-syntax.
+        .macro(name: "SiftMacrosPlugin", dependencies: [
+            .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+            .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        ]),
+        .target(name: "SiftMacros", dependencies: ["Sift", "SiftMacrosPlugin"]),
         // Every ICU call lives in these C files, behind an ICU-free header.
         .target(name: "SiftICUCore", dependencies: ["CICU"], linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(name: "SiftICU", dependencies: ["Sift", "SiftICUCore", "CSQLite"]),
@@ -30,9 +39,10 @@ let package = Package(
             "SiftTools", "Sift", "SiftICU", "SiftEvaluation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "sift-bench", dependencies: ["CSQLite", "Sift", "SiftICU", "SiftEvaluation", "SiftTools"],
+        .executableTarget(name: "sift-bench", dependencies: ["CSQLite", "Sift", "SiftMacros", "SiftICU", "SiftEvaluation", "SiftTools"],
                           path: "Benchmarks/SiftBench"),
         .testTarget(name: "SiftTests", dependencies: ["Sift", "CSQLite"]),
+        .testTarget(name: "SiftMacrosTests", dependencies: ["SiftMacros", "Sift"]),
         .testTarget(name: "SiftICUTests", dependencies: ["SiftICU", "Sift"]),
         .testTarget(name: "SiftEvaluationTests", dependencies: ["SiftEvaluation"]),
         .testTarget(name: "SiftToolsTests", dependencies: ["SiftTools", "sift"]),

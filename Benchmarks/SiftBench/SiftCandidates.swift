@@ -1,5 +1,6 @@
 import Foundation
 import Sift
+import SiftMacros
 
 /// Sift's side of each comparison. A nil body is listed as "pending" and not run; setting it is all it takes to
 /// get the workload's ratio and target check in the table, the JSON, the Markdown and the chart.
@@ -27,7 +28,7 @@ enum SiftCandidates {
     /// Issue 3: insert `fixtures.records` as 100k (x scale) 6-column objects into `items`, one call.
     /// Baseline: `RawBaselines.insertRecords`. Target: <= 1.3x.
     static let ormInsert: Variant.Body? = { context in try insertItems(Item.self, context) }
-    /// The same with a model that binds its columns itself (`encode(to: TableRowWriter)`), not through Encodable.
+    /// The same with a `@TableRowCoding` model, which binds its columns without Encodable.
     static let ormInsertDirect: Variant.Body? = { context in try insertItems(DirectItem.self, context) }
 
     private static func insertItems<Model: TableCodable & BenchItem>(_ type: Model.Type, _ context: RunContext) throws {
@@ -44,7 +45,7 @@ enum SiftCandidates {
     /// Issue 3: fetch all of `items` (start from `copyItemsDatabase`) into model objects, one call.
     /// Baseline: `RawBaselines.fetchRecords`. Target: <= 1.3x.
     static let ormFetch: Variant.Body? = { context in try fetchItems(Item.self, context) }
-    /// The same with a model that reads its columns itself (`init(row: TableRow)`), not through Decodable.
+    /// The same with a `@TableRowCoding` model, which reads its columns without Decodable.
     static let ormFetchDirect: Variant.Body? = { context in try fetchItems(DirectItem.self, context) }
 
     private static func fetchItems<Model: TableCodable & BenchItem>(_ type: Model.Type, _ context: RunContext) throws {
@@ -129,7 +130,8 @@ extension Item: BenchItem {
     var record: BenchRecord { BenchRecord(id: id, number: number, score: score, name: name, note: note, created: created) }
 }
 
-/// `Item` with its rows read and written directly instead of through Codable.
+/// `Item` with `@TableRowCoding`: its rows read and written by generated code instead of through Codable.
+@TableRowCoding
 struct DirectItem: TableCodable, BenchItem {
     var id: Int64
     var number: Int64
@@ -143,27 +145,14 @@ struct DirectItem: TableCodable, BenchItem {
         case id, number, score, name, note, created
         static var columnConstraintBindings: [CodingKeys: ColumnConstraintBinding]? { [id: ColumnConstraintBinding(isPrimary: true)] }
     }
-    init(_ record: BenchRecord) {
-        id = record.id; number = record.number; score = record.score
-        name = record.name; note = record.note; created = record.created
-    }
-    init(row: TableRow) throws {
-        id = try row.value(forKey: CodingKeys.id)
-        number = try row.value(forKey: CodingKeys.number)
-        score = try row.value(forKey: CodingKeys.score)
-        name = try row.value(forKey: CodingKeys.name)
-        note = try row.value(forKey: CodingKeys.note)
-        created = try row.value(forKey: CodingKeys.created)
-    }
-    func encode(to row: TableRowWriter) throws {
-        try row.bind(id, forKey: CodingKeys.id)
-        try row.bind(number, forKey: CodingKeys.number)
-        try row.bind(score, forKey: CodingKeys.score)
-        try row.bind(name, forKey: CodingKeys.name)
-        try row.bind(note, forKey: CodingKeys.note)
-        try row.bind(created, forKey: CodingKeys.created)
-    }
     var record: BenchRecord { BenchRecord(id: id, number: number, score: score, name: name, note: note, created: created) }
+}
+
+extension DirectItem {
+    init(_ record: BenchRecord) {
+        self.init(id: record.id, number: record.number, score: record.score, name: record.name, note: record.note,
+                  created: record.created)
+    }
 }
 
 /// A document of the full-text workloads (table `docs`).

@@ -67,7 +67,7 @@ enum Workloads {
         candidates: [
             Variant("Sift insert(objects:)", targets: [.ratioAtMost(1.3)], owner: "issue 3",
                     body: SiftCandidates.ormInsert),
-            Variant("Sift insert(objects:), direct row coding", targets: [.ratioAtMost(1.3)], owner: "issue 3",
+            Variant("Sift insert(objects:), @TableRowCoding", targets: [.ratioAtMost(1.3)], owner: "issue 3",
                     body: SiftCandidates.ormInsertDirect),
         ])
 
@@ -82,7 +82,7 @@ enum Workloads {
         candidates: [
             Variant("Sift getObjects", targets: [.ratioAtMost(1.3)], owner: "issue 3",
                     body: SiftCandidates.ormFetch),
-            Variant("Sift getObjects, direct row coding", targets: [.ratioAtMost(1.3)], owner: "issue 3",
+            Variant("Sift getObjects, @TableRowCoding", targets: [.ratioAtMost(1.3)], owner: "issue 3",
                     body: SiftCandidates.ormFetchDirect),
         ])
 

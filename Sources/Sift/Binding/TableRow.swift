@@ -76,7 +76,7 @@ public struct TableRow {
     // Inlinable so it is specialized in the model's own module: unspecialized, `Value?` alone cost a
     // runtime metadata lookup per column.
     @inlinable
-    public func value<Key: CodingKey, Value: ColumnDecodable>(forKey key: Key) throws -> Value {
+    public func value<Key: CodingKey, Value: ColumnDecodable>(forKey key: Key, as type: Value.Type = Value.self) throws -> Value {
         // The commonest column types read SQLite directly (the checks fold away once specialized).
         if Value.self == String.self { return unsafeBitCast(try text(forKey: key), to: Value.self) }
         if Value.self == Int64.self { return unsafeBitCast(try integer(forKey: key), to: Value.self) }
@@ -88,9 +88,9 @@ public struct TableRow {
         return decoded
     }
 
-    /// A value of another Codable type, kept as JSON (a separate name: Swift cannot rank it against `value`
-    /// by return type alone).
-    public func jsonValue<Key: CodingKey, Value: Decodable>(forKey key: Key) throws -> Value {
+    /// A value of another Codable type, kept as JSON. The type is spelled out (`as:`): Swift ranks the two
+    /// `value` methods by an argument, never by the return type alone.
+    public func value<Key: CodingKey, Value: Decodable>(forKey key: Key, as type: Value.Type) throws -> Value {
         guard let value = decoder.value(of: key), !value.isNull else { return try absent(key) }
         do {
             return try JSONDecoder().decode(Value.self, from: value.dataValue)

@@ -51,7 +51,7 @@ struct DirectAllTypes: TableCodable, Equatable {
         optional = try row.value(forKey: CodingKeys.optional)
         optionalInt = try row.value(forKey: CodingKeys.optionalInt)
         point = try row.value(forKey: CodingKeys.point)
-        nested = try row.jsonValue(forKey: CodingKeys.nested)
+        nested = try row.value(forKey: CodingKeys.nested, as: Nested.self)
     }
 
     func encode(to row: TableRowWriter) throws {
