@@ -95,10 +95,19 @@ struct Model {
     }
 
     func members(initializerPrefix: String) -> [DeclSyntax] {
-        let reads = columns.filter { !$0.isConstant }.map { property in
-            let type = property.type.map { ", as: \($0).self" } ?? ""
-            return "self.`\(property.name)` = try row.value(forKey: CodingKeys.`\(property.name)`\(type))"
+        // Typed columns are read into locals first and assigned after the last `try`: assigning between
+        // throwing calls makes the compiler build the value aside and copy it (retaining every string).
+        var reads: [String] = [], assignments: [String] = []
+        for (position, property) in columns.enumerated() where !property.isConstant {
+            let read = "try row.value(forKey: CodingKeys.`\(property.name)`\(property.type.map { ", as: \($0).self" } ?? ""))"
+            if let type = property.type {
+                reads.append("let column\(position): \(type) = \(read)")
+                assignments.append("self.`\(property.name)` = column\(position)")
+            } else {
+                reads.append("self.`\(property.name)` = \(read)")
+            }
         }
+        reads += assignments
         let writes = columns.map { "try row.bind(self.`\($0.name)`, forKey: CodingKeys.`\($0.name)`)" }
         return [
             """

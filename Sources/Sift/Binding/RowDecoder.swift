@@ -82,33 +82,44 @@ final class RowDecoder: Decoder {
     }
 
     /// Every remaining row of `stmt` as objects. Appending to an `[Object]` from unspecialized generic code
-    /// looked up `Array<Object>`'s metadata for every row; a buffer grown by hand needs only `Object`'s.
+    /// looked up `Array<Object>`'s metadata for every row, so rows go into chunks that grow geometrically and
+    /// are moved once, into an array of the exact size.
     func decodeRows<Object: TableDecodable>(_ type: Object.Type, from stmt: OpaquePointer,
                                              step: () throws -> Bool) throws -> [Object] {
-        var capacity = 16
-        var buffer = UnsafeMutablePointer<Object>.allocate(capacity: capacity)
-        var count = 0
+        var chunks: [(start: UnsafeMutablePointer<Object>, count: Int)] = []
+        var current = UnsafeMutablePointer<Object>.allocate(capacity: 16)
+        var capacity = 16, count = 0, total = 0
         defer {
-            buffer.deinitialize(count: count)
-            buffer.deallocate()
+            for chunk in chunks {
+                chunk.start.deinitialize(count: chunk.count)
+                chunk.start.deallocate()
+            }
+            current.deinitialize(count: count)
+            current.deallocate()
         }
         while try step() {
             if count == capacity {
-                let grown = UnsafeMutablePointer<Object>.allocate(capacity: capacity * 2)
-                grown.moveInitialize(from: buffer, count: count)
-                buffer.deallocate()
-                buffer = grown
+                chunks.append((current, count))
                 capacity *= 2
+                current = .allocate(capacity: capacity)
+                count = 0
             }
-            (buffer + count).initialize(to: try decode(Object.self, from: stmt))
+            (current + count).initialize(to: try decode(Object.self, from: stmt))
             count += 1
+            total += 1
         }
-        let objects = [Object](unsafeUninitializedCapacity: count) { destination, initialized in
-            if count > 0, let base = destination.baseAddress { base.moveInitialize(from: buffer, count: count) }
-            initialized = count
+        chunks.append((current, count))
+        current = .allocate(capacity: 1)
+        count = 0
+        return [Object](unsafeUninitializedCapacity: total) { destination, initialized in
+            guard var next = destination.baseAddress else { return }
+            for index in chunks.indices {
+                next.moveInitialize(from: chunks[index].start, count: chunks[index].count)
+                next += chunks[index].count
+                initialized += chunks[index].count
+                chunks[index].count = 0  // moved out
+            }
         }
-        count = 0  // moved out
-        return objects
     }
 
     static func explain(_ error: Error) -> String {
