@@ -111,12 +111,12 @@ struct Model {
         let writes = columns.map { "try row.bind(self.`\($0.name)`, forKey: CodingKeys.`\($0.name)`)" }
         return [
             """
-            \(raw: access)\(raw: initializerPrefix)init(row: Sift.TableRow) throws {
+            \(raw: access)\(raw: initializerPrefix)init(row: borrowing Sift.TableRow) throws {
                 \(raw: reads.joined(separator: "\n"))
             }
             """,
             """
-            \(raw: access)func encode(to row: Sift.TableRowWriter) throws {
+            \(raw: access)func encode(to row: borrowing Sift.TableRowWriter) throws {
                 \(raw: writes.joined(separator: "\n"))
             }
             """,

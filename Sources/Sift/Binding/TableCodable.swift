@@ -7,7 +7,7 @@ public protocol TableEncodable: Encodable {
     /// The rowid the database gave the object on its last auto-increment insert.
     var lastInsertedRowID: Int64 { get set }
     /// Binds the model's columns for an insert or update; by default through `Encodable` (see `TableRowWriter`).
-    func encode(to row: TableRowWriter) throws
+    func encode(to row: borrowing TableRowWriter) throws
 }
 
 extension TableEncodable {
@@ -25,7 +25,7 @@ public protocol TableDecodable: Decodable {
     /// The keys that name the model's columns.
     associatedtype CodingKeys: CodingTableKey
     /// Reads a model from a selected row; by default through `Decodable` (see `TableRow`).
-    init(row: TableRow) throws
+    init(row: borrowing TableRow) throws
 }
 
 /// A model that can be written to and read from a table.

@@ -154,14 +154,14 @@ public struct TableRowWriter {
 
 extension TableDecodable {
     /// Decodes through Codable; models may implement it to read their columns directly (see `TableRow`).
-    public init(row: TableRow) throws {
+    public init(row: borrowing TableRow) throws {
         try self.init(from: row.decoder)
     }
 }
 
 extension TableEncodable {
     /// Encodes through Codable; models may implement it to bind their columns directly (see `TableRowWriter`).
-    public func encode(to row: TableRowWriter) throws {
+    public func encode(to row: borrowing TableRowWriter) throws {
         try encode(to: row.encoder)
     }
 }
