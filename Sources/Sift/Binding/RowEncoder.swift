@@ -63,7 +63,8 @@ final class RowEncoder: Encoder {
     }
 
     private func releaseStrings() {
-        retained.deinitialize(count: retainedCount)
+        // One at a time: a counted deinitialize goes through the runtime's generic array destroy.
+        for index in 0..<retainedCount { (retained + index).deinitialize(count: 1) }
         retainedCount = 0
     }
 
