@@ -86,20 +86,22 @@ final class RowDecoder: Decoder {
     /// are moved once, into an array of the exact size.
     func decodeRows<Object: TableDecodable>(_ type: Object.Type, from stmt: OpaquePointer,
                                              step: () throws -> Bool) throws -> [Object] {
-        var chunks: [(start: UnsafeMutablePointer<Object>, count: Int)] = []
-        var current = UnsafeMutablePointer<Object>.allocate(capacity: 16)
+        // Full chunks as raw pointers and counts: arrays of concrete types, whose metadata needs no lookup.
+        var chunks: [UnsafeMutableRawPointer] = [], counts: [Int] = []
         var capacity = 16, count = 0, total = 0
+        var current = UnsafeMutablePointer<Object>.allocate(capacity: capacity)
         defer {
-            for chunk in chunks {
-                chunk.start.deinitialize(count: chunk.count)
-                chunk.start.deallocate()
+            for (chunk, count) in zip(chunks, counts) {
+                chunk.assumingMemoryBound(to: Object.self).deinitialize(count: count)
+                chunk.deallocate()
             }
             current.deinitialize(count: count)
             current.deallocate()
         }
         while try step() {
             if count == capacity {
-                chunks.append((current, count))
+                chunks.append(UnsafeMutableRawPointer(current))
+                counts.append(count)
                 capacity *= 2
                 current = .allocate(capacity: capacity)
                 count = 0
@@ -108,17 +110,17 @@ final class RowDecoder: Decoder {
             count += 1
             total += 1
         }
-        chunks.append((current, count))
-        current = .allocate(capacity: 1)
-        count = 0
         return [Object](unsafeUninitializedCapacity: total) { destination, initialized in
             guard var next = destination.baseAddress else { return }
             for index in chunks.indices {
-                next.moveInitialize(from: chunks[index].start, count: chunks[index].count)
-                next += chunks[index].count
-                initialized += chunks[index].count
-                chunks[index].count = 0  // moved out
+                next.moveInitialize(from: chunks[index].assumingMemoryBound(to: Object.self), count: counts[index])
+                next += counts[index]
+                initialized += counts[index]
+                counts[index] = 0  // moved out
             }
+            next.moveInitialize(from: current, count: count)
+            initialized += count
+            count = 0
         }
     }
 
