@@ -19,7 +19,9 @@ final class RowDecoder: Decoder {
     private let taggedKeyType: ObjectIdentifier?
     /// For keys of other types (rare): ordinal by column name.
     private let ordinalByName: [String: Int]
-    let presentNames: [String]
+    private let columnNames: [String]
+    /// The selected columns' names; only `allKeys` asks, so it is not built per statement.
+    var presentNames: [String] { columnNames.indices.filter { resultColumn[$0] >= 0 }.map { columnNames[$0] } }
     /// The binding this decoder was made for, so a cursor can tell whether it fits a model.
     let bindingID: ObjectIdentifier
     var stmt: OpaquePointer?
@@ -37,7 +39,7 @@ final class RowDecoder: Decoder {
         columnByTag.initialize(from: columns, count: columns.count)
         taggedKeyType = binding.keysAreTagged(Key.self) ? ObjectIdentifier(Key.self) : nil
         ordinalByName = binding.ordinalByName
-        presentNames = binding.keys.indices.filter { columns[$0] >= 0 }.map { binding.columnNames[$0] }
+        columnNames = binding.columnNames
         bindingID = ObjectIdentifier(binding)
     }
 
