@@ -69,20 +69,24 @@ struct WorkloadResult: Codable {
     static func comparison(_ workload: Workload, variants: [Variant], samples: [[Double]],
                            errors: [String?]) -> WorkloadResult {
         let summaries = samples.map(Summary.init)
-        let baselineMedian = summaries[0]?.median
-        func median(of name: String) -> Double? {
-            variants.firstIndex { $0.name == name }.flatMap { summaries[$0]?.median }
+        // Ratios are paired: the median over rounds of this variant's time over the other's in the same round.
+        // Rounds interleave the variants, and this host's timings are bimodal (disk, neighbours), so a ratio of
+        // medians could set a fast-mode baseline against a slow-mode candidate.
+        func pairedRatio(_ index: Int, over other: Int) -> Double? {
+            guard summaries[index] != nil, summaries[other] != nil else { return nil }
+            let ratios = zip(samples[index], samples[other]).compactMap { $1 > 0 ? $0 / $1 : nil }
+            return Summary(ratios)?.median
         }
         let results = variants.enumerated().map { index, variant -> VariantResult in
             let summary = summaries[index]
-            let ratio = summary.flatMap { summary in baselineMedian.map { summary.median / $0 } }
+            let ratio = pairedRatio(index, over: 0)
             let targets = variant.targets.map { target -> TargetResult in
                 switch target {
                 case .ratioAtMost(let limit):
                     return TargetResult(target: target.label, kind: "ratioAtMost", limit: limit, value: ratio,
                                         met: ratio.map { $0 <= limit })
                 case .fasterThan(let other, let factor):
-                    let speedup = summary.flatMap { summary in median(of: other).map { $0 / summary.median } }
+                    let speedup = variants.firstIndex { $0.name == other }.flatMap { pairedRatio($0, over: index) }
                     return TargetResult(target: target.label, kind: "fasterThan", limit: factor, value: speedup,
                                         met: speedup.map { $0 >= factor })
                 }
