@@ -104,9 +104,9 @@ enum BenchError: Error, CustomStringConvertible {
 
 /// A goal for a candidate, from the issue that owns the workload.
 enum Target {
-    /// median(candidate) / median(baseline) must be at most this.
+    /// The paired ratio candidate / baseline (median over rounds) must be at most this.
     case ratioAtMost(Double)
-    /// median(other) / median(candidate) must be at least this: the candidate is `factor` times faster than
+    /// The paired ratio other / candidate must be at least this: the candidate is `factor` times faster than
     /// the variant named `other` of the same workload.
     case fasterThan(String, factor: Double)
 

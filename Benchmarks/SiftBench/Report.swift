@@ -115,8 +115,8 @@ enum MarkdownReport {
         var text = """
             Measured \(report.date) on \(report.machine.summaryLine).
             Scale \(report.scale) (\(Format.number(Double(report.rows))) rows/documents), \(report.runs) runs \
-            after a warm-up; seconds are medians (min, max) and ratios are median(candidate) / median(baseline), \
-            both measured in the same invocation.\(report.only.map { " Subset: \($0.joined(separator: ", "))." } ?? "")
+            after a warm-up; seconds are medians (min, max) and ratios are the median over rounds of candidate / \
+            baseline in the same round, both measured in the same invocation.\(report.only.map { " Subset: \($0.joined(separator: ", "))." } ?? "")
 
             | workload | variant / metric | median | min | max | ratio | target | status |
             |---|---|--:|--:|--:|--:|---|---|
