@@ -126,6 +126,71 @@ final class RowDecoder: Decoder {
         }
     }
 
+    // MARK: Column readers, shared by the Codable container and `TableRow`
+
+    /// The statement and column of `key`, which must be selected.
+    @inline(__always)
+    func selected<K: CodingKey>(_ key: K, _ type: Any.Type, byTag: Bool) throws -> (OpaquePointer, Int32) {
+        let column = byTag ? columnByTag[Int(unsafeBitCast(key, to: UInt8.self))] : column(named: key.stringValue)
+        guard column >= 0, let stmt else { throw missing(key, type) }
+        return (stmt, column)
+    }
+
+    /// The statement and column of `key`, which must be selected and not NULL.
+    @inline(__always)
+    func present<K: CodingKey>(_ key: K, _ type: Any.Type, byTag: Bool) throws -> (OpaquePointer, Int32) {
+        let (stmt, column) = try selected(key, type, byTag: byTag)
+        if sqlite3_column_type(stmt, column) == SQLITE_NULL { throw missing(key, type) }
+        return (stmt, column)
+    }
+
+    /// Why a non-optional property of `type` has no value: its column is NULL or was not selected.
+    @inline(never)
+    func missing<K: CodingKey>(_ key: K, _ type: Any.Type) -> SiftError {
+        let reason = column(of: key) >= 0 ? "column \(key.stringValue) is NULL but the property is not optional"
+            : "column \(key.stringValue) was not selected; make the property optional to allow partial selects"
+        return SiftError(code: .mismatch, message: "Cannot decode \(type): \(reason)", operation: .decode)
+    }
+
+    @inline(__always)
+    func text<K: CodingKey>(_ key: K, byTag: Bool) throws -> String {
+        let (stmt, column) = try selected(key, String.self, byTag: byTag)
+        // NULL is the only value without text (empty text is a valid pointer).
+        guard let text = sqlite3_column_text(stmt, column) else {
+            if sqlite3_column_type(stmt, column) == SQLITE_NULL { throw missing(key, String.self) }
+            return ""
+        }
+        return RawStatement.string(text, count: sqlite3_column_bytes(stmt, column))
+    }
+
+    /// NULL reads as 0, so only a 0 needs the type check (one SQLite call per value, as raw code makes).
+    @inline(__always)
+    func integer<K: CodingKey>(_ key: K, _ type: Any.Type, byTag: Bool) throws -> Int64 {
+        let (stmt, column) = try selected(key, type, byTag: byTag)
+        let value = sqlite3_column_int64(stmt, column)
+        if value == 0 && sqlite3_column_type(stmt, column) == SQLITE_NULL { throw missing(key, type) }
+        return value
+    }
+
+    @inline(__always)
+    func real<K: CodingKey>(_ key: K, byTag: Bool) throws -> Double {
+        let (stmt, column) = try selected(key, Double.self, byTag: byTag)
+        let value = sqlite3_column_double(stmt, column)
+        if value == 0 && sqlite3_column_type(stmt, column) == SQLITE_NULL { throw missing(key, Double.self) }
+        return value
+    }
+
+    @inline(__always)
+    func date<K: CodingKey>(_ key: K, byTag: Bool) throws -> Date {
+        let (stmt, column) = try selected(key, Date.self, byTag: byTag)
+        switch sqlite3_column_type(stmt, column) {
+        case SQLITE_NULL: throw missing(key, Date.self)
+        // A REAL written by other programs keeps its fraction.
+        case SQLITE_FLOAT: return Date(timeIntervalSince1970: sqlite3_column_double(stmt, column))
+        default: return Date(timeIntervalSince1970: Double(sqlite3_column_int64(stmt, column)))
+        }
+    }
+
     static func explain(_ error: Error) -> String {
         switch error as? DecodingError {
         case .keyNotFound(let key, _)?:
@@ -158,15 +223,22 @@ final class RowDecoder: Decoder {
 /// The standard library's box copies the container for every property it decodes, so it holds no counted
 /// reference: the decoder caches this container and outlives it (a strong reference would also be a cycle).
 struct RowDecodingContainer<K: CodingKey>: KeyedDecodingContainerProtocol {
-    unowned(unsafe) let decoder: RowDecoder
+    private let reference: Unmanaged<RowDecoder>
+    private var decoder: RowDecoder { reference.takeUnretainedValue() }
     /// Whether keys are the binding's own enum, whose tag is the column ordinal.
     let byTag: Bool
     var codingPath: [CodingKey] { [] }
     private var stmt: OpaquePointer? { decoder.stmt }
 
     init(decoder: RowDecoder) {
-        self.decoder = decoder
+        reference = .passUnretained(decoder)
         byTag = decoder.isTagged(K.self)
+    }
+
+    /// Calls the decoder without the retain and release that a method call through `decoder` costs.
+    @inline(__always)
+    private func reading<T>(_ body: (RowDecoder) throws -> T) rethrows -> T {
+        try reference._withUnsafeGuaranteedRef(body)
     }
 
     @inline(__always)
@@ -184,38 +256,6 @@ struct RowDecodingContainer<K: CodingKey>: KeyedDecodingContainerProtocol {
         return sqlite3_column_type(stmt, column) == SQLITE_NULL
     }
 
-    /// The column of `key`, which must be selected.
-    @inline(__always)
-    private func selected(_ key: K) throws -> (OpaquePointer, Int32) {
-        let column = column(key)
-        guard column >= 0, let stmt else {
-            throw DecodingError.keyNotFound(key, .init(codingPath: [key], debugDescription: "not selected"))
-        }
-        return (stmt, column)
-    }
-
-    /// The column of `key` in the current row, which must be selected and not NULL.
-    @inline(__always)
-    private func present(_ key: K, _ type: Any.Type) throws -> (OpaquePointer, Int32) {
-        let (stmt, column) = try selected(key)
-        if sqlite3_column_type(stmt, column) == SQLITE_NULL { throw nullValue(key, type) }
-        return (stmt, column)
-    }
-
-    @inline(never)
-    private func nullValue(_ key: K, _ type: Any.Type) -> DecodingError {
-        DecodingError.valueNotFound(type, .init(codingPath: [key], debugDescription: "NULL"))
-    }
-
-    /// An integer column; NULL reads as 0, so only a 0 needs the type check (one SQLite call per value, as raw code makes).
-    @inline(__always)
-    private func integer(_ key: K, _ type: Any.Type) throws -> Int64 {
-        let (stmt, column) = try selected(key)
-        let value = sqlite3_column_int64(stmt, column)
-        if value == 0 && sqlite3_column_type(stmt, column) == SQLITE_NULL { throw nullValue(key, type) }
-        return value
-    }
-
     /// The column of `key` when it is selected and not NULL, for `decodeIfPresent` (one lookup, not three).
     @inline(__always)
     private func optional(_ key: K) -> (OpaquePointer, Int32)? {
@@ -224,24 +264,14 @@ struct RowDecodingContainer<K: CodingKey>: KeyedDecodingContainerProtocol {
         return (stmt, column)
     }
 
+    @inline(__always)
+    private func integer(_ key: K, _ type: Any.Type) throws -> Int64 { try reading { try $0.integer(key, type, byTag: byTag) } }
+
     // Concrete, non-generic readers: the synthesized init reaches them through witness tables, so any
     // generic helper here would run unspecialized.
     func decode(_ type: Bool.Type, forKey key: K) throws -> Bool { try integer(key, type) != 0 }
-    func decode(_ type: String.Type, forKey key: K) throws -> String {
-        let (stmt, column) = try selected(key)
-        // NULL is the only value without text (empty text is a valid pointer).
-        guard let text = sqlite3_column_text(stmt, column) else {
-            if sqlite3_column_type(stmt, column) == SQLITE_NULL { throw nullValue(key, type) }
-            return ""
-        }
-        return RawStatement.string(text, count: sqlite3_column_bytes(stmt, column))
-    }
-    func decode(_ type: Double.Type, forKey key: K) throws -> Double {
-        let (stmt, column) = try selected(key)
-        let value = sqlite3_column_double(stmt, column)
-        if value == 0 && sqlite3_column_type(stmt, column) == SQLITE_NULL { throw nullValue(key, type) }
-        return value
-    }
+    func decode(_ type: String.Type, forKey key: K) throws -> String { try reading { try $0.text(key, byTag: byTag) } }
+    func decode(_ type: Double.Type, forKey key: K) throws -> Double { try reading { try $0.real(key, byTag: byTag) } }
     func decode(_ type: Float.Type, forKey key: K) throws -> Float { Float(try decode(Double.self, forKey: key)) }
     func decode(_ type: Int.Type, forKey key: K) throws -> Int { Int(truncatingIfNeeded: try integer(key, type)) }
     func decode(_ type: Int8.Type, forKey key: K) throws -> Int8 { Int8(truncatingIfNeeded: try integer(key, type)) }
@@ -263,14 +293,9 @@ struct RowDecodingContainer<K: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: K) throws -> T {
         // Common Foundation types without a dynamic cast to a protocol existential.
-        if T.self == Date.self {
-            let (stmt, column) = try present(key, type)
-            let seconds = sqlite3_column_type(stmt, column) == SQLITE_FLOAT
-                ? sqlite3_column_double(stmt, column) : Double(sqlite3_column_int64(stmt, column))
-            return unsafeBitCast(Date(timeIntervalSince1970: seconds), to: T.self)
-        }
+        if T.self == Date.self { return unsafeBitCast(try reading { try $0.date(key, byTag: byTag) }, to: T.self) }
         if T.self == Data.self {
-            let (stmt, column) = try present(key, type)
+            let (stmt, column) = try decoder.present(key, type, byTag: byTag)
             return unsafeBitCast(RawStatement.blob(stmt, column), to: T.self)
         }
         return try decodeValue(type, forKey: key)
@@ -279,7 +304,7 @@ struct RowDecodingContainer<K: CodingKey>: KeyedDecodingContainerProtocol {
     /// Other types: kept out of `decode(_:forKey:)` so the fast paths above need no runtime metadata (`T?`) on entry.
     @inline(never)
     private func decodeValue<T: Decodable>(_ type: T.Type, forKey key: K) throws -> T {
-        let (stmt, column) = try present(key, type)
+        let (stmt, column) = try decoder.present(key, type, byTag: byTag)
         let value = RawStatement.value(stmt, column)
         if let columnType = T.self as? ColumnDecodable.Type {
             guard let decoded = columnType.init(with: value) as? T else {

@@ -58,17 +58,6 @@ public final class TableBinding<CodingTableKeyType: CodingTableKey>: @unchecked 
         }
     }
 
-    /// The position of `key` among the columns; no hashing when the key is this binding's own enum.
-    @inline(__always)
-    func ordinal<K: CodingKey>(of key: K) -> Int? {
-        if tagIsOrdinal && K.self == Key.self {
-            // Payload-free enum of at most 256 cases: its tag is its first byte.
-            if MemoryLayout<K>.size == 1 { return withUnsafePointer(to: key) { Int(UnsafeRawPointer($0).load(as: UInt8.self)) } }
-            if let t = TableBinding.tag(of: key) { return t }
-        }
-        return ordinalByName[key.stringValue]
-    }
-
     func ordinal(ofColumn name: String) -> Int? { ordinalByName[name] }
 
     /// Whether `K` is this binding's key enum stored in one byte whose value is the ordinal, so a key

@@ -19,51 +19,18 @@ public struct TableRow {
     func fundamentalValue<Key: CodingKey>(of key: Key) -> FundamentalValue? { decoder.value(of: key) }
 
     @usableFromInline
-    func text<Key: CodingKey>(forKey key: Key) throws -> String {
-        let (stmt, column) = try present(key)
-        // NULL is the only value without text (empty text is a valid pointer).
-        guard let text = sqlite3_column_text(stmt, column) else {
-            if sqlite3_column_type(stmt, column) == SQLITE_NULL { return try absent(key) }
-            return ""
-        }
-        return RawStatement.string(text, count: sqlite3_column_bytes(stmt, column))
-    }
+    func text<Key: CodingKey>(forKey key: Key) throws -> String { try decoder.text(key, byTag: decoder.isTagged(Key.self)) }
 
     @usableFromInline
     func integer<Key: CodingKey>(forKey key: Key) throws -> Int64 {
-        let (stmt, column) = try present(key)
-        let value = sqlite3_column_int64(stmt, column)
-        // NULL reads as 0, so only a 0 needs the type check.
-        if value == 0 && sqlite3_column_type(stmt, column) == SQLITE_NULL { return try absent(key) }
-        return value
+        try decoder.integer(key, Int64.self, byTag: decoder.isTagged(Key.self))
     }
 
     @usableFromInline
-    func real<Key: CodingKey>(forKey key: Key) throws -> Double {
-        let (stmt, column) = try present(key)
-        let value = sqlite3_column_double(stmt, column)
-        if value == 0 && sqlite3_column_type(stmt, column) == SQLITE_NULL { return try absent(key) }
-        return value
-    }
+    func real<Key: CodingKey>(forKey key: Key) throws -> Double { try decoder.real(key, byTag: decoder.isTagged(Key.self)) }
 
     @usableFromInline
-    func date<Key: CodingKey>(forKey key: Key) throws -> Date {
-        let (stmt, column) = try present(key)
-        switch sqlite3_column_type(stmt, column) {
-        case SQLITE_NULL: return try absent(key)
-        // A REAL written by other programs keeps its fraction.
-        case SQLITE_FLOAT: return Date(timeIntervalSince1970: sqlite3_column_double(stmt, column))
-        default: return Date(timeIntervalSince1970: Double(sqlite3_column_int64(stmt, column)))
-        }
-    }
-
-    /// The statement and column of `key`, which must be selected.
-    @inline(__always)
-    private func present<Key: CodingKey>(_ key: Key) throws -> (OpaquePointer, Int32) {
-        let column = decoder.column(of: key)
-        guard column >= 0, let stmt = decoder.stmt else { return try absent(key) }
-        return (stmt, column)
-    }
+    func date<Key: CodingKey>(forKey key: Key) throws -> Date { try decoder.date(key, byTag: decoder.isTagged(Key.self)) }
 
     @usableFromInline
     func mismatch<Key: CodingKey>(_ type: Any.Type, _ value: FundamentalValue, _ key: Key) -> SiftError {
@@ -106,9 +73,7 @@ public struct TableRow {
         if let optional = Value.self as? any ExpressibleByNilLiteral.Type, let none = optional.init(nilLiteral: ()) as? Value {
             return none
         }
-        let reason = decoder.column(of: key) >= 0 ? "column \(key.stringValue) is NULL but the property is not optional"
-            : "column \(key.stringValue) was not selected; make the property optional to allow partial selects"
-        throw SiftError(code: .mismatch, message: "Cannot decode \(Value.self): \(reason)", operation: .decode)
+        throw decoder.missing(key, Value.self)
     }
 }
 
