@@ -123,12 +123,19 @@ struct Item: TableCodable {
 /// The benchmark models' common face, so one workload body serves both.
 protocol BenchItem {
     init(_ record: BenchRecord)
-    var record: BenchRecord { get }
+    var id: Int64 { get }
+    var number: Int64 { get }
+    var score: Double { get }
+    var name: String { get }
+    var note: String { get }
+    var created: Date { get }
 }
 
-extension Item: BenchItem {
+extension BenchItem {
     var record: BenchRecord { BenchRecord(id: id, number: number, score: score, name: name, note: note, created: created) }
 }
+
+extension Item: BenchItem {}
 
 /// `Item` with `@TableRowCoding`: its rows read and written by generated code instead of through Codable.
 @TableRowCoding
@@ -145,7 +152,6 @@ struct DirectItem: TableCodable, BenchItem {
         case id, number, score, name, note, created
         static var columnConstraintBindings: [CodingKeys: ColumnConstraintBinding]? { [id: ColumnConstraintBinding(isPrimary: true)] }
     }
-    var record: BenchRecord { BenchRecord(id: id, number: number, score: score, name: name, note: note, created: created) }
 }
 
 extension DirectItem {

@@ -12,16 +12,10 @@ import Foundation
 /// witness-table lookups per property.
 final class RowDecoder: Decoder {
     /// Result column per key ordinal; -1 when the statement does not select it.
-    let resultColumn: [Int32]
-    /// The same, read per property: reading an array stored in a class retains and releases its buffer each time.
-    let columnByTag: UnsafeMutablePointer<Int32>
-    /// The binding's key enum, when its tags are the ordinals (a key is then its column in one load).
-    private let taggedKeyType: ObjectIdentifier?
-    /// For keys of other types (rare): ordinal by column name.
-    private let ordinalByName: [String: Int]
+    let columns: OrdinalTable
     private let columnNames: [String]
     /// The selected columns' names; only `allKeys` asks, so it is not built per statement.
-    var presentNames: [String] { columnNames.indices.filter { resultColumn[$0] >= 0 }.map { columnNames[$0] } }
+    var presentNames: [String] { columnNames.indices.filter { columns.slots[$0] >= 0 }.map { columnNames[$0] } }
     /// The binding this decoder was made for, so a cursor can tell whether it fits a model.
     let bindingID: ObjectIdentifier
     var stmt: OpaquePointer?
@@ -30,30 +24,18 @@ final class RowDecoder: Decoder {
 
     /// A decoder for a statement whose result column `i` holds the key with ordinal `ordinals[i]` (nil: not a property).
     init<Key>(binding: TableBinding<Key>, ordinals: [Int?]) {
-        var columns = [Int32](repeating: -1, count: binding.keys.count)
-        for (column, ordinal) in ordinals.enumerated() {
-            if let ordinal, columns[ordinal] < 0 { columns[ordinal] = Int32(column) }
-        }
-        resultColumn = columns
-        columnByTag = .allocate(capacity: max(1, columns.count))
-        columnByTag.initialize(from: columns, count: columns.count)
-        taggedKeyType = binding.keysAreTagged(Key.self) ? ObjectIdentifier(Key.self) : nil
-        ordinalByName = binding.ordinalByName
+        columns = OrdinalTable(binding, absent: -1, slots: ordinals.enumerated().compactMap { column, ordinal in
+            ordinal.map { ($0, Int32(column)) }
+        })
         columnNames = binding.columnNames
         bindingID = ObjectIdentifier(binding)
     }
 
-    deinit { columnByTag.deallocate() }
-
-    /// Whether keys of type `K` are the tagged binding enum.
-    @inline(__always)
-    func isTagged<K>(_ type: K.Type) -> Bool { taggedKeyType == ObjectIdentifier(K.self) }
+    deinit { columns.deallocate() }
 
     /// The result column of `key`; -1 when not selected.
     @inline(__always)
-    func column<K: CodingKey>(of key: K) -> Int32 {
-        isTagged(K.self) ? columnByTag[Int(unsafeBitCast(key, to: UInt8.self))] : column(named: key.stringValue)
-    }
+    func column<K: CodingKey>(of key: K) -> Int32 { columns.slot(of: key, byTag: columns.isTagged(K.self)) }
 
     /// The value of `key`'s column in the current row; nil when not selected.
     func value<K: CodingKey>(of key: K) -> FundamentalValue? {
@@ -64,12 +46,6 @@ final class RowDecoder: Decoder {
 
     func mismatch<K: CodingKey>(_ type: Any.Type, _ value: FundamentalValue, _ key: K) -> SiftError {
         SiftError(code: .mismatch, message: "Cannot decode \(type) from \(value.type) in column \(key.stringValue).", operation: .decode)
-    }
-
-    /// The result column of a key that is not the tagged enum; -1 when not selected.
-    func column(named name: String) -> Int32 {
-        guard let ordinal = ordinalByName[name], ordinal < resultColumn.count else { return -1 }
-        return resultColumn[ordinal]
     }
 
     func decode<Object: TableDecodable>(_ type: Object.Type, from stmt: OpaquePointer) throws -> Object {
@@ -131,7 +107,7 @@ final class RowDecoder: Decoder {
     /// The statement and column of `key`, which must be selected.
     @inline(__always)
     func selected<K: CodingKey>(_ key: K, _ type: Any.Type, byTag: Bool) throws -> (OpaquePointer, Int32) {
-        let column = byTag ? columnByTag[Int(unsafeBitCast(key, to: UInt8.self))] : column(named: key.stringValue)
+        let column = columns.slot(of: key, byTag: byTag)
         guard column >= 0, let stmt else { throw missing(key, type) }
         return (stmt, column)
     }
@@ -232,7 +208,7 @@ struct RowDecodingContainer<K: CodingKey>: KeyedDecodingContainerProtocol {
 
     init(decoder: RowDecoder) {
         reference = .passUnretained(decoder)
-        byTag = decoder.isTagged(K.self)
+        byTag = decoder.columns.isTagged(K.self)
     }
 
     /// Calls the decoder without the retain and release that a method call through `decoder` costs.
@@ -243,8 +219,7 @@ struct RowDecodingContainer<K: CodingKey>: KeyedDecodingContainerProtocol {
 
     @inline(__always)
     private func column(_ key: K) -> Int32 {
-        if byTag { return decoder.columnByTag[Int(unsafeBitCast(key, to: UInt8.self))] }
-        return decoder.column(named: key.stringValue)
+        decoder.columns.slot(of: key, byTag: byTag)
     }
     var allKeys: [K] { decoder.presentNames.compactMap { K(stringValue: $0) } }
 

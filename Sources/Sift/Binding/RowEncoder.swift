@@ -8,13 +8,7 @@ import Foundation
 /// for the same reason as `RowDecoder`: its containers run unspecialized.
 final class RowEncoder: Encoder {
     /// Parameter index per key ordinal; 0 when the column is not in the statement.
-    let parameterIndex: [Int32]
-    /// The same, read per property without retaining an array (see `RowDecoder.columnByTag`).
-    let parameterByTag: UnsafeMutablePointer<Int32>
-    /// The binding's key enum, when its tags are the ordinals.
-    private let taggedKeyType: ObjectIdentifier?
-    /// For keys of other types (rare): ordinal by column name.
-    private let ordinalByName: [String: Int]
+    let parameters: OrdinalTable
     var stmt: OpaquePointer?
     var failure: Error?
     /// Strings bound without a copy (SQLITE_STATIC), kept alive until the next object or `finish()`;
@@ -26,23 +20,19 @@ final class RowEncoder: Encoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     init<Key>(binding: TableBinding<Key>, ordinals: [Int], firstParameter: Int32 = 1) {
-        var index = [Int32](repeating: 0, count: binding.keys.count)
-        for (position, ordinal) in ordinals.enumerated() { index[ordinal] = firstParameter + Int32(position) }
-        parameterIndex = index
-        parameterByTag = .allocate(capacity: max(1, index.count))
-        parameterByTag.initialize(from: index, count: index.count)
+        parameters = OrdinalTable(binding, absent: 0, slots: ordinals.enumerated().map { position, ordinal in
+            (ordinal, firstParameter + Int32(position))
+        })
         self.firstParameter = firstParameter
         allBound = ordinals.count < 64 ? (1 << UInt64(ordinals.count)) - 1 : (ordinals.count == 64 ? ~0 : nil)
         retainedCapacity = ordinals.count
         retained = .allocate(capacity: max(1, ordinals.count))
-        taggedKeyType = binding.keysAreTagged(Key.self) ? ObjectIdentifier(Key.self) : nil
-        ordinalByName = binding.ordinalByName
     }
 
     deinit {
         releaseStrings()
         retained.deallocate()
-        parameterByTag.deallocate()
+        parameters.deallocate()
     }
 
     /// Parameters bound for the current object, a bit each from the first; with at most 64 parameters the
@@ -68,15 +58,6 @@ final class RowEncoder: Encoder {
         retainedCount = 0
     }
 
-    /// Whether keys of type `K` are the tagged binding enum.
-    @inline(__always)
-    func isTagged<K>(_ type: K.Type) -> Bool { taggedKeyType == ObjectIdentifier(K.self) }
-
-    /// The parameter of a key that is not the tagged enum; 0 when not in the statement.
-    func parameter(named name: String) -> Int32 {
-        guard let ordinal = ordinalByName[name], ordinal < parameterIndex.count else { return 0 }
-        return parameterIndex[ordinal]
-    }
 
     /// Binds `object`'s properties; properties the model leaves out (nil optionals) are bound NULL.
     func bind<Object: TableEncodable>(_ object: Object, to stmt: OpaquePointer) throws {
@@ -115,13 +96,13 @@ final class RowEncoder: Encoder {
     /// The statement and parameter of `key`, marked bound; nil when the statement does not write it.
     @inline(__always)
     func target<K: CodingKey>(_ key: K, byTag: Bool) -> (OpaquePointer, Int32)? {
-        let index = byTag ? parameterByTag[Int(unsafeBitCast(key, to: UInt8.self))] : parameter(named: key.stringValue)
+        let index = parameters.slot(of: key, byTag: byTag)
         guard index > 0, let stmt else { return nil }
         bound |= 1 &<< UInt64(truncatingIfNeeded: index - firstParameter)
         return (stmt, index)
     }
 
-    func target<K: CodingKey>(_ key: K) -> (OpaquePointer, Int32)? { target(key, byTag: isTagged(K.self)) }
+    func target<K: CodingKey>(_ key: K) -> (OpaquePointer, Int32)? { target(key, byTag: parameters.isTagged(K.self)) }
 
     /// Binds `value` to `key`'s parameter, if the statement writes it.
     func bind<K: CodingKey>(_ value: FundamentalValue, forKey key: K) throws {
@@ -172,31 +153,36 @@ final class RowEncoder: Encoder {
 
 /// Holds no counted reference, like `RowDecodingContainer`: the encoder caches it and outlives it.
 struct RowEncodingContainer<K: CodingKey>: KeyedEncodingContainerProtocol {
-    unowned(unsafe) let encoder: RowEncoder
+    private let reference: Unmanaged<RowEncoder>
+    private var encoder: RowEncoder { reference.takeUnretainedValue() }
     let byTag: Bool
     var codingPath: [CodingKey] { [] }
 
     init(encoder: RowEncoder) {
-        self.encoder = encoder
-        byTag = encoder.isTagged(K.self)
+        reference = .passUnretained(encoder)
+        byTag = encoder.parameters.isTagged(K.self)
     }
 
+    /// Binds `key`'s parameter with `body`, if the statement writes it; calls the encoder without the retain
+    /// and release that a method call through an unowned reference costs.
     @inline(__always)
-    private func target(_ key: K) -> (OpaquePointer, Int32)? { encoder.target(key, byTag: byTag) }
+    private func bind(_ key: K, _ body: (RowEncoder, OpaquePointer, Int32) -> Int32) throws {
+        try reference._withUnsafeGuaranteedRef { encoder in
+            if let (stmt, index) = encoder.target(key, byTag: byTag) { try encoder.check(body(encoder, stmt, index)) }
+        }
+    }
 
     @inline(__always)
     private func bindInteger(_ value: Int64, _ key: K) throws {
-        if let (stmt, index) = target(key) { try encoder.check(sqlite3_bind_int64(stmt, index, value)) }
+        try bind(key) { _, stmt, index in sqlite3_bind_int64(stmt, index, value) }
     }
 
-    mutating func encodeNil(forKey key: K) throws {
-        if let (stmt, index) = target(key) { try encoder.check(sqlite3_bind_null(stmt, index)) }
-    }
+    mutating func encodeNil(forKey key: K) throws { try bind(key) { _, stmt, index in sqlite3_bind_null(stmt, index) } }
     mutating func encode(_ value: String, forKey key: K) throws {
-        if let (stmt, index) = target(key) { try encoder.check(encoder.bindText(value, at: index, in: stmt)) }
+        try bind(key) { encoder, stmt, index in encoder.bindText(value, at: index, in: stmt) }
     }
     mutating func encode(_ value: Double, forKey key: K) throws {
-        if let (stmt, index) = target(key) { try encoder.check(sqlite3_bind_double(stmt, index, value)) }
+        try bind(key) { _, stmt, index in sqlite3_bind_double(stmt, index, value) }
     }
     mutating func encode(_ value: Float, forKey key: K) throws { try encode(Double(value), forKey: key) }
     mutating func encode(_ value: Bool, forKey key: K) throws { try bindInteger(value ? 1 : 0, key) }
@@ -212,17 +198,16 @@ struct RowEncodingContainer<K: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: UInt64, forKey key: K) throws { try bindInteger(Int64(bitPattern: value), key) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: K) throws {
-        guard let (stmt, index) = target(key) else { return }
         // Common Foundation types without a dynamic cast to a protocol existential.
         if T.self == Date.self {
-            let date = unsafeBitCast(value, to: Date.self)
-            try encoder.check(sqlite3_bind_int64(stmt, index, Int64(date.timeIntervalSince1970.rounded(.down))))
-            return
+            let seconds = Int64(unsafeBitCast(value, to: Date.self).timeIntervalSince1970.rounded(.down))
+            return try bindInteger(seconds, key)
         }
         if T.self == Data.self {
-            try encoder.check(RawStatement.bindBlob(unsafeBitCast(value, to: Data.self), at: index, in: stmt))
-            return
+            let data = unsafeBitCast(value, to: Data.self)
+            return try bind(key) { _, stmt, index in RawStatement.bindBlob(data, at: index, in: stmt) }
         }
+        guard let (stmt, index) = encoder.target(key, byTag: byTag) else { return }
         try encodeValue(value, forKey: key, at: index, in: stmt)
     }
 

@@ -19,18 +19,18 @@ public struct TableRow {
     func fundamentalValue<Key: CodingKey>(of key: Key) -> FundamentalValue? { decoder.value(of: key) }
 
     @usableFromInline
-    func text<Key: CodingKey>(forKey key: Key) throws -> String { try decoder.text(key, byTag: decoder.isTagged(Key.self)) }
+    func text<Key: CodingKey>(forKey key: Key) throws -> String { try decoder.text(key, byTag: decoder.columns.isTagged(Key.self)) }
 
     @usableFromInline
     func integer<Key: CodingKey>(forKey key: Key) throws -> Int64 {
-        try decoder.integer(key, Int64.self, byTag: decoder.isTagged(Key.self))
+        try decoder.integer(key, Int64.self, byTag: decoder.columns.isTagged(Key.self))
     }
 
     @usableFromInline
-    func real<Key: CodingKey>(forKey key: Key) throws -> Double { try decoder.real(key, byTag: decoder.isTagged(Key.self)) }
+    func real<Key: CodingKey>(forKey key: Key) throws -> Double { try decoder.real(key, byTag: decoder.columns.isTagged(Key.self)) }
 
     @usableFromInline
-    func date<Key: CodingKey>(forKey key: Key) throws -> Date { try decoder.date(key, byTag: decoder.isTagged(Key.self)) }
+    func date<Key: CodingKey>(forKey key: Key) throws -> Date { try decoder.date(key, byTag: decoder.columns.isTagged(Key.self)) }
 
     @usableFromInline
     func mismatch<Key: CodingKey>(_ type: Any.Type, _ value: FundamentalValue, _ key: Key) -> SiftError {

@@ -22,7 +22,7 @@ extension Database {
                                            onConflict: conflict)
             .values(ordinals.map { _ in FundamentalValue.null }).statementSQL.sql
         let encoder = RowEncoder(binding: binding, ordinals: ordinals)
-        let primaryKeyParameter = binding.integerPrimaryKeyOrdinal.map { encoder.parameterIndex[$0] } ?? 0
+        let primaryKeyParameter = binding.integerPrimaryKeyOrdinal.map { encoder.parameters.slots[$0] } ?? 0
         let body = { (handle: Handle) in
             // A large plain insert into a synced content table indexes its rows afterwards, in one pass.
             let bulk = conflict == nil && objects.count >= self.fullTextBulkThreshold ? handle.sync?.target(forContent: table) : nil
