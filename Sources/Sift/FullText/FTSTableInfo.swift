@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// What the search API needs to know about an FTS5 table, read from its schema once per schema version.
 struct FTSTableInfo: Sendable {
@@ -37,13 +38,15 @@ struct FTSTableInfo: Sendable {
 }
 
 /// Parsing of `CREATE VIRTUAL TABLE ... USING fts5(...)` arguments, following FTS5's own quoting rules.
+/// It scans Unicode scalars, not `Character`s: a quote followed by a combining mark is one `Character`.
 enum ModuleArguments {
     static func body(of sql: String) -> Substring {
-        guard let open = sql.firstIndex(of: "("), let close = sql.lastIndex(of: ")"), open < close else { return "" }
-        return sql[sql.index(after: open)..<close]
+        guard let open = sql.unicodeScalars.firstIndex(of: "("), let close = sql.unicodeScalars.lastIndex(of: ")"), open < close
+        else { return "" }
+        return sql[sql.unicodeScalars.index(after: open)..<close]
     }
 
-    private static func closing(_ c: Character) -> Character? {
+    private static func closing(_ c: Unicode.Scalar) -> Unicode.Scalar? {
         switch c {
         case "'": return "'"
         case "\"": return "\""
@@ -56,66 +59,70 @@ enum ModuleArguments {
     /// Splits on top-level commas.
     static func split(_ text: Substring) -> [Substring] {
         var parts: [Substring] = []
-        var start = text.startIndex, i = text.startIndex, quote: Character?
-        while i < text.endIndex {
-            let c = text[i]
+        let scalars = text.unicodeScalars
+        var start = scalars.startIndex, quote: Unicode.Scalar?
+        for i in scalars.indices {
+            let c = scalars[i]
             if let q = quote {
                 if c == q { quote = nil }
             } else if let q = closing(c) {
                 quote = q
             } else if c == "," {
                 parts.append(text[start..<i])
-                start = text.index(after: i)
+                start = scalars.index(after: i)
             }
-            i = text.index(after: i)
         }
         parts.append(text[start..<text.endIndex])
         return parts.map { $0.trimmingCharacters(in: .whitespacesAndNewlines)[...] }.filter { !$0.isEmpty }
     }
 
     static func topLevelEquals(_ text: Substring) -> String.Index? {
-        var quote: Character?
-        var i = text.startIndex
-        while i < text.endIndex {
-            let c = text[i]
+        var quote: Unicode.Scalar?
+        let scalars = text.unicodeScalars
+        for i in scalars.indices {
+            let c = scalars[i]
             if let q = quote { if c == q { quote = nil } } else if let q = closing(c) { quote = q } else if c == "=" { return i }
-            i = text.index(after: i)
         }
         return nil
     }
 
     /// Removes one level of SQL quoting ('', "", ``, []), undoubling inner quotes.
     static func unquote(_ text: String) -> String {
-        guard let first = text.first, let q = closing(first), text.count >= 2, text.last == q else { return text }
-        let inner = String(text.dropFirst().dropLast())
-        return q == "]" ? inner : inner.replacingOccurrences(of: String(q) + String(q), with: String(q))
+        let scalars = Array(text.unicodeScalars)
+        guard let first = scalars.first, let q = closing(first), scalars.count >= 2, scalars.last == q else { return text }
+        var inner = String.UnicodeScalarView()
+        var i = 1
+        while i < scalars.count - 1 {
+            inner.append(scalars[i])
+            if scalars[i] == q && q != "]" && i + 1 < scalars.count - 1 && scalars[i + 1] == q { i += 1 }
+            i += 1
+        }
+        return String(inner)
     }
 
     /// Splits an option value into barewords and quoted strings, as FTS5 does for `tokenize=`.
     static func words<S: StringProtocol>(_ text: S) -> [String] {
         var words: [String] = []
-        var current = "", quote: Character?, i = text.startIndex
-        while i < text.endIndex {
-            let c = text[i]
+        let scalars = Array(text.unicodeScalars)
+        var current = String.UnicodeScalarView(), quote: Unicode.Scalar?, i = 0
+        while i < scalars.count {
+            let c = scalars[i]
             if let q = quote {
-                let next = text.index(after: i)
                 if c == q {
-                    if next < text.endIndex && text[next] == q && q != "]" { current.append(c); i = next } else { quote = nil }
+                    if i + 1 < scalars.count && scalars[i + 1] == q && q != "]" { current.append(c); i += 1 } else { quote = nil }
                 } else {
                     current.append(c)
                 }
             } else if let q = closing(c) {
                 quote = q
             } else if c == " " || c == "\t" || c == "\n" {
-                if !current.isEmpty { words.append(current); current = "" }
+                if !current.isEmpty { words.append(String(current)); current = String.UnicodeScalarView() }
             } else {
                 current.append(c)
             }
-            i = text.index(after: i)
+            i += 1
         }
-        if !current.isEmpty { words.append(current) }
+        if !current.isEmpty { words.append(String(current)) }
         return words
     }
 }
-
-import Foundation

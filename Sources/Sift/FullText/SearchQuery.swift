@@ -76,32 +76,34 @@ public struct SearchQuery: Sendable, Hashable {
     /// The FTS5 expression, or nil when the text holds nothing searchable (only punctuation, say).
     /// `spans` returns the byte ranges of the tokens the index's tokenizer finds in a text.
     func expression(spans: (String) throws -> [Range<Int>]) throws -> String? {
-        let core: String
+        try tree(spans: spans)?.rendered
+    }
+
+    /// The query as an FTS5 expression tree: the text only ever fills its strings.
+    func tree(spans: (String) throws -> [Range<Int>]) throws -> FTS5Expression? {
+        var tree: FTS5Expression
         switch kind {
         case .advanced(let expression):
-            return expression
+            return .trusted(expression)
         case .text(let text, let mode):
             let segments = try SearchQuery.segments(text, spans)
             guard !segments.isEmpty else { return nil }
             switch mode {
-            case .allTerms: core = segments.map { SearchQuery.quote($0.text) }.joined(separator: " ")
-            case .anyTerm: core = SearchQuery.anyTermPieces(segments).map(SearchQuery.quote).joined(separator: " OR ")
-            case .prefix: core = segments.map { SearchQuery.quote($0.text) }.joined(separator: " ") + "*"
-            case .phrase: core = SearchQuery.quote(segments.map(\.text).joined(separator: " "))
+            case .allTerms: tree = .all(segments.map { .string($0.text) })
+            case .anyTerm: tree = .any(SearchQuery.anyTermPieces(segments).map { .string($0) })
+            case .prefix: tree = .all(segments.dropLast().map { .string($0.text) } + [.prefix(segments[segments.count - 1].text)])
+            case .phrase: tree = .all([.string(segments.map(\.text).joined(separator: " "))])
             }
         case .near(let text, let distance):
             let segments = try SearchQuery.segments(text, spans)
             guard !segments.isEmpty else { return nil }
-            core = "NEAR(" + segments.map { SearchQuery.quote($0.text) }.joined(separator: " ") + ", \(distance))"
+            tree = .near(segments.map(\.text), distance: distance)
         }
-        var expression = "(" + core + ")"
-        if !columns.isEmpty {
-            expression = "{" + columns.map(SearchQuery.quote).joined(separator: " ") + "} : " + expression
-        }
+        if !columns.isEmpty { tree = .columns(columns, tree) }
         if let excluding, case let excluded = try SearchQuery.segments(excluding, spans), !excluded.isEmpty {
-            expression += " NOT (" + excluded.map { SearchQuery.quote($0.text) }.joined(separator: " OR ") + ")"
+            tree = .excluding(tree, .any(excluded.map { .string($0.text) }))
         }
-        return expression
+        return tree
     }
 
     /// A piece of the query text: a word, or a run of CJK characters (which has no spaces to split on).
@@ -113,9 +115,14 @@ public struct SearchQuery: Sendable, Hashable {
     /// The pieces of `text` the tokenizer finds: overlapping pieces merged (n-gram tokenizers) and touching
     /// CJK pieces joined into one run (per-character tokenizers), at most `maxTerms`.
     static func segments(_ text: String, _ spans: (String) throws -> [Range<Int>]) throws -> [Segment] {
-        // NUL would end the expression early inside SQLite's parser.
-        let clean = text.contains("\u{0}") ? text.replacingOccurrences(of: "\u{0}", with: " ") : text
-        let utf8 = Array(clean.utf8)
+        // NUL would end the expression early inside FTS5's parser; it is a separator like any control character.
+        // (Bytes, not `Character`s: NUL followed by a combining mark is one `Character`.)
+        var utf8 = Array(text.utf8)
+        var clean = text
+        if utf8.contains(0) {
+            for i in utf8.indices where utf8[i] == 0 { utf8[i] = 0x20 }
+            clean = String(decoding: utf8, as: UTF8.self)
+        }
         func isCJK(_ range: Range<Int>) -> Bool {
             var iterator = utf8[range].makeIterator()
             var decoder = UTF8()
@@ -165,10 +172,6 @@ public struct SearchQuery: Sendable, Hashable {
         }
     }
 
-    /// An FTS5 string: everything inside is text, `"` doubled.
-    static func quote(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
 }
 
 extension String {

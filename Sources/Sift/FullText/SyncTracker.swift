@@ -41,15 +41,17 @@ final class SyncTracker {
     private(set) var targets: [Target] = []
     var pending: [Change] = []
     private var values: [OpaquePointer?] = []
-    /// Targets whose inserts are being bulk-loaded: only their new rowids are collected.
-    var bulkTargets: Set<Int> = []
-    var bulkRowids: [Int64] = []
+    /// The content table being bulk-loaded (see `beginBulk`): only its new rowids are collected, once for all
+    /// of its indexes.
+    private var bulkContent: [CChar]?
+    private var bulkRowids: [Int64] = []
 
     var isActive: Bool { !targets.isEmpty }
 
-    deinit { discardPending() }
-
-    func target(forContent table: String) -> Int? { targets.firstIndex { $0.index.content == table } }
+    deinit {
+        discardPending()
+        endBulk()
+    }
 
     /// Reloads the synced indexes when the schema changed since the last look.
     func refresh(on handle: Handle) throws {
@@ -87,12 +89,21 @@ final class SyncTracker {
     fileprivate func record(_ db: OpaquePointer, _ op: Int32, _ zDb: UnsafePointer<CChar>, _ zName: UnsafePointer<CChar>,
                             _ key1: Int64, _ key2: Int64) {
         guard strcmp(zDb, "main") == 0 else { return }
-        guard let t = targets.firstIndex(where: { target in
-            target.name.withUnsafeBufferPointer { name in name.baseAddress.map { strcmp($0, zName) == 0 } ?? false }
-        }) else { return }
-        if bulkTargets.contains(t) {
-            if op == SQLITE_INSERT { bulkRowids.append(key2); return }
+        if op == SQLITE_INSERT, let bulkContent, Self.same(bulkContent, zName) {
+            bulkRowids.append(key2)
+            return
         }
+        // A content table may have several indexes (different tokenizers or columns): each records the change.
+        for t in targets.indices where Self.same(targets[t].name, zName) {
+            record(t, db, op, key1, key2)
+        }
+    }
+
+    private static func same(_ name: [CChar], _ other: UnsafePointer<CChar>) -> Bool {
+        name.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { strcmp($0, other) == 0 } ?? false }
+    }
+
+    private func record(_ t: Int, _ db: OpaquePointer, _ op: Int32, _ key1: Int64, _ key2: Int64) {
         let positions = targets[t].positions
         let start = values.count
         switch op {
@@ -147,7 +158,7 @@ final class SyncTracker {
     // MARK: - Applying (right after the statement step, same transaction)
 
     func flush(on handle: Handle) throws {
-        defer { discardPending(keepBulk: true) }
+        defer { discardPending() }
         for change in pending {
             let target = targets[change.target]
             let statements = target.statements
@@ -174,17 +185,43 @@ final class SyncTracker {
         while try handle.stepUnsynced(stmt) {}
     }
 
-    /// Indexes the rows collected while `target` was bulk-loading: one `INSERT ... SELECT` per run of
-    /// consecutive rowids, which lets FTS5 build its segments in large batches.
-    func finishBulk(_ target: Int, on handle: Handle) throws {
-        bulkTargets.remove(target)
-        let rowids = bulkRowids.sorted()
+    // MARK: - Bulk loading
+
+    /// Starts collecting the rowids of rows inserted into `content` instead of indexing them one by one; false
+    /// when no synced index covers that table. Every path out must end with `finishBulk` or `endBulk`.
+    func beginBulk(content: String) -> Bool {
+        guard bulkContent == nil, targets.contains(where: { $0.index.content == content }) else { return false }
+        bulkContent = Array(content.utf8CString)
+        bulkRowids.removeAll(keepingCapacity: true)
+        return true
+    }
+
+    /// Stops bulk loading and forgets the collected rowids (their statement failed and was rolled back, or they
+    /// were indexed). Safe to call when no bulk load is under way.
+    func endBulk() {
+        bulkContent = nil
         bulkRowids.removeAll()
+    }
+
+    /// Indexes the rows collected since `beginBulk` into every index of the content table: one
+    /// `INSERT ... SELECT` per run of consecutive rowids, which lets FTS5 build its segments in large batches.
+    /// The bulk state is cleared first, so nothing of it survives a failure here.
+    func finishBulk(on handle: Handle) throws {
+        guard let content = bulkContent.map({ String(cString: $0) }) else { return }
+        let rowids = bulkRowids.sorted()
+        endBulk()
+        for target in targets where target.index.content == content {
+            try Self.index(rowids, into: target.index, on: handle)
+        }
+    }
+
+    private static func index(_ rowids: [Int64], into index: SyncedIndex, on handle: Handle) throws {
         guard var low = rowids.first else { return }
         var high = low
-        let index = targets[target].index
         let sql = index.insertRangeSQL
         // A larger pending-terms buffer for the one pass means fewer, larger segments to write and merge.
+        // On failure the caller's transaction rolls back, taking the setting with it; FTS5 rereads its
+        // configuration when the rolled-back structure's cookie differs from the one it holds.
         let previousHashSize = try index.hashSize(on: handle)
         try index.setHashSize(SyncedIndex.bulkHashSize, on: handle)
         defer { try? index.setHashSize(previousHashSize, on: handle) }
@@ -206,11 +243,7 @@ final class SyncTracker {
     }
 
     /// Forgets recorded changes (after applying them, or because their statement failed and was undone).
-    func discardPending(keepBulk: Bool = false) {
-        if !keepBulk {
-            bulkTargets.removeAll()
-            bulkRowids.removeAll()
-        }
+    func discardPending() {
         for value in values { sqlite3_value_free(value) }
         values.removeAll(keepingCapacity: true)
         pending.removeAll(keepingCapacity: true)

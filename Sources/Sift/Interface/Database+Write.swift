@@ -25,9 +25,9 @@ extension Database {
         let primaryKeyParameter = binding.integerPrimaryKeyOrdinal.map { encoder.parameters.slots[$0] } ?? 0
         let body = { (handle: Handle) in
             // A large plain insert into a synced content table indexes its rows afterwards, in one pass.
-            let bulk = conflict == nil && objects.count >= self.fullTextBulkThreshold ? handle.sync?.target(forContent: table) : nil
-            if let bulk { handle.sync?.bulkTargets.insert(bulk) }
-            defer { if let bulk { handle.sync?.bulkTargets.remove(bulk) } }
+            let bulk = conflict == nil && objects.count >= self.fullTextBulkThreshold && handle.sync?.beginBulk(content: table) == true
+            // On any error the insert is rolled back, and so must be what the bulk load collected.
+            defer { if bulk { handle.sync?.endBulk() } }
             try handle.withStatement(sql) { stmt in
                 defer { encoder.finish() }
                 // Objects are bound where they lie (see `bind(inPlace:to:)`); nothing writes through this pointer.
@@ -47,7 +47,7 @@ extension Database {
                     }
                 }
             }
-            if let bulk { try handle.sync?.finishBulk(bulk, on: handle) }
+            if bulk { try handle.sync?.finishBulk(on: handle) }
         }
         // Several objects are one transaction: all or nothing, and much faster.
         if objects.count > 1 { try write(body) } else { try writeSingle(body) }

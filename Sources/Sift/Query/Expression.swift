@@ -66,6 +66,15 @@ extension SQLExpression: SQLRenderable {
             render(operand, into: &builder, nested: true)
             builder.append(" " + op)
             if nested { builder.append(")") }
+        case .binary(let op, let lhs, let rhs) where op == "AND" || op == "OR":
+            // `a AND b AND c`, not `((a AND b) AND c)`: a chain built in a loop would otherwise nest once per
+            // operand and overflow SQLite's parser stack at about a hundred.
+            if nested { builder.append("(") }
+            for (i, operand) in chain(op, lhs, rhs).enumerated() {
+                if i > 0 { builder.append(" \(op) ") }
+                render(operand, into: &builder, nested: true)
+            }
+            if nested { builder.append(")") }
         case .binary(let op, let lhs, let rhs):
             if nested { builder.append("(") }
             render(lhs, into: &builder, nested: true)
@@ -114,6 +123,24 @@ extension SQLExpression: SQLRenderable {
             render(operand, into: &builder, nested: false)
             builder.append(" AS \(type))")
         }
+    }
+}
+
+extension SQLExpression {
+    /// The operands of an associative chain of `op` (AND or OR), left to right, found without recursion so that
+    /// chains of any length render.
+    fileprivate static func chain(_ op: String, _ lhs: Node, _ rhs: Node) -> [Node] {
+        var operands: [Node] = []
+        var pending: [Node] = [rhs, lhs]
+        while let node = pending.popLast() {
+            if case .binary(let inner, let l, let r) = node, inner == op {
+                pending.append(r)
+                pending.append(l)
+            } else {
+                operands.append(node)
+            }
+        }
+        return operands
     }
 }
 

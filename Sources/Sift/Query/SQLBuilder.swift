@@ -33,7 +33,24 @@ struct SQLBuilder {
     /// An identifier as SQL: bare when it is a plain word that is not a keyword, else double-quoted.
     static func quote(_ name: String) -> String {
         if isPlainIdentifier(name) { return name }
-        return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return enclose(name, in: UInt8(ascii: "\""))
+    }
+
+    /// `text` between two `mark`s, with every `mark` inside doubled: SQL's quoting of identifiers and strings,
+    /// and FTS5's quoting of its strings. It works on UTF-8 bytes, never on `Character`s: a quote followed by a
+    /// combining mark is one `Character` that compares unequal to a quote, so character-level replacement leaves
+    /// that quote undoubled and lets the text end the quoted span. NUL bytes are dropped (SQLite's and FTS5's
+    /// parsers read C strings: a NUL would end the text early).
+    static func enclose(_ text: String, in mark: UInt8) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count + 2)
+        bytes.append(mark)
+        for byte in text.utf8 where byte != 0 {
+            bytes.append(byte)
+            if byte == mark { bytes.append(mark) }
+        }
+        bytes.append(mark)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func isPlainIdentifier(_ name: String) -> Bool {
@@ -53,7 +70,7 @@ struct SQLBuilder {
             if v.isNaN { return "NULL" }
             if v.isInfinite { return v > 0 ? "1e999" : "-1e999" }
             return String(v)
-        case .text(let s): return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+        case .text(let s): return enclose(s, in: UInt8(ascii: "'"))
         case .blob(let d): return "X'" + d.map { String(format: "%02X", $0) }.joined() + "'"
         }
     }

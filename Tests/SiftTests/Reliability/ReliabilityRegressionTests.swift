@@ -1,0 +1,226 @@
+import Foundation
+import XCTest
+import Sift
+
+/// One test per defect found by the reliability review (each failed before its fix).
+final class ReliabilityRegressionTests: SiftTestCase {
+    private func articles(tokenizer: String = "trigram") throws -> Database {
+        let database = makeDatabase()
+        try database.create(table: "articles", of: Article.self)
+        try database.create(virtualTable: "articles_fts", of: ArticleIndex.self, syncedWith: "articles", tokenizer: tokenizer)
+        return database
+    }
+
+    private func ids(_ database: Database, _ query: SearchQuery, in index: String = "articles_fts") throws -> [Int] {
+        let results: SearchResults<Article> = try database.search(query, in: index, options: SearchOptions(limit: 1000))
+        return results.hits.compactMap(\.object.id).sorted()
+    }
+
+    /// Defect 1: a quote followed by a combining mark is one Swift `Character`, so quoting by characters left it
+    /// undoubled and the expression unterminated.
+    func testQuoteBeforeCombiningMarkIsStillAValidQuery() throws {
+        let database = try articles()
+        try database.insert(objects: [Article(1, "ab\"\u{301}cd here", "x")], intoTable: "articles")
+        let text = "ab\"\u{301}cd"
+        for query in [SearchQuery(text), SearchQuery(text, mode: .anyTerm), SearchQuery(text, mode: .phrase),
+                      SearchQuery(text, mode: .prefix), SearchQuery.near(text), SearchQuery(text, columns: ["title"]),
+                      SearchQuery("zzz", excluding: text)] {
+            XCTAssertNoThrow(try ids(database, query), "\(query)")
+        }
+        XCTAssertEqual(try ids(database, SearchQuery(text)), [1])
+    }
+
+    /// Defect 2: the same hole let typed text change the query's structure: escape a column filter, cancel an exclusion.
+    func testTypedTextCannotEscapeColumnFilterOrExclusion() throws {
+        let database = try articles()
+        try database.insert(objects: [Article(1, "public", "secret plans"), Article(2, "zzz title", "nothing")],
+                            intoTable: "articles")
+        let injected = "zzz\"\u{301}) OR (body:secret) OR (\"\u{301}zzz"
+        XCTAssertFalse(try ids(database, SearchQuery(injected, columns: ["title"])).contains(1),
+                       "text restricted to title matched a row by its body")
+        XCTAssertFalse(try ids(database, SearchQuery(injected, mode: .anyTerm, columns: ["title"])).contains(1))
+        for mode in [SearchQuery.Mode.allTerms, .anyTerm, .phrase, .prefix] {
+            XCTAssertFalse(try ids(database, SearchQuery(injected, mode: mode, excluding: "secret")).contains(1),
+                           "a row containing the excluded word was returned (\(mode))")
+        }
+        // Identifiers are quoted the same way: a table name with a quote and a combining mark is one name.
+        let odd = "t\"\u{301}; DROP TABLE articles; --"
+        try database.create(table: odd, of: Article.self)
+        try database.insert(objects: [Article(7, "a", "b")], intoTable: odd)
+        let stored: [Article] = try database.getObjects(fromTable: odd)
+        XCTAssertEqual(stored.map(\.id), [7])
+        let remaining: [Article] = try database.getObjects(fromTable: "articles")
+        XCTAssertEqual(remaining.count, 2)
+    }
+
+    /// Defect 3: a bulk insert that fails half way left its collected rowids behind; the next bulk insert then
+    /// indexed them a second time and the index reported itself malformed.
+    func testFailedBulkInsertLeavesNoBulkState() throws {
+        let database = makeDatabase()
+        try database.create(table: "articles", of: FailingArticle.self)
+        try database.create(virtualTable: "articles_fts", of: ArticleIndex.self, syncedWith: "articles")
+        database.fullTextBulkThreshold = 4
+        let failing = (1...20).map { FailingArticle($0, "title \($0)", "body \($0)", fails: $0 == 16) }
+        XCTAssertThrowsError(try database.insert(objects: failing, intoTable: "articles"))
+        let none: [FailingArticle] = try database.getObjects(fromTable: "articles")
+        XCTAssertEqual(none.count, 0)
+        // Rows indexed one by one, then a bulk insert: the failed insert's rowids must not be indexed again with it.
+        for i in 1...3 { try database.insert(objects: FailingArticle(i, "again \(i)", "body", fails: false), intoTable: "articles") }
+        try database.insert(objects: (4...10).map { FailingArticle($0, "again \($0)", "body", fails: false) }, intoTable: "articles")
+        try database.insert(objects: (11...30).map { FailingArticle($0, "bulk \($0)", "body", fails: false) }, intoTable: "articles")
+        try database.insert(objects: FailingArticle(31, "single", "row", fails: false), intoTable: "articles")
+        let verification = try database.verify(index: "articles_fts")
+        XCTAssertTrue(verification.isConsistent, verification.description)
+        XCTAssertEqual(verification.indexedRows, 31)
+        let found: SearchResults<FailingArticle> = try database.search(SearchQuery("again"), in: "articles_fts",
+                                                                      options: SearchOptions(limit: 100))
+        XCTAssertEqual(found.hits.map(\.object.id).sorted(), Array(1...10))
+    }
+
+    /// Defect 4: only the first synced index of a content table was kept in sync.
+    func testTwoSyncedIndexesOnOneContentTable() throws {
+        let database = makeDatabase()
+        try database.create(table: "docs", of: Article.self)
+        try database.create(virtualTable: "docs_words", of: ArticleIndex.self, syncedWith: "docs", tokenizer: "unicode61")
+        try database.create(virtualTable: "docs_trigram", of: ArticleIndex.self, syncedWith: "docs", tokenizer: "trigram")
+        database.fullTextBulkThreshold = 20
+        try database.insert(objects: (1...25).map { (i: Int) in Article(i, "title\(i)x", "body\(i)x") }, intoTable: "docs")
+        for i in 26...50 { try database.insert(objects: Article(i, "title\(i)x", "body\(i)x"), intoTable: "docs") }
+        try database.update(table: "docs", on: Article.Properties.title, with: ["changedq"], where: Article.Properties.id == 3)
+        try database.delete(fromTable: "docs", where: Article.Properties.id == 4)
+        for index in ["docs_words", "docs_trigram"] {
+            let verification = try database.verify(index: index)
+            XCTAssertTrue(verification.isConsistent, "\(index): \(verification)")
+            XCTAssertEqual(verification.indexedRows, 49, index)
+            XCTAssertEqual(try ids(database, SearchQuery("changedq"), in: index), [3], index)
+            XCTAssertEqual(try ids(database, SearchQuery("title4x"), in: index), [], index)
+            XCTAssertEqual(try ids(database, SearchQuery("body50x"), in: index), [50], index)
+            XCTAssertEqual(try ids(database, SearchQuery("body17x"), in: index), [17], index)
+        }
+    }
+
+    /// Defect 5: a write whose SQL began with a comment ran outside the sync transaction.
+    func testWriteBehindLeadingCommentIsOneTransactionWithItsIndexWrite() throws {
+        let database = try articles(tokenizer: "unicode61")
+        let sqls = Collected<String>()
+        database.trace(ofSQL: { sqls.append($0) })
+        try database.exec(sql: "/* c */ INSERT INTO articles(id, title, body, views) VALUES(1, 'commented', 'x', 0)")
+        try database.exec(sql: "-- line\n WITH v(i) AS (SELECT 2) INSERT INTO articles(id, title, body, views) SELECT i, 'with', 'y', 0 FROM v")
+        let statements = sqls.all
+        XCTAssertEqual(statements.filter { $0 == "BEGIN IMMEDIATE" }.count, 2, "\(statements)")
+        XCTAssertEqual(statements.filter { $0 == "COMMIT" }.count, 2, "\(statements)")
+        XCTAssertEqual(try ids(database, SearchQuery("commented")), [1])
+        XCTAssertEqual(try ids(database, SearchQuery("with")), [2])
+
+        // When the index write fails, the content row must not stay behind without it.
+        try database.exec(sql: "CREATE TABLE other(id INTEGER PRIMARY KEY, title TEXT, body TEXT)")
+        // An "index" whose writes fail (a plain table with a CHECK), standing in for a tokenizer missing on this connection.
+        try database.exec(sql: "CREATE TABLE other_fts(title TEXT, body TEXT CHECK(body != 'b'))")
+        try database.exec(sql: "CREATE TABLE IF NOT EXISTS sift_fts_sync(index_table TEXT PRIMARY KEY, content_table TEXT NOT NULL, "
+                          + "content_rowid TEXT NOT NULL, columns TEXT NOT NULL, mode TEXT NOT NULL)")
+        try database.exec(sql: "INSERT INTO sift_fts_sync VALUES('other_fts', 'other', 'id', 'title\u{1F}body', 'explicit')")
+        XCTAssertThrowsError(try database.exec(sql: "/* c */ INSERT INTO other(id, title, body) VALUES(1, 'a', 'b')"))
+        XCTAssertEqual(try database.getRows(sql: "SELECT count(*) FROM other").first?.first?.int64Value, 0,
+                       "the content row was committed without its index row")
+    }
+
+    /// Defect 6: `close()` waited for the transaction's thread while that thread waited for the close: both hung.
+    func testCloseWhileAnotherThreadIsInATransactionWaitsForIt() throws {
+        let database = try articles(tokenizer: "unicode61")
+        try database.insert(objects: Article(1, "a", "b"), intoTable: "articles")
+        for variant in 0..<3 {
+            let inside = DispatchSemaphore(value: 0)
+            let errors = Collected<String>()
+            let worker = spawn {
+                do {
+                    switch variant {
+                    case 0:
+                        try database.run(transaction: {
+                            inside.signal()
+                            Thread.sleep(forTimeInterval: 0.2)
+                            try database.insert(objects: Article(100 + variant, "t", "b"), intoTable: "articles")
+                        })
+                    case 1:
+                        try database.run(transaction: {
+                            inside.signal()
+                            Thread.sleep(forTimeInterval: 0.2)
+                            let _: [Article] = try database.getObjects(fromTable: "articles")
+                        })
+                    default:
+                        try database.begin()
+                        inside.signal()
+                        Thread.sleep(forTimeInterval: 0.2)
+                        try database.insert(objects: Article(100 + variant, "t", "b"), intoTable: "articles")
+                        try database.commit()
+                    }
+                } catch {
+                    errors.append("\(error)")
+                }
+            }
+            inside.wait()
+            let closer = spawn { database.close() }
+            XCTAssertEqual(closer.wait(timeout: .now() + 10), .success, "close() hung (variant \(variant))")
+            XCTAssertEqual(worker.wait(timeout: .now() + 10), .success, "the transaction hung (variant \(variant))")
+            XCTAssertEqual(errors.all, [], "variant \(variant)")
+        }
+        let final: [Article] = try database.getObjects(fromTable: "articles")
+        XCTAssertEqual(final.compactMap(\.id).sorted(), [1, 100, 102])
+    }
+
+    /// Defect 8: each `&&` nested the whole left side in another pair of parentheses, overflowing SQLite's parser at ~100.
+    func testLongConditionChainsRenderFlat() throws {
+        let database = try articles(tokenizer: "unicode61")
+        try database.insert(objects: Article(1, "a", "b", views: 3), intoTable: "articles")
+        var all: Condition = Article.Properties.views > 0
+        var any: Condition = Article.Properties.views == -1
+        for i in 0..<500 {
+            all = all && Article.Properties.views != -i - 1
+            any = any || Article.Properties.views == 1000 + i
+        }
+        any = any || Article.Properties.views == 3
+        XCTAssertEqual(try database.getObjects(fromTable: "articles", where: all).map { (a: Article) in a.id }, [1])
+        XCTAssertEqual(try database.getObjects(fromTable: "articles", where: any).map { (a: Article) in a.id }, [1])
+        let mixed = (Article.Properties.views > 0 && Article.Properties.views < 5) || Article.Properties.id == 9
+        XCTAssertEqual(mixed.description, "((views > 0) AND (views < 5)) OR (id = 9)")
+        let grouped = Article.Properties.views > 0 && (Article.Properties.views < 5 || Article.Properties.id == 9)
+        XCTAssertEqual(grouped.description, "(views > 0) AND ((views < 5) OR (id = 9))")
+        let chain = Article.Properties.views > 0 && Article.Properties.views != 1 && Article.Properties.id != 2
+            && (Article.Properties.id == 3 || Article.Properties.id == 4 || Article.Properties.id == 5)
+        XCTAssertEqual(chain.description, "(views > 0) AND (views != 1) AND (id != 2) AND ((id = 3) OR (id = 4) OR (id = 5))")
+    }
+}
+
+/// An article whose encoding throws when asked to, for failures in the middle of a batch.
+struct FailingArticle: TableCodable {
+    var id: Int
+    var title: String
+    var body: String
+    var fails: Bool
+    enum CodingKeys: String, CodingTableKey {
+        typealias Root = FailingArticle
+        static let objectRelationalMapping = TableBinding(CodingKeys.self)
+        case id, title, body
+        static var columnConstraintBindings: [CodingKeys: ColumnConstraintBinding]? { [id: ColumnConstraintBinding(isPrimary: true)] }
+    }
+    struct Refused: Error {}
+    init(_ id: Int, _ title: String, _ body: String, fails: Bool) {
+        self.id = id
+        self.title = title
+        self.body = body
+        self.fails = fails
+    }
+    init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int.self, forKey: .id)
+        title = try container.decode(String.self, forKey: .title)
+        body = try container.decode(String.self, forKey: .body)
+        fails = false
+    }
+    func encode(to encoder: Encoder) throws {
+        if fails { throw Refused() }
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encode(body, forKey: .body)
+    }
+}
