@@ -24,6 +24,9 @@ public final class Handle: @unchecked Sendable {
     var tokenizers: [String: TokenizerInstance] = [:]
 
     private var cache: [String: CachedStatement] = [:]
+    /// Statements that change rows of a table, as SQLite's authorizer reported while compiling them: INSERT,
+    /// UPDATE, DELETE, REPLACE and upserts, whatever comments or `WITH` clauses come first.
+    private var rowWriters: Set<OpaquePointer> = []
     private var performanceSQLs: [String: Int] = [:]
     private var performanceCost: Int64 = 0
     private var statementStarts: [OpaquePointer: UInt64] = [:]
@@ -65,6 +68,7 @@ public final class Handle: @unchecked Sendable {
         tokenizers.removeAll()
         for entry in cache.values { sqlite3_finalize(entry.stmt) }
         cache.removeAll()
+        rowWriters.removeAll()
         if hooks.isActive { sqlite3_trace_v2(raw, 0, nil, nil) }
         sqlite3_close_v2(raw)
     }
@@ -113,6 +117,7 @@ public final class Handle: @unchecked Sendable {
             }
         }
         guard cached else {
+            rowWriters.remove(stmt)
             sqlite3_finalize(stmt)
             return
         }
@@ -123,24 +128,32 @@ public final class Handle: @unchecked Sendable {
 
     private func evictIdleStatements() {
         for (sql, entry) in cache where !entry.inUse {
+            rowWriters.remove(entry.stmt)
             sqlite3_finalize(entry.stmt)
             cache[sql] = nil
         }
     }
 
     /// A statement outside the cache, for owners that keep it for the connection's lifetime.
+    /// Its owner steps it with `stepUnsynced`, so whether it writes rows is not recorded.
     func prepareUnmanaged(_ sql: String) throws -> OpaquePointer {
-        try prepareRaw(sql, persistent: true)
+        try prepareRaw(sql, persistent: true, recordingWrites: false)
     }
 
-    private func prepareRaw(_ sql: String, persistent: Bool) throws -> OpaquePointer {
+    private func prepareRaw(_ sql: String, persistent: Bool, recordingWrites: Bool = true) throws -> OpaquePointer {
         var stmt: OpaquePointer?
         let flags: UInt32 = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
-        // The tail points into the temporary C string, so it is inspected inside the closure.
+        var writesRows = false
+        // The tail points into the temporary C string, so it is inspected inside the closure. The authorizer
+        // reports what the statement will do while SQLite compiles it, and only then.
         let (rc, trailing) = sql.withCString { text -> (Int32, Bool) in
-            var tail: UnsafePointer<CChar>?
-            let rc = sqlite3_prepare_v3(raw, text, -1, flags, &stmt, &tail)
-            return (rc, tail.map { !Handle.isBlank($0) } ?? false)
+            withUnsafeMutablePointer(to: &writesRows) { flag in
+                if recordingWrites { sqlite3_set_authorizer(raw, rowWriteAuthorizer, flag) }
+                defer { if recordingWrites { sqlite3_set_authorizer(raw, nil, nil) } }
+                var tail: UnsafePointer<CChar>?
+                let rc = sqlite3_prepare_v3(raw, text, -1, flags, &stmt, &tail)
+                return (rc, tail.map { !Handle.isBlank($0) } ?? false)
+            }
         }
         guard rc == SQLITE_OK else {
             sqlite3_finalize(stmt)
@@ -155,6 +168,7 @@ public final class Handle: @unchecked Sendable {
             throw pool.report(SiftError.misuse("Only one SQL statement can be prepared at a time.",
                                                operation: .prepare, sql: sql))
         }
+        if writesRows { rowWriters.insert(stmt) }
         return stmt
     }
 
@@ -188,7 +202,7 @@ public final class Handle: @unchecked Sendable {
 
     private func syncedStep(_ stmt: OpaquePointer, _ sync: SyncTracker) throws -> Bool {
         let implicit = sqlite3_get_autocommit(raw) != 0 && sqlite3_stmt_busy(stmt) == 0 && sqlite3_stmt_readonly(stmt) == 0
-            && Handle.changesRows(stmt)
+            && rowWriters.contains(stmt)
         // BEGIN IMMEDIATE is itself not read-only: run the transaction control unsynced, or it would recurse.
         if implicit {
             try executeUnsynced("BEGIN IMMEDIATE")
@@ -218,17 +232,6 @@ public final class Handle: @unchecked Sendable {
     private func finishImplicitTransaction() throws {
         implicitTransactionOwner = nil
         try executeUnsynced("COMMIT")
-    }
-
-    /// Only INSERT, UPDATE, DELETE and REPLACE (possibly after WITH) change rows of a synced table; PRAGMA,
-    /// DDL and checkpoints must run outside any transaction Sift would open.
-    private static func changesRows(_ stmt: OpaquePointer) -> Bool {
-        guard var p = sqlite3_sql(stmt) else { return false }
-        while p.pointee == 0x20 || p.pointee == 0x0A || p.pointee == 0x09 || p.pointee == 0x0D || p.pointee == 0x28 { p += 1 }
-        for keyword in ["INSERT", "UPDATE", "DELETE", "REPLACE", "WITH"] where sqlite3_strnicmp(p, keyword, Int32(keyword.utf8.count)) == 0 {
-            return true
-        }
-        return false
     }
 
     func bind(_ values: [FundamentalValue], to stmt: OpaquePointer, sql: String) throws {
@@ -388,6 +391,16 @@ extension Handle {
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
+}
+
+/// Marks a statement being compiled as one that changes rows of a table (SQLite's own schema tables aside:
+/// DDL writes those, and DDL such as `PRAGMA journal_mode` or `VACUUM` must stay outside Sift's transactions).
+/// It never denies anything.
+private let rowWriteAuthorizer: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
+                                                UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32 = { flag, action, table, _, _, _ in
+    guard let flag, let table, action == SQLITE_INSERT || action == SQLITE_UPDATE || action == SQLITE_DELETE else { return SQLITE_OK }
+    if sqlite3_strnicmp(table, "sqlite_", 7) != 0 { flag.assumingMemoryBound(to: Bool.self).pointee = true }
+    return SQLITE_OK
 }
 
 private let handleTraceCallback: @convention(c) (UInt32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?,

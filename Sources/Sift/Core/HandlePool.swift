@@ -17,6 +17,9 @@ final class HandlePool: @unchecked Sendable {
     private var writerOwner: ThreadID?
     private var writerDepth = 0
     private var freeReaders: [Handle] = []
+    /// The thread each leased reader belongs to: a thread that holds a connection finishes its work before a
+    /// close, instead of waiting for the close that waits for it.
+    private var readerHolders: [ObjectIdentifier: ThreadID] = [:]
     private var openReaders = 0
     private var leases = 0
     private var closingThread: ThreadID?
@@ -88,7 +91,7 @@ final class HandlePool: @unchecked Sendable {
         var handle: Handle?
         var usesWriter = false
         while true {
-            if let closer = closingThread, closer != me { condition.wait(); continue }
+            if let closer = closingThread, closer != me, !holdsConnection(me) { condition.wait(); continue }
             if writerOwner == me {
                 writerDepth += 1
                 handle = writer
@@ -105,6 +108,7 @@ final class HandlePool: @unchecked Sendable {
                 }
             } else if let reader = freeReaders.popLast() {
                 handle = reader
+                readerHolders[ObjectIdentifier(reader)] = me
                 break
             } else if openReaders < HandlePool.maxReaders {
                 openReaders += 1
@@ -124,7 +128,9 @@ final class HandlePool: @unchecked Sendable {
                 if needsDirectory { try createDirectory() }
                 let opened = try Handle(path: path, pool: self)
                 handle = opened
-                if usesWriter { locked { writer = opened } }
+                locked {
+                    if usesWriter { writer = opened } else { readerHolders[ObjectIdentifier(opened)] = me }
+                }
             }
             guard let handle else { throw SiftError.misuse("No connection available.", operation: .open) }
             if handle.configGeneration != configSnapshot.0 {
@@ -158,7 +164,10 @@ final class HandlePool: @unchecked Sendable {
                     if writerDepth == 0 { writerOwner = nil }
                     if let h = handle, writer !== h { h.close() }
                 } else if reserved || handle != nil {
-                    if let h = handle { h.close() }
+                    if let h = handle {
+                        readerHolders[ObjectIdentifier(h)] = nil
+                        h.close()
+                    }
                     openReaders -= 1
                 }
                 condition.broadcast()
@@ -174,6 +183,7 @@ final class HandlePool: @unchecked Sendable {
                 writerDepth -= 1
                 if writerDepth == 0 { writerOwner = nil }
             } else {
+                readerHolders[ObjectIdentifier(handle)] = nil
                 freeReaders.append(handle)
             }
             condition.broadcast()
@@ -203,9 +213,10 @@ final class HandlePool: @unchecked Sendable {
         if closingThread == me {
             closingDepth += 1
         } else {
-            if writerOwner == me {
+            if holdsConnection(me) {
                 condition.unlock()
-                throw report(SiftError.misuse("Cannot close a database inside its own transaction.", operation: .close))
+                throw report(SiftError.misuse("Cannot close a database inside its own transaction or while this thread "
+                                              + "is reading from it.", operation: .close))
             }
             while closingThread != nil { condition.wait() }
             closingThread = me
@@ -225,6 +236,11 @@ final class HandlePool: @unchecked Sendable {
             }
         }
         try body()
+    }
+
+    /// Whether `thread` holds the writer or a reader (call with the lock held).
+    private func holdsConnection(_ thread: ThreadID) -> Bool {
+        writerOwner == thread || readerHolders.values.contains(thread)
     }
 
     private func closeAllLocked() {
