@@ -167,6 +167,23 @@ public final class CorpusDatabase: Sendable {
         }
     }
 
+    // MARK: - Indexing lock
+
+    /// The file `lockForIndexing()` locks: beside the database file itself (symbolic links resolved, so
+    /// every path to one database finds one lock), named after it with `-index.lock`. It is left in place
+    /// after a run: deleting a lock file that another process may have just opened would let two runs
+    /// each lock a different file.
+    var indexLockPath: String {
+        URL(fileURLWithPath: database.path).resolvingSymlinksInPath().path + "-index.lock"
+    }
+
+    /// Takes the corpus's indexing lock, or throws `SiftToolError.indexingInProgress` at once if another
+    /// indexing run (in this process or any other) holds it. The lock is released by `release()`, when
+    /// the returned value is deinitialized, or by the system when the process ends however it ends.
+    func lockForIndexing() throws -> IndexingLock {
+        try IndexingLock(file: indexLockPath, corpus: path)
+    }
+
     // MARK: - Maintenance
 
     /// How many documents the corpus holds.
@@ -247,4 +264,43 @@ public struct CorpusCheck: Sendable, Hashable {
     public var problems: [String]
     /// Whether nothing is wrong.
     public var isHealthy: Bool { problems.isEmpty }
+}
+
+/// An exclusive `flock(2)` lock on a corpus's lock file, held by one indexing run for its whole duration.
+///
+/// `flock` locks belong to an open file description, so two runs conflict whether they are two processes
+/// or two indexers in one process, and the kernel drops the lock when the descriptor is closed, including
+/// when the process is killed: a crashed run never leaves the corpus locked. The lock is on a separate
+/// file, never on the database: closing a descriptor of the database file would drop SQLite's own
+/// POSIX locks on it.
+final class IndexingLock {
+    private var descriptor: Int32
+
+    /// Locks `file` (created if missing) or throws: `indexingInProgress(corpus)` when it is held,
+    /// `cannotLock` when the file cannot be opened or locked.
+    init(file: String, corpus: String) throws {
+        var descriptor = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if descriptor < 0 && (errno == EACCES || errno == EROFS) {
+            // Someone else's corpus, readable but with a lock file we cannot write: locking needs only a read descriptor.
+            descriptor = open(file, O_RDONLY | O_CLOEXEC)
+        }
+        guard descriptor >= 0 else { throw SiftToolError.cannotLock(corpus, detail: "\(file): \(systemReason(errno))") }
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            close(descriptor)
+            if code == EWOULDBLOCK { throw SiftToolError.indexingInProgress(corpus) }
+            throw SiftToolError.cannotLock(corpus, detail: "\(file): \(systemReason(code))")
+        }
+        self.descriptor = descriptor
+    }
+
+    /// Releases the lock; later calls do nothing.
+    func release() {
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        descriptor = -1
+    }
+
+    deinit { release() }
 }

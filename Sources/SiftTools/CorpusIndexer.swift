@@ -73,6 +73,15 @@ public struct IndexReport: Sendable, Hashable {
 /// documents of files that are gone. Re-indexing a record file replaces its documents by key and
 /// removes those whose records are gone. A document's key is unique across the corpus: the same
 /// key from another source replaces it.
+///
+/// One indexing run at a time per corpus: `index(_:)` holds the corpus's indexing lock (an exclusive
+/// `flock` on a file beside the database, see `IndexingLock`) from before it numbers the run until it
+/// returns, and fails at once with `SiftToolError.indexingInProgress` when another run holds it.
+/// Removing the stale documents of a record file relies on this: it deletes the file's documents that
+/// carry an older run number than the current run, which is only "not in the file any more" when no
+/// other run can write the same documents meanwhile (two overlapping runs would each delete the
+/// documents the other had just rewritten). With runs serialized, every document of the file that the
+/// current run read carries its number, so only documents whose records are gone are removed.
 public final class CorpusIndexer {
     /// The corpus written to.
     public let corpus: CorpusDatabase
@@ -102,12 +111,15 @@ public final class CorpusIndexer {
 
     private struct Stop: Error {}
 
-    /// Indexes `sources` in order. Throws `SiftToolError` for a missing or unrecognised source and,
-    /// with `strict`, for the first bad input; batches committed before an error stay committed.
+    /// Indexes `sources` in order. Throws `SiftToolError` for a missing or unrecognised source,
+    /// `SiftToolError.indexingInProgress` when another run is indexing into the corpus (nothing is
+    /// written then) and, with `strict`, for the first bad input; batches committed before an error stay committed.
     public func index(_ sources: [URL]) throws -> IndexReport {
         report = IndexReport()
         start = Date()
         let resolved = try sources.map { url in (url.standardizedFileURL, try options.format ?? SourceFormat.detect(url)) }
+        let lock = try corpus.lockForIndexing()
+        defer { lock.release() }
         if onProgress != nil { totalBytes = resolved.reduce(0) { $0 + inputSize($1.0, $1.1) } }
         run = try corpus.beginRun()
         do {

@@ -27,6 +27,10 @@ public enum SiftToolError: Error, Sendable, CustomStringConvertible {
     case badInput(InputError)
     /// A file that exists but cannot be read.
     case unreadable(String, detail: String)
+    /// Another indexing run holds the corpus's indexing lock (see `CorpusIndexer`).
+    case indexingInProgress(String)
+    /// The indexing lock file beside the corpus cannot be created or locked.
+    case cannotLock(String, detail: String)
 
     /// One line for standard error.
     public var description: String {
@@ -53,6 +57,10 @@ public enum SiftToolError: Error, Sendable, CustomStringConvertible {
             return "\(error) (stopped because of --strict)"
         case .unreadable(let path, let detail):
             return "\(path): cannot read: \(detail)"
+        case .indexingInProgress(let path):
+            return "another `sift index` is running on \(path); run this one again when it has finished"
+        case .cannotLock(let path, let detail):
+            return "cannot lock \(path) for indexing: \(detail)"
         }
     }
 }
@@ -68,4 +76,10 @@ extension SiftToolError {
         default: return error
         }
     }
+}
+
+/// The system's explanation of an `errno` value, as people read it in a sentence: "permission denied".
+func systemReason(_ code: Int32) -> String {
+    let text = String(cString: strerror(code))
+    return text.prefix(1).lowercased() + text.dropFirst()
 }

@@ -173,6 +173,38 @@ final class IndexingTests: ToolTestCase {
         }
     }
 
+    func testASecondRunOnACorpusBeingIndexedFailsAtOnceAndWritesNothing() throws {
+        let file = try write("docs.jsonl", (1...20).map { #"{"_id": "d\#($0)", "text": "document \#($0)"}"# }.joined(separator: "\n"))
+        let other = try write("other.jsonl", #"{"_id": "x", "text": "other"}"#)
+        let corpus = try makeCorpus()
+        let first = CorpusIndexer(corpus: corpus, options: IndexOptions(batchSize: 5))
+        let second = CorpusIndexer(corpus: try CorpusDatabase.open(at: path("corpus.db")))
+        var secondError: Error?
+        first.shouldStop = {
+            // In the middle of the first run, a second indexer (another open of the same file) tries to start.
+            if secondError == nil {
+                do {
+                    _ = try second.index([other])
+                    XCTFail("the second run must not start while the first is indexing")
+                } catch {
+                    secondError = error
+                }
+            }
+            return false
+        }
+        let report = try first.index([file])
+        guard case SiftToolError.indexingInProgress(let path) = try XCTUnwrap(secondError) else {
+            return XCTFail("\(String(describing: secondError))")
+        }
+        XCTAssertEqual(path, self.path("corpus.db"))
+        XCTAssertTrue("\(try XCTUnwrap(secondError))".contains("another `sift index` is running on"))
+        XCTAssertEqual(report.written, 20)
+        XCTAssertEqual(try keys(corpus, "other"), [], "the refused run wrote nothing")
+        // The lock is released with the run: the next one goes ahead.
+        XCTAssertEqual(try CorpusIndexer(corpus: corpus).index([other]).written, 1)
+        XCTAssertEqual(try corpus.documentCount(), 21)
+    }
+
     func testOpeningSomethingElse() throws {
         XCTAssertThrowsError(try CorpusDatabase.open(at: path("missing.db"))) { error in
             guard case SiftToolError.missingFile = error else { return XCTFail("\(error)") }

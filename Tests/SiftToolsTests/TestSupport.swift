@@ -65,6 +65,38 @@ class ToolTestCase: XCTestCase {
                        stderr: String(decoding: stderr, as: UTF8.self))
     }
 
+    /// A `sift` process started by ``startSift(_:)``, still running or finished.
+    struct RunningSift {
+        let process: Process
+        let stdout: URL
+        let stderr: URL
+
+        /// Waits for the process to end and returns its exit status and output.
+        func finish() throws -> Outcome {
+            process.waitUntilExit()
+            return Outcome(status: process.terminationStatus,
+                           stdout: String(decoding: try Data(contentsOf: stdout), as: UTF8.self),
+                           stderr: String(decoding: try Data(contentsOf: stderr), as: UTF8.self))
+        }
+    }
+
+    /// Starts the built `sift` executable with `arguments` in the test's folder and returns without waiting,
+    /// so that several can run at once. Output goes to files, which cannot fill up and block the child as a pipe can.
+    func startSift(_ arguments: [String]) throws -> RunningSift {
+        let process = Process()
+        process.executableURL = try Self.executable()
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        let id = UUID().uuidString
+        let out = folder.appendingPathComponent("sift-\(id).out"), err = folder.appendingPathComponent("sift-\(id).err")
+        try Data().write(to: out)
+        try Data().write(to: err)
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        return RunningSift(process: process, stdout: out, stderr: err)
+    }
+
     /// The `sift` binary SwiftPM built next to the test bundle.
     static func executable() throws -> URL {
         let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
