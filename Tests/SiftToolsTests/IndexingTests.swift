@@ -125,6 +125,54 @@ final class IndexingTests: ToolTestCase {
         XCTAssertEqual(try corpus.search("wall", options: CorpusSearchOptions(filters: [FieldFilter(field: "year", value: "1989")])).hits.count, 1)
     }
 
+    /// One stray quote used to open a quoted field that swallowed every later row into one field, lost with a
+    /// single problem for the whole tail. Now the bad row is reported by its line and the rows after it are read.
+    func testCSVStrayQuoteLosesOnlyItsOwnRow() throws {
+        var rows = ["id,title,text"]
+        for row in 1...1100 {
+            rows.append(row == 100 ? #"r100,"Stray quote,the text of row 100"# : "r\(row),Title \(row),the text of row \(row)")
+        }
+        let csv = try write("big.csv", rows.joined(separator: "\n") + "\n")
+        let corpus = try makeCorpus()
+        let indexer = CorpusIndexer(corpus: corpus)
+        var problems: [String] = []
+        indexer.onProblem = { problems.append($0) }
+        let report = try indexer.index([csv])
+        XCTAssertEqual(report.written, 1099)
+        XCTAssertEqual(try corpus.documentCount(), 1099)
+        XCTAssertEqual(report.skipped, 1)
+        XCTAssertEqual(problems.count, 1, "\(problems)")
+        XCTAssertTrue(problems.first?.contains("big.csv:101: ") == true, "row 100 is on line 101: \(problems)")
+        XCTAssertEqual(try keys(corpus, "row 1100"), ["r1100"])
+        XCTAssertEqual(try keys(corpus, "row 100"), [])
+    }
+
+    /// A stray quote before rows with properly quoted fields (one spanning lines): the stray field "closes" on
+    /// the next quote, followed by text a closing quote cannot be followed by; only the stray row is lost.
+    func testCSVStrayQuoteBeforeQuotedAndMultilineFields() throws {
+        let csv = try write("docs.csv", [
+            "id,title,text",
+            "a1,Alpha,first row",
+            #"a2,"Stray,the quote is never closed"#,
+            "a3,Gamma,plain row",
+            #"a4,"Delta, with a comma","a quoted text""#,
+            #"a5,Epsilon,"a text over"#,
+            #"two lines""#,
+            "a6,Zeta,last row",
+        ].joined(separator: "\n") + "\n")
+        let corpus = try makeCorpus()
+        let indexer = CorpusIndexer(corpus: corpus)
+        var problems: [String] = []
+        indexer.onProblem = { problems.append($0) }
+        let report = try indexer.index([csv])
+        XCTAssertEqual(problems.count, 1, "\(problems)")
+        XCTAssertTrue(problems.first?.contains("docs.csv:3: ") == true, "\(problems)")
+        XCTAssertEqual(report.written, 5)
+        XCTAssertEqual(try corpus.search("comma").hits.first?.title, "Delta, with a [comma]")
+        XCTAssertEqual(try corpus.search("over").hits.first?.snippet, "a text [over]\ntwo lines")
+        XCTAssertEqual(try keys(corpus, "row"), ["a1", "a3", "a6"])
+    }
+
     func testMissingColumnAndUnknownFormat() throws {
         let csv = try write("docs.csv", "name,body\nx,y\n")
         let corpus = try makeCorpus()
