@@ -29,9 +29,14 @@ public final class DelimitedReader {
     public private(set) var bytesRead = 0
 
     /// Opens `url` as CSV (`quoting` true, separator `,`) or TSV (`quoting` false, separator tab).
-    /// Bad records (and lines that are not UTF-8) go to `policy` with their line number.
+    /// Bad records (and lines that are not UTF-8) go to `policy` with their line number. Throws
+    /// `SiftToolError.unreadable` when the file cannot be opened, as `next()` does when it cannot be read.
     public init(url: URL, separator: Unicode.Scalar, quoting: Bool, policy: MalformedLinePolicy = .strict) throws {
-        lines = try LineReader(url: url, policy: policy)
+        do {
+            lines = try LineReader(url: url, policy: policy)
+        } catch {
+            throw SiftToolError.unreadable(url.path, detail: FileReading.reason(error))
+        }
         self.separator = separator
         self.quoting = quoting
         self.policy = policy
@@ -39,6 +44,7 @@ public final class DelimitedReader {
     }
 
     /// The next record's fields and the line it starts on; `nil` at the end of the file. Blank lines are skipped.
+    /// Throws `SiftToolError.unreadable` when reading the file fails, and with a `.strict` policy the first bad record's `InputError`.
     public func next() throws -> (line: Int, fields: [String])? {
         while let (number, text) = try nextLine() {
             if text.isEmpty { continue }
@@ -81,7 +87,15 @@ public final class DelimitedReader {
     /// The next line to parse: one given back by a record that did not end properly, else the file's next.
     private func nextLine() throws -> (number: Int, text: String)? {
         if let line = rereads.popLast() { return line }
-        guard let line = try lines.nextLine() else { return nil }
+        let next: (number: Int, text: String)?
+        do {
+            next = try lines.nextLine()
+        } catch let error as InputError {
+            throw error
+        } catch {
+            throw SiftToolError.unreadable(path, detail: FileReading.reason(error))
+        }
+        guard let line = next else { return nil }
         bytesRead += line.text.utf8.count + 1
         return line
     }

@@ -129,6 +129,89 @@ final class CommandTests: ToolTestCase {
     }
 }
 
+/// Sources that exist but cannot be read, end to end.
+final class UnreadableSourceTests: ToolTestCase {
+    /// A file without read permission, in a folder and as a record file among other sources, used to end the
+    /// run with Foundation's error dump (record file) or a Foundation sentence (folder file). Each must be
+    /// reported as `path: cannot read: permission denied` and skipped (exit status 1) while the rest is indexed;
+    /// the documents already indexed from the unreadable record file stay. With --strict the run stops on it.
+    func testUnreadableFilesAreReportedSkippedAndKept() throws {
+        // The database goes in a folder the unprivileged user can write.
+        let writable = folder.appendingPathComponent("w")
+        try FileManager.default.createDirectory(at: writable, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: writable.path)
+        try write("notes/open.txt", "an open note about herons")
+        try write("good.jsonl", #"{"_id": "g1", "text": "a good record about herons"}"#)
+        try write("locked.jsonl", #"{"_id": "l1", "text": "a locked record about herons"}"#)
+        let first = try siftUnprivileged(["index", "notes", "good.jsonl", "locked.jsonl", "--db", "w/c.db"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+
+        try write("notes/secret.txt", "a secret note about herons")
+        try write("other.csv", "id,text\nc1,a csv row about herons\n")
+        try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: path("notes/secret.txt"))
+        try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: path("locked.jsonl"))
+        defer {
+            for name in ["notes/secret.txt", "locked.jsonl"] {
+                try? FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path(name))
+            }
+        }
+        for name in ["notes/secret.txt", "locked.jsonl"] where try unprivilegedCanRead(path(name)) {
+            throw XCTSkip("\(name) is still readable with mode 000 (a file system that ignores permissions?)")
+        }
+
+        let second = try siftUnprivileged(["index", "notes", "good.jsonl", "locked.jsonl", "other.csv", "--db", "w/c.db"])
+        XCTAssertEqual(second.status, 1, "skipped input: \(second.stderr)")
+        XCTAssertTrue(second.stderr.contains("notes/secret.txt: cannot read: permission denied"), second.stderr)
+        XCTAssertTrue(second.stderr.contains("locked.jsonl: cannot read: permission denied"), second.stderr)
+        XCTAssertFalse(second.stderr.contains("Error Domain"), second.stderr)
+        XCTAssertTrue(second.stderr.contains("2 skipped"), second.stderr)
+        let search = try sift("search", "herons", "--db", "w/c.db", "--json", "--limit", "20")
+        let keys = search.stdout.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["key"] as? String
+        }
+        XCTAssertEqual(Set(keys), ["open.txt", "g1", "l1", "c1"], "the rest is indexed and l1 is not removed as stale")
+
+        let strict = try siftUnprivileged(["index", "good.jsonl", "locked.jsonl", "--db", "w/strict.db", "--strict"])
+        XCTAssertEqual(strict.status, 2, strict.stderr)
+        XCTAssertTrue(strict.stderr.contains("locked.jsonl: cannot read: permission denied"), strict.stderr)
+    }
+
+    /// The same path as a permission error, reproducible as root: a folder read as a record file fails when
+    /// read ("is a directory"). It used to end the run with Foundation's error dump.
+    func testADirectoryReadAsARecordFileIsReportedAndSkipped() throws {
+        try write("good.jsonl", #"{"_id": "g1", "text": "a good record"}"#)
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("folder.jsonl"), withIntermediateDirectories: true)
+        let outcome = try sift("index", "folder.jsonl", "good.jsonl", "--format", "jsonl", "--db", "c.db")
+        XCTAssertEqual(outcome.status, 1, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("folder.jsonl: cannot read: is a directory"), outcome.stderr)
+        XCTAssertFalse(outcome.stderr.contains("Error Domain"), outcome.stderr)
+        XCTAssertTrue(try sift("search", "good", "--db", "c.db").stdout.contains("[good]"))
+        let strict = try sift("index", "folder.jsonl", "good.jsonl", "--format", "jsonl", "--db", "strict.db", "--strict")
+        XCTAssertEqual(strict.status, 2, strict.stderr)
+        XCTAssertTrue(strict.stderr.contains("folder.jsonl: cannot read: is a directory"), strict.stderr)
+    }
+
+    /// A subfolder that cannot be listed used to be taken for deleted: the documents of its files were removed.
+    func testAnUnreadableSubfolderIsReportedAndItsDocumentsKept() throws {
+        let writable = folder.appendingPathComponent("w")
+        try FileManager.default.createDirectory(at: writable, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: writable.path)
+        try write("notes/top.txt", "a note about owls")
+        try write("notes/sub/deep.txt", "a deep note about owls")
+        let first = try siftUnprivileged(["index", "notes", "--db", "w/c.db"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: path("notes/sub"))
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path("notes/sub")) }
+        if try unprivilegedCanRead(path("notes/sub")) { throw XCTSkip("notes/sub is still readable with mode 000") }
+
+        let second = try siftUnprivileged(["index", "notes", "--db", "w/c.db"])
+        XCTAssertEqual(second.status, 1, second.stderr)
+        XCTAssertTrue(second.stderr.contains("notes/sub: cannot read: permission denied"), second.stderr)
+        XCTAssertFalse(second.stderr.contains("removed"), second.stderr)
+        XCTAssertTrue(try sift("search", "deep", "--db", "w/c.db").stdout.contains("[deep]"))
+    }
+}
+
 /// Two writers on one corpus, checked end to end with real processes.
 final class ConcurrentIndexingTests: ToolTestCase {
     /// Two `sift index` runs of the same file at the same time. Each run used to stamp its documents with its
