@@ -129,6 +129,86 @@ final class CommandTests: ToolTestCase {
     }
 }
 
+/// `sift check` on databases it may not write, and its three verdicts.
+final class CheckCommandTests: ToolTestCase {
+    /// A healthy corpus in `folder`, made with `sift index` and closed (so no -wal or -shm file remains).
+    private func makeHealthyCorpus(in folder: String) throws -> String {
+        try write("docs.jsonl", (1...40).map { #"{"_id": "d\#($0)", "text": "document number \#($0) about kingfishers"}"# }
+            .joined(separator: "\n"))
+        try FileManager.default.createDirectory(atPath: path(folder), withIntermediateDirectories: true)
+        let db = "\(folder)/c.db"
+        let index = try sift("index", "docs.jsonl", "--db", db, "--quiet")
+        XCTAssertEqual(index.status, 0, index.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path(db) + "-shm"))
+        return db
+    }
+
+    private func setMode(_ mode: Int, _ name: String) throws {
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path(name))
+    }
+
+    /// A write-protected database file used to fail with "problem: integrity-check: attempt to write a readonly
+    /// database" and exit status 1, as if damaged (FTS5's integrity check is an INSERT). Root writes whatever the
+    /// mode, so the check runs as an unprivileged user then.
+    func testReadOnlyDatabaseFileIsCheckable() throws {
+        let db = try makeHealthyCorpus(in: "ro")
+        try setMode(0o777, "ro")  // SQLite may create -wal and -shm beside it, only the database is read-only
+        try setMode(0o444, db)
+        if try unprivileged(URL(fileURLWithPath: "/usr/bin/test"), ["-w", path(db)]).status == 0 {
+            throw XCTSkip("\(db) is still writable with mode 444")
+        }
+        let check = try siftUnprivileged(["check", "--db", db])
+        XCTAssertEqual(check.status, 0, check.stdout + check.stderr)
+        XCTAssertTrue(check.stdout.hasPrefix("ok: 40 documents, 40 indexed"), check.stdout + check.stderr)
+
+        // A damaged index is still found, by FTS5's integrity check (run on a copy) as well as by the row counts.
+        try setMode(0o644, db)
+        let raw = Database(withPath: path(db))
+        try raw.exec(sql: "DELETE FROM documents_fts_docsize WHERE id = 7")
+        raw.close()
+        try setMode(0o444, db)
+        let damaged = try siftUnprivileged(["check", "--db", db])
+        XCTAssertEqual(damaged.status, 1, damaged.stdout + damaged.stderr)
+        XCTAssertTrue(damaged.stdout.contains("problem: integrity-check"), damaged.stdout)
+        XCTAssertFalse(damaged.stdout.contains("readonly"), damaged.stdout)
+    }
+
+    /// A WAL database in a folder the user cannot write has no -shm file and SQLite cannot create one, so it
+    /// cannot even be read in place: check used to end with SQLite's error dump (exit status 2).
+    func testDatabaseInAFolderThatIsNotWritableIsCheckable() throws {
+        let db = try makeHealthyCorpus(in: "locked")
+        try setMode(0o555, "locked")
+        defer { try? setMode(0o755, "locked") }
+        if try unprivileged(URL(fileURLWithPath: "/usr/bin/test"), ["-w", path("locked")]).status == 0 {
+            throw XCTSkip("the folder is still writable with mode 555")
+        }
+        let check = try siftUnprivileged(["check", "--db", db])
+        XCTAssertEqual(check.status, 0, check.stdout + check.stderr)
+        XCTAssertTrue(check.stdout.hasPrefix("ok: 40 documents, 40 indexed"), check.stdout + check.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path(db) + "-shm"), "the folder is left as it was")
+    }
+
+    /// A missing part of the index is damage (exit status 1), not a failure to check.
+    func testMissingIndexTableIsAProblem() throws {
+        let db = try makeHealthyCorpus(in: "c")
+        let raw = Database(withPath: path(db))
+        try raw.exec(sql: "DROP TABLE documents_fts_idx")
+        raw.close()
+        let check = try sift("check", "--db", db)
+        XCTAssertEqual(check.status, 1, check.stdout + check.stderr)
+        XCTAssertTrue(check.stdout.contains("problem: the full-text index's documents_fts_idx table is missing"), check.stdout)
+    }
+
+    /// Exit status 2 and `cannot check: <reason>` when the database cannot be checked at all.
+    func testCannotCheckIsNotDamage() throws {
+        let missing = try sift("check", "--db", "missing.db")
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.stderr.contains("cannot check: ") && missing.stderr.contains("missing.db: no such file"), missing.stderr)
+        let help = try sift("check", "--help").stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        XCTAssertTrue(help.contains("0 healthy") && help.contains("1 damaged") && help.contains("2 cannot check"), help)
+    }
+}
+
 /// Sources that exist but cannot be read, end to end.
 final class UnreadableSourceTests: ToolTestCase {
     /// A file without read permission, in a folder and as a record file among other sources, used to end the
