@@ -167,6 +167,23 @@ public final class CorpusDatabase: Sendable {
         }
     }
 
+    // MARK: - Indexing lock
+
+    /// The file `lockForIndexing()` locks: beside the database file itself (symbolic links resolved, so
+    /// every path to one database finds one lock), named after it with `-index.lock`. It is left in place
+    /// after a run: deleting a lock file that another process may have just opened would let two runs
+    /// each lock a different file.
+    var indexLockPath: String {
+        URL(fileURLWithPath: database.path).resolvingSymlinksInPath().path + "-index.lock"
+    }
+
+    /// Takes the corpus's indexing lock, or throws `SiftToolError.indexingInProgress` at once if another
+    /// indexing run (in this process or any other) holds it. The lock is released by `release()`, when
+    /// the returned value is deinitialized, or by the system when the process ends however it ends.
+    func lockForIndexing() throws -> IndexingLock {
+        try IndexingLock(file: indexLockPath, corpus: path)
+    }
+
     // MARK: - Maintenance
 
     /// How many documents the corpus holds.
@@ -193,18 +210,82 @@ public final class CorpusDatabase: Sendable {
     }
 
     /// Verifies the full-text index against the documents (FTS5's integrity check, row counts) and
-    /// the database file (SQLite's `integrity_check`).
+    /// the database file (SQLite's `integrity_check`). Only damage is a problem in the result; when the
+    /// corpus cannot be checked (locked, an I/O error...) it throws instead. A corpus this process may
+    /// not write is checked too: the library runs FTS5's check, which is a write, on a temporary copy.
     public func check() throws -> CorpusCheck {
         try translatingErrors {
             var problems: [String] = []
-            let integrity = try database.getRows(sql: "PRAGMA integrity_check").map { $0[0].stringValue }
-            if integrity != ["ok"] { problems += integrity.map { "integrity_check: \($0)" } }
+            do {
+                let integrity = try database.getRows(sql: "PRAGMA integrity_check").map { $0[0].stringValue }
+                if integrity != ["ok"] { problems += integrity.map { "integrity_check: \($0)" } }
+            } catch let error as SiftError where error.code == .corrupt {
+                problems.append("integrity_check: \(error.message)")
+            }
+            let tables = Set(try database.getRows(sql: "SELECT name FROM sqlite_master WHERE type = 'table'").map { $0[0].stringValue })
+            let missing = ["data", "idx", "docsize", "config"].map { "\(Self.indexTable)_\($0)" }.filter { !tables.contains($0) }
+            guard missing.isEmpty else {
+                problems += missing.map { "the full-text index's \($0) table is missing" }
+                return CorpusCheck(documents: try documentCount(), indexedRows: 0, problems: problems)
+            }
             let verification = try database.verify(index: Self.indexTable)
             problems += verification.problems
             if try !database.syncedIndexes().contains(where: { $0.index == Self.indexTable && $0.contentTable == Self.documentsTable }) {
                 problems.append("\(Self.indexTable) is not recorded as synced with \(Self.documentsTable)")
             }
             return CorpusCheck(documents: verification.contentRows ?? 0, indexedRows: verification.indexedRows, problems: problems)
+        }
+    }
+
+    /// Opens the corpus at `path` and checks it (`check()`), even where SQLite cannot read it in place:
+    /// a WAL database whose folder this process cannot write and that has no -shm file (SQLite needs to
+    /// create one to read it) is copied to a temporary folder, and the copy is checked. No -shm file means
+    /// no connection has the database open, and the copy is used only if the files did not change while
+    /// being copied. Throws when the corpus cannot be checked, as `open(at:)` and `check()` do.
+    public static func check(at path: String, busyTimeout: Double = defaultBusyTimeout) throws -> CorpusCheck {
+        let corpus: CorpusDatabase
+        do {
+            corpus = try open(at: path, busyTimeout: busyTimeout)
+        } catch SiftToolError.readOnly {
+            return try checkCopy(of: path, busyTimeout: busyTimeout)
+        }
+        return try corpus.check()
+    }
+
+    private static func checkCopy(of path: String, busyTimeout: Double) throws -> CorpusCheck {
+        let manager = FileManager.default
+        let folder = manager.temporaryDirectory.appendingPathComponent("sift-check-\(UUID().uuidString)")
+        let copy = folder.appendingPathComponent((path as NSString).lastPathComponent).path
+        func fingerprint() -> [String] {
+            ["", "-wal", "-journal", "-shm"].map { suffix in
+                let attributes = try? manager.attributesOfItem(atPath: path + suffix)
+                return "\(attributes?[.size] ?? "-") \(attributes?[.modificationDate] ?? "-")"
+            }
+        }
+        let before = fingerprint()
+        do {
+            try manager.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw SiftToolError.readOnly(path, detail: "cannot make a temporary folder to check a copy: \(FileReading.reason(error))")
+        }
+        defer { try? manager.removeItem(at: folder) }
+        for suffix in ["", "-wal", "-journal"] where manager.fileExists(atPath: path + suffix) {
+            do {
+                try manager.copyItem(atPath: path + suffix, toPath: copy + suffix)
+                try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: copy + suffix)
+            } catch {
+                throw SiftToolError.unreadable(path + suffix, detail: FileReading.reason(error))
+            }
+        }
+        guard fingerprint() == before else {
+            throw SiftToolError.readOnly(path, detail: "it changed while being copied to check it; try again")
+        }
+        do {
+            let corpus = try open(at: copy, busyTimeout: busyTimeout)
+            defer { corpus.database.close() }
+            return try corpus.check()
+        } catch let error as SiftToolError {
+            throw error.replacingPath(copy, with: path)
         }
     }
 
@@ -247,4 +328,43 @@ public struct CorpusCheck: Sendable, Hashable {
     public var problems: [String]
     /// Whether nothing is wrong.
     public var isHealthy: Bool { problems.isEmpty }
+}
+
+/// An exclusive `flock(2)` lock on a corpus's lock file, held by one indexing run for its whole duration.
+///
+/// `flock` locks belong to an open file description, so two runs conflict whether they are two processes
+/// or two indexers in one process, and the kernel drops the lock when the descriptor is closed, including
+/// when the process is killed: a crashed run never leaves the corpus locked. The lock is on a separate
+/// file, never on the database: closing a descriptor of the database file would drop SQLite's own
+/// POSIX locks on it.
+final class IndexingLock {
+    private var descriptor: Int32
+
+    /// Locks `file` (created if missing) or throws: `indexingInProgress(corpus)` when it is held,
+    /// `cannotLock` when the file cannot be opened or locked.
+    init(file: String, corpus: String) throws {
+        var descriptor = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if descriptor < 0 && (errno == EACCES || errno == EROFS) {
+            // Someone else's corpus, readable but with a lock file we cannot write: locking needs only a read descriptor.
+            descriptor = open(file, O_RDONLY | O_CLOEXEC)
+        }
+        guard descriptor >= 0 else { throw SiftToolError.cannotLock(corpus, detail: "\(file): \(systemReason(errno))") }
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            close(descriptor)
+            if code == EWOULDBLOCK { throw SiftToolError.indexingInProgress(corpus) }
+            throw SiftToolError.cannotLock(corpus, detail: "\(file): \(systemReason(code))")
+        }
+        self.descriptor = descriptor
+    }
+
+    /// Releases the lock; later calls do nothing.
+    func release() {
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        descriptor = -1
+    }
+
+    deinit { release() }
 }

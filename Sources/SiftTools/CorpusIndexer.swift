@@ -73,6 +73,15 @@ public struct IndexReport: Sendable, Hashable {
 /// documents of files that are gone. Re-indexing a record file replaces its documents by key and
 /// removes those whose records are gone. A document's key is unique across the corpus: the same
 /// key from another source replaces it.
+///
+/// One indexing run at a time per corpus: `index(_:)` holds the corpus's indexing lock (an exclusive
+/// `flock` on a file beside the database, see `IndexingLock`) from before it numbers the run until it
+/// returns, and fails at once with `SiftToolError.indexingInProgress` when another run holds it.
+/// Removing the stale documents of a record file relies on this: it deletes the file's documents that
+/// carry an older run number than the current run, which is only "not in the file any more" when no
+/// other run can write the same documents meanwhile (two overlapping runs would each delete the
+/// documents the other had just rewritten). With runs serialized, every document of the file that the
+/// current run read carries its number, so only documents whose records are gone are removed.
 public final class CorpusIndexer {
     /// The corpus written to.
     public let corpus: CorpusDatabase
@@ -102,22 +111,32 @@ public final class CorpusIndexer {
 
     private struct Stop: Error {}
 
-    /// Indexes `sources` in order. Throws `SiftToolError` for a missing or unrecognised source and,
-    /// with `strict`, for the first bad input; batches committed before an error stay committed.
+    /// Indexes `sources` in order. Throws `SiftToolError` for a missing or unrecognised source,
+    /// `SiftToolError.indexingInProgress` when another run is indexing into the corpus (nothing is
+    /// written then) and, with `strict`, for the first bad input or unreadable file or folder; batches
+    /// committed before an error stay committed. Without `strict`, a file or folder that cannot be read is
+    /// reported to `onProblem` as `path: cannot read: <reason>` and skipped, and its documents are kept.
     public func index(_ sources: [URL]) throws -> IndexReport {
         report = IndexReport()
         start = Date()
         let resolved = try sources.map { url in (url.standardizedFileURL, try options.format ?? SourceFormat.detect(url)) }
+        let lock = try corpus.lockForIndexing()
+        defer { lock.release() }
         if onProgress != nil { totalBytes = resolved.reduce(0) { $0 + inputSize($1.0, $1.1) } }
         run = try corpus.beginRun()
         do {
             for (url, format) in resolved {
-                switch format {
-                case .folder: try indexFolder(url)
-                case .jsonl: try indexJSONLines(url, origin: url)
-                case .beir: try indexJSONLines(url.appendingPathComponent("corpus.jsonl"), origin: url)
-                case .csv: try indexDelimited(url, separator: ",", quoting: true)
-                case .tsv: try indexDelimited(url, separator: "\t", quoting: false)
+                do {
+                    switch format {
+                    case .folder: try indexFolder(url)
+                    case .jsonl: try indexJSONLines(url, origin: url)
+                    case .beir: try indexJSONLines(url.appendingPathComponent("corpus.jsonl"), origin: url)
+                    case .csv: try indexDelimited(url, separator: ",", quoting: true)
+                    case .tsv: try indexDelimited(url, separator: "\t", quoting: false)
+                    }
+                } catch let failure as FileReading.Failure {
+                    // The record file is skipped from where reading failed; its documents are not swept as stale.
+                    try skip(failure)
                 }
             }
             try flush()
@@ -166,6 +185,14 @@ public final class CorpusIndexer {
         pendingIndex.removeAll(keepingCapacity: true)
     }
 
+    /// Reports a source file that cannot be read and goes on, or with `strict` stops on it.
+    private func skip(_ failure: FileReading.Failure) throws {
+        let error = SiftToolError.unreadable(failure.path, detail: failure.reason)
+        if options.strict { throw error }
+        report.skipped += 1
+        onProblem?(error.description)
+    }
+
     private func skip(_ error: InputError) throws {
         if options.strict { throw SiftToolError.badInput(error) }
         report.skipped += 1
@@ -206,10 +233,12 @@ public final class CorpusIndexer {
 
     private static let fileKeys: [URLResourceKey] = [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey]
 
-    /// The folder's candidate files with their size and modification time, lazily.
-    private func files(in folder: URL) -> AnySequence<(url: URL, size: Int, mtime: Double)> {
+    /// The folder's candidate files with their size and modification time, lazily. A folder (the folder
+    /// itself included) that cannot be listed goes to `unreadable`, which returns whether to go on.
+    private func files(in folder: URL, unreadable: ((URL, Error) -> Bool)? = nil) -> AnySequence<(url: URL, size: Int, mtime: Double)> {
         let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: Self.fileKeys,
-                                                        options: [.skipsHiddenFiles])
+                                                        options: [.skipsHiddenFiles],
+                                                        errorHandler: { url, error in unreadable?(url, error) ?? true })
         return AnySequence(AnyIterator {
             while let url = enumerator?.nextObject() as? URL {
                 guard self.isCandidate(url), let values = try? url.resourceValues(forKeys: Set(Self.fileKeys)),
@@ -230,7 +259,20 @@ public final class CorpusIndexer {
         }
         let prefix = origin.hasSuffix("/") ? origin : origin + "/"
         var bytes = 0
-        for file in files(in: folder) {
+        // Folders that cannot be listed: their files are not gone, so their documents stay.
+        var unlisted: [String] = []
+        var stop: FileReading.Failure?
+        let walk = files(in: folder) { [options, weak self] url, error in
+            let failure = FileReading.Failure(path: url.standardizedFileURL.path, reason: FileReading.reason(error))
+            unlisted.append(failure.path)
+            if options.strict {
+                stop = failure
+                return false
+            }
+            try? self?.skip(failure)
+            return true
+        }
+        for file in walk {
             let path = file.url.standardizedFileURL.path
             let previous = known.removeValue(forKey: path)
             report.files += 1
@@ -248,9 +290,11 @@ public final class CorpusIndexer {
             report.bytes += file.size
             try add(document)
         }
+        if let stop { throw SiftToolError.unreadable(stop.path, detail: stop.reason) }
         baseBytes += bytes
         try flush()
-        try remove(sources: Array(known.keys))
+        let gone = known.keys.filter { source in !unlisted.contains { source.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") } }
+        try remove(sources: Array(gone))
     }
 
     /// Reads one file of a folder; nil (after reporting it) when it cannot be used.
@@ -261,11 +305,9 @@ public final class CorpusIndexer {
         }
         let data: Data
         do {
-            data = try Data(contentsOf: url)
-        } catch {
-            if options.strict { throw SiftToolError.unreadable(path, detail: error.localizedDescription) }
-            report.skipped += 1
-            onProblem?("\(path): cannot read: \(error.localizedDescription)")
+            data = try FileReading.contents(of: path)
+        } catch let failure as FileReading.Failure {
+            try skip(failure)
             return nil
         }
         let text: String
@@ -318,10 +360,16 @@ public final class CorpusIndexer {
         let path = url.path
         guard FileManager.default.fileExists(atPath: path) else { throw SiftToolError.missingFile(path) }
         let fields = options.fields
-        let lines = try LineReader(url: url, policy: policy)
+        try FileReading.checkReadable(path)
+        let lines: LineReader
+        do {
+            lines = try LineReader(url: url, policy: policy)
+        } catch {
+            throw FileReading.Failure(path: path, reason: FileReading.reason(error))
+        }
         var bytes = 0
         try reading {
-            while let (number, text) = try lines.nextLine() {
+            while let (number, text) = try nextLine(lines, path: path) {
                 bytes += text.utf8.count + 1
                 defer { progress(bytes: bytes) }
                 if text.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
@@ -358,7 +406,28 @@ public final class CorpusIndexer {
         try removeStale(source: path)
     }
 
+    /// The next line of a record file; a file that cannot be read any further is a `FileReading.Failure`.
+    private func nextLine(_ lines: LineReader, path: String) throws -> (number: Int, text: String)? {
+        do {
+            return try lines.nextLine()
+        } catch let error as InputError {
+            throw error
+        } catch {
+            throw FileReading.Failure(path: path, reason: FileReading.reason(error))
+        }
+    }
+
     private func indexDelimited(_ url: URL, separator: Unicode.Scalar, quoting: Bool) throws {
+        let path = url.path
+        try FileReading.checkReadable(path)
+        do {
+            try indexRecords(url, separator: separator, quoting: quoting)
+        } catch SiftToolError.unreadable(let unreadable, let reason) where unreadable == path {
+            throw FileReading.Failure(path: path, reason: reason)
+        }
+    }
+
+    private func indexRecords(_ url: URL, separator: Unicode.Scalar, quoting: Bool) throws {
         let path = url.path
         let reader = try DelimitedReader(url: url, separator: separator, quoting: quoting, policy: policy)
         try reading {

@@ -57,7 +57,12 @@ public enum Evaluator {
             throw SiftToolError.invalidArgument("\(path) already exists; evaluation indexes into a new database")
         }
         let corpus = try CorpusDatabase.openOrCreate(at: path, tokenizer: tokenizer)
-        defer { if databasePath == nil { try? corpus.database.removeFiles() } }
+        defer {
+            if databasePath == nil {
+                try? corpus.database.removeFiles()
+                try? FileManager.default.removeItem(atPath: corpus.indexLockPath)
+            }
+        }
 
         let indexer = CorpusIndexer(corpus: corpus, options: IndexOptions(format: .beir, strict: true))
         indexer.onProgress = onProgress

@@ -27,6 +27,12 @@ public enum SiftToolError: Error, Sendable, CustomStringConvertible {
     case badInput(InputError)
     /// A file that exists but cannot be read.
     case unreadable(String, detail: String)
+    /// Another indexing run holds the corpus's indexing lock (see `CorpusIndexer`).
+    case indexingInProgress(String)
+    /// The indexing lock file beside the corpus cannot be created or locked.
+    case cannotLock(String, detail: String)
+    /// A database this process may not write, for something that needs to (`detail` says what).
+    case readOnly(String, detail: String)
 
     /// One line for standard error.
     public var description: String {
@@ -53,6 +59,29 @@ public enum SiftToolError: Error, Sendable, CustomStringConvertible {
             return "\(error) (stopped because of --strict)"
         case .unreadable(let path, let detail):
             return "\(path): cannot read: \(detail)"
+        case .indexingInProgress(let path):
+            return "another `sift index` is running on \(path); run this one again when it has finished"
+        case .cannotLock(let path, let detail):
+            return "cannot lock \(path) for indexing: \(detail)"
+        case .readOnly(let path, let detail):
+            return "\(path) is read-only here: \(detail)"
+        }
+    }
+
+    /// The same error about `path` instead of `copy`, for errors met on a temporary copy of a file.
+    func replacingPath(_ copy: String, with path: String) -> SiftToolError {
+        func fix(_ text: String) -> String { text == copy ? path : text.replacingOccurrences(of: copy, with: path) }
+        switch self {
+        case .missingFile(let p): return .missingFile(fix(p))
+        case .notADatabase(let p): return .notADatabase(fix(p))
+        case .notACorpus(let p, let detail): return .notACorpus(fix(p), detail: detail)
+        case .locked(let p): return .locked(fix(p))
+        case .tokenizerMismatch(let p, let existing, let requested): return .tokenizerMismatch(path: fix(p), existing: existing, requested: requested)
+        case .unreadable(let p, let detail): return .unreadable(fix(p), detail: fix(detail))
+        case .indexingInProgress(let p): return .indexingInProgress(fix(p))
+        case .cannotLock(let p, let detail): return .cannotLock(fix(p), detail: fix(detail))
+        case .readOnly(let p, let detail): return .readOnly(fix(p), detail: fix(detail))
+        case .unknownTokenizer, .unknownFormat, .missingColumn, .invalidArgument, .badInput: return self
         }
     }
 }
@@ -65,7 +94,28 @@ extension SiftToolError {
         case .notADatabase: return SiftToolError.notADatabase(path)
         case .busy, .locked: return SiftToolError.locked(path)
         case .cantOpen: return SiftToolError.unreadable(path, detail: error.message)
+        case .readonly: return SiftToolError.readOnly(path, detail: readOnlyReason(error))
         default: return error
         }
     }
+
+    /// SQLITE_READONLY_RECOVERY, SQLITE_READONLY_CANTINIT and SQLITE_READONLY_DIRECTORY.
+    private static let readOnlyRecovery: Int32 = 8 | 1 << 8, readOnlyCannotInit: Int32 = 8 | 5 << 8, readOnlyDirectory: Int32 = 8 | 6 << 8
+
+    private static func readOnlyReason(_ error: SiftError) -> String {
+        switch error.extendedCode {
+        case readOnlyCannotInit, readOnlyDirectory:
+            return "a WAL database is read through its -shm file, which does not exist, and its folder is not writable to create it"
+        case readOnlyRecovery:
+            return "its write-ahead log needs recovering, which needs write access"
+        default:
+            return error.message
+        }
+    }
+}
+
+/// The system's explanation of an `errno` value, as people read it in a sentence: "permission denied".
+func systemReason(_ code: Int32) -> String {
+    let text = String(cString: strerror(code))
+    return text.prefix(1).lowercased() + text.dropFirst()
 }

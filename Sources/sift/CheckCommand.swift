@@ -1,24 +1,42 @@
 import ArgumentParser
 import Foundation
+import Sift
 import SiftTools
 
 /// `sift check`: verifies that the index matches the documents and the file is sound.
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Verify a corpus database: index and documents in sync, SQLite integrity. Exit status 1 on a problem.")
+        abstract: "Verify a corpus database: index and documents in sync, SQLite integrity.",
+        discussion: """
+            Exit status: 0 healthy (prints `ok: ...`); 1 damaged (prints one `problem: ...` line per \
+            problem); 2 cannot check (prints `sift: cannot check: <reason>` on standard error: the \
+            database is missing, not a corpus, locked by another process...), which says nothing about \
+            its health. The check never changes the database; one this process may not write (a \
+            read-only file or folder) is checked through a temporary copy.
+            """)
 
     @OptionGroup var database: DatabaseOptions
 
     func run() throws {
-        try Terminal.run {
-            let check = try CorpusDatabase.open(at: database.db).check()
-            if check.isHealthy {
-                print("ok: \(check.documents) documents, \(check.indexedRows) indexed")
-                return
-            }
-            for problem in check.problems { print("problem: \(problem)") }
-            throw ExitCode(1)
+        let check: CorpusCheck
+        do {
+            check = try CorpusDatabase.check(at: database.db)
+        } catch {
+            Terminal.error("sift: cannot check: \(reason(error))")
+            throw ExitCode(2)
         }
+        if check.isHealthy {
+            print("ok: \(check.documents) documents, \(check.indexedRows) indexed")
+            return
+        }
+        for problem in check.problems { print("problem: \(problem)") }
+        throw ExitCode(1)
+    }
+
+    /// One line: the tools' own errors say what to do; SQLite's are given with their code.
+    private func reason(_ error: Error) -> String {
+        guard let error = error as? SiftError else { return "\(error)" }
+        return "\(database.db): \(error.message) (SQLite code \(error.extendedCode ?? error.code.rawValue))"
     }
 }

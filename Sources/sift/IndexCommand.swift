@@ -13,8 +13,11 @@ struct IndexCommand: ParsableCommand {
             .jsonl/.ndjson, .csv and .tsv files by extension. Re-indexing a folder reads only files whose \
             size or modification time changed and removes documents of deleted files; re-indexing a file \
             replaces its documents. Bad lines, records and files are reported with file:line and skipped \
-            (exit status 1), or stop the run with --strict (exit status 2). Ctrl-C commits the current \
-            batch and exits with status 130.
+            (exit status 1), or stop the run with --strict (exit status 2); so are files and folders that \
+            cannot be read (`path: cannot read: permission denied`), whose documents are kept. Ctrl-C commits the current \
+            batch and exits with status 130. One `sift index` at a time per database: while one runs, \
+            another on the same database stops at once with exit status 2 and writes nothing (the lock \
+            is the file <db>-index.lock beside the database, released when the run ends, even if it is killed).
             """)
 
     @Argument(help: ArgumentHelp("Folders or files to index.", valueName: "source"))

@@ -10,7 +10,7 @@ struct SiftCommand: ParsableCommand {
         discussion: """
             Start with `sift demo`. Exit status: 0 success; 1 some input was skipped (reported on \
             standard error) or `check` found a problem; 2 a fatal error (missing file, not a Sift \
-            database, locked database, bad input under --strict); 64 a usage error; 130 interrupted \
+            database, locked database, another `sift index` running on it, bad input under --strict); 64 a usage error; 130 interrupted \
             (every batch committed before Ctrl-C is kept and the index is consistent).
             """,
         subcommands: [DemoCommand.self, IndexCommand.self, SearchCommand.self, EvalCommand.self,

@@ -125,6 +125,54 @@ final class IndexingTests: ToolTestCase {
         XCTAssertEqual(try corpus.search("wall", options: CorpusSearchOptions(filters: [FieldFilter(field: "year", value: "1989")])).hits.count, 1)
     }
 
+    /// One stray quote used to open a quoted field that swallowed every later row into one field, lost with a
+    /// single problem for the whole tail. Now the bad row is reported by its line and the rows after it are read.
+    func testCSVStrayQuoteLosesOnlyItsOwnRow() throws {
+        var rows = ["id,title,text"]
+        for row in 1...1100 {
+            rows.append(row == 100 ? #"r100,"Stray quote,the text of row 100"# : "r\(row),Title \(row),the text of row \(row)")
+        }
+        let csv = try write("big.csv", rows.joined(separator: "\n") + "\n")
+        let corpus = try makeCorpus()
+        let indexer = CorpusIndexer(corpus: corpus)
+        var problems: [String] = []
+        indexer.onProblem = { problems.append($0) }
+        let report = try indexer.index([csv])
+        XCTAssertEqual(report.written, 1099)
+        XCTAssertEqual(try corpus.documentCount(), 1099)
+        XCTAssertEqual(report.skipped, 1)
+        XCTAssertEqual(problems.count, 1, "\(problems)")
+        XCTAssertTrue(problems.first?.contains("big.csv:101: ") == true, "row 100 is on line 101: \(problems)")
+        XCTAssertEqual(try keys(corpus, "row 1100"), ["r1100"])
+        XCTAssertEqual(try keys(corpus, "row 100"), [])
+    }
+
+    /// A stray quote before rows with properly quoted fields (one spanning lines): the stray field "closes" on
+    /// the next quote, followed by text a closing quote cannot be followed by; only the stray row is lost.
+    func testCSVStrayQuoteBeforeQuotedAndMultilineFields() throws {
+        let csv = try write("docs.csv", [
+            "id,title,text",
+            "a1,Alpha,first row",
+            #"a2,"Stray,the quote is never closed"#,
+            "a3,Gamma,plain row",
+            #"a4,"Delta, with a comma","a quoted text""#,
+            #"a5,Epsilon,"a text over"#,
+            #"two lines""#,
+            "a6,Zeta,last row",
+        ].joined(separator: "\n") + "\n")
+        let corpus = try makeCorpus()
+        let indexer = CorpusIndexer(corpus: corpus)
+        var problems: [String] = []
+        indexer.onProblem = { problems.append($0) }
+        let report = try indexer.index([csv])
+        XCTAssertEqual(problems.count, 1, "\(problems)")
+        XCTAssertTrue(problems.first?.contains("docs.csv:3: ") == true, "\(problems)")
+        XCTAssertEqual(report.written, 5)
+        XCTAssertEqual(try corpus.search("comma").hits.first?.title, "Delta, with a [comma]")
+        XCTAssertEqual(try corpus.search("over").hits.first?.snippet, "a text [over]\ntwo lines")
+        XCTAssertEqual(try keys(corpus, "row"), ["a1", "a3", "a6"])
+    }
+
     func testMissingColumnAndUnknownFormat() throws {
         let csv = try write("docs.csv", "name,body\nx,y\n")
         let corpus = try makeCorpus()
@@ -171,6 +219,38 @@ final class IndexingTests: ToolTestCase {
         XCTAssertThrowsError(try CorpusIndexer(corpus: corpus).index([file])) { error in
             guard case SiftToolError.locked = error else { return XCTFail("\(error)") }
         }
+    }
+
+    func testASecondRunOnACorpusBeingIndexedFailsAtOnceAndWritesNothing() throws {
+        let file = try write("docs.jsonl", (1...20).map { #"{"_id": "d\#($0)", "text": "document \#($0)"}"# }.joined(separator: "\n"))
+        let other = try write("other.jsonl", #"{"_id": "x", "text": "other"}"#)
+        let corpus = try makeCorpus()
+        let first = CorpusIndexer(corpus: corpus, options: IndexOptions(batchSize: 5))
+        let second = CorpusIndexer(corpus: try CorpusDatabase.open(at: path("corpus.db")))
+        var secondError: Error?
+        first.shouldStop = {
+            // In the middle of the first run, a second indexer (another open of the same file) tries to start.
+            if secondError == nil {
+                do {
+                    _ = try second.index([other])
+                    XCTFail("the second run must not start while the first is indexing")
+                } catch {
+                    secondError = error
+                }
+            }
+            return false
+        }
+        let report = try first.index([file])
+        guard case SiftToolError.indexingInProgress(let path) = try XCTUnwrap(secondError) else {
+            return XCTFail("\(String(describing: secondError))")
+        }
+        XCTAssertEqual(path, self.path("corpus.db"))
+        XCTAssertTrue("\(try XCTUnwrap(secondError))".contains("another `sift index` is running on"))
+        XCTAssertEqual(report.written, 20)
+        XCTAssertEqual(try keys(corpus, "other"), [], "the refused run wrote nothing")
+        // The lock is released with the run: the next one goes ahead.
+        XCTAssertEqual(try CorpusIndexer(corpus: corpus).index([other]).written, 1)
+        XCTAssertEqual(try corpus.documentCount(), 21)
     }
 
     func testOpeningSomethingElse() throws {

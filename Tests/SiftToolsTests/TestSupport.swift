@@ -49,8 +49,39 @@ class ToolTestCase: XCTestCase {
 
     /// Runs the built `sift` executable with `arguments` in the test's folder.
     func sift(_ arguments: [String]) throws -> Outcome {
+        try run(try Self.executable(), arguments)
+    }
+
+    /// The user file permissions are tested as: `nobody` when the tests run as root (root reads and writes
+    /// whatever a file's mode says), else nil for the current user.
+    static let unprivilegedUser: (uid: String, gid: String)? = geteuid() == 0 ? ("65534", "65534") : nil
+    static let setpriv = URL(fileURLWithPath: "/usr/bin/setpriv")
+
+    /// Runs `sift` as a user that file permissions apply to: the current one, or `nobody` (through setpriv)
+    /// when the tests run as root. Skips the test when running as root without setpriv.
+    func siftUnprivileged(_ arguments: [String]) throws -> Outcome {
+        try unprivileged(try Self.executable(), arguments)
+    }
+
+    /// Runs `executable` as ``siftUnprivileged(_:)`` runs `sift`.
+    func unprivileged(_ executable: URL, _ arguments: [String]) throws -> Outcome {
+        guard let user = Self.unprivilegedUser else { return try run(executable, arguments) }
+        guard FileManager.default.isExecutableFile(atPath: Self.setpriv.path) else {
+            throw XCTSkip("running as root, and \(Self.setpriv.path) is missing to run sift as an unprivileged user")
+        }
+        return try run(Self.setpriv, ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", executable.path] + arguments)
+    }
+
+    /// Whether the unprivileged user of ``siftUnprivileged(_:)`` can read the file at `path`.
+    func unprivilegedCanRead(_ path: String) throws -> Bool {
+        guard Self.unprivilegedUser != nil else { return access(path, R_OK) == 0 }
+        return try unprivileged(URL(fileURLWithPath: "/usr/bin/test"), ["-r", path]).status == 0
+    }
+
+    /// Runs `executable` with `arguments` in the test's folder and waits for it.
+    func run(_ executable: URL, _ arguments: [String]) throws -> Outcome {
         let process = Process()
-        process.executableURL = try Self.executable()
+        process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = folder
         let out = Pipe(), err = Pipe()
@@ -63,6 +94,38 @@ class ToolTestCase: XCTestCase {
         process.waitUntilExit()
         return Outcome(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
                        stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// A `sift` process started by ``startSift(_:)``, still running or finished.
+    struct RunningSift {
+        let process: Process
+        let stdout: URL
+        let stderr: URL
+
+        /// Waits for the process to end and returns its exit status and output.
+        func finish() throws -> Outcome {
+            process.waitUntilExit()
+            return Outcome(status: process.terminationStatus,
+                           stdout: String(decoding: try Data(contentsOf: stdout), as: UTF8.self),
+                           stderr: String(decoding: try Data(contentsOf: stderr), as: UTF8.self))
+        }
+    }
+
+    /// Starts the built `sift` executable with `arguments` in the test's folder and returns without waiting,
+    /// so that several can run at once. Output goes to files, which cannot fill up and block the child as a pipe can.
+    func startSift(_ arguments: [String]) throws -> RunningSift {
+        let process = Process()
+        process.executableURL = try Self.executable()
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        let id = UUID().uuidString
+        let out = folder.appendingPathComponent("sift-\(id).out"), err = folder.appendingPathComponent("sift-\(id).err")
+        try Data().write(to: out)
+        try Data().write(to: err)
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        return RunningSift(process: process, stdout: out, stderr: err)
     }
 
     /// The `sift` binary SwiftPM built next to the test bundle.

@@ -114,20 +114,106 @@ extension Database {
 
     /// Checks an index: FTS5's integrity check (against the content table for external content)
     /// and the number of indexed rows against the number of content rows.
+    ///
+    /// Only damage is reported in ``IndexVerification/problems``: SQLite's corruption errors, which include
+    /// every failure of FTS5's integrity check. Any other error means the index could not be checked and is
+    /// thrown as a ``SiftError`` (the database is locked, the index's tokenizer is not registered, an I/O error...).
+    ///
+    /// FTS5's integrity check is issued as an INSERT, which a read-only connection refuses (a write-protected
+    /// file, `PRAGMA query_only`). Then the whole check runs on a private copy of the database made with
+    /// SQLite's online backup API, in a temporary file SQLite deletes when it is closed, with the index's
+    /// tokenizers taken from this connection: the database itself is only read, and the verdict is the same.
     public func verify(index: String) throws -> IndexVerification {
-        let q = SQLBuilder.quote(index)
-        return try write { handle in
-            var problems: [String] = []
-            do {
-                try handle.execute("INSERT INTO \(q)(\(q), rank) VALUES('integrity-check', 1)")
-            } catch let error as SiftError {
-                problems.append("integrity-check: \(error.message)")
+        try writeSingle { handle in
+            if sqlite3_db_readonly(handle.raw, "main") != 1 {
+                do {
+                    return try handle.inTransaction { try Database.verification(of: index, on: handle) }
+                } catch let error as SiftError where error.code == .readonly {
+                    // Writes are refused although the file is writable (query_only, or made read-only since): check a copy.
+                }
             }
-            let synced = try SyncedIndex.load(on: handle).first { $0.index == index }
-            let indexed = try Database.count("SELECT count(*) FROM \(SQLBuilder.quote(index + "_docsize"))", on: handle)
-            let content = try synced.map { try Database.count("SELECT count(*) FROM \(SQLBuilder.quote($0.content))", on: handle) }
-            if let content, content != indexed { problems.append("\(indexed) rows indexed, \(content) content rows") }
-            return IndexVerification(indexedRows: indexed, contentRows: content, problems: problems)
+            return try verificationOfCopy(of: index, from: handle)
+        }
+    }
+
+    /// The checks of `verify(index:)` on a connection that may write.
+    private static func verification(of index: String, on handle: Handle) throws -> IndexVerification {
+        let q = SQLBuilder.quote(index)
+        var problems: [String] = []
+        func damage(_ label: String, _ body: () throws -> Void) throws {
+            do {
+                try body()
+            } catch let error as SiftError where error.code == .corrupt {
+                problems.append("\(label): \(error.message)")
+            }
+        }
+        try damage("integrity-check") { try handle.execute("INSERT INTO \(q)(\(q), rank) VALUES('integrity-check', 1)") }
+        let synced = try SyncedIndex.load(on: handle).first { $0.index == index }
+        var indexed = 0
+        var content: Int?
+        try damage("counting rows") {
+            indexed = try Database.count("SELECT count(*) FROM \(SQLBuilder.quote(index + "_docsize"))", on: handle)
+            content = try synced.map { try Database.count("SELECT count(*) FROM \(SQLBuilder.quote($0.content))", on: handle) }
+        }
+        if let content, content != indexed { problems.append("\(indexed) rows indexed, \(content) content rows") }
+        return IndexVerification(indexedRows: indexed, contentRows: content, problems: problems)
+    }
+
+    /// `verify(index:)` for a connection that may not write: the same checks on a temporary copy of the database.
+    private func verificationOfCopy(of index: String, from handle: Handle) throws -> IndexVerification {
+        // An empty file name makes SQLite create a private temporary database, deleted when it is closed.
+        let copy = try Handle(path: "", pool: pool)
+        defer { copy.close() }
+        do {
+            guard let backup = sqlite3_backup_init(copy.raw, "main", handle.raw, "main") else {
+                throw copy.error(sqlite3_errcode(copy.raw), sql: nil, operation: .file)
+            }
+            var rc = sqlite3_backup_step(backup, -1)
+            var waits = 0
+            while (rc == SQLITE_BUSY || rc == SQLITE_LOCKED || rc == SQLITE_OK) && waits < 1000 {
+                // OK: more pages to copy; BUSY or LOCKED: another connection holds a lock for a moment.
+                if rc != SQLITE_OK { waits += 1; sqlite3_sleep(10) }
+                rc = sqlite3_backup_step(backup, -1)
+            }
+            let finished = sqlite3_backup_finish(backup)
+            if rc != SQLITE_DONE || finished != SQLITE_OK {
+                let code = rc != SQLITE_DONE ? rc : finished
+                let message = String(cString: sqlite3_errstr(code))
+                if code & 0xFF == SQLITE_CORRUPT {
+                    return IndexVerification(indexedRows: 0, contentRows: nil, problems: ["copying the database: \(message)"])
+                }
+                throw pool.report(SiftError(code: SiftError.Code(rawValue: code), extendedCode: code,
+                                            message: "Cannot copy the database to check it: \(message)",
+                                            path: path, tag: tag, operation: .file))
+            }
+            try Database.copyTokenizers(of: index, from: handle, to: copy)
+            return try copy.inTransaction { try Database.verification(of: index, on: copy) }
+        } catch let error as SiftError {
+            // Errors on the copy are about this database, not about a nameless temporary file.
+            var error = error
+            error.path = path
+            error.message += " (while checking a temporary copy of the database)"
+            throw error
+        }
+    }
+
+    /// Registers on `copy` the tokenizers `index` names, as `source` has them (FTS5 looks tokenizers up
+    /// per connection, and the application's are registered by configs on the pool's connections only).
+    /// The registration shares the source's tokenizer context, so `source` must stay open as long as `copy`.
+    private static func copyTokenizers(of index: String, from source: Handle, to copy: Handle) throws {
+        let names = try FTSTableInfo.load(index, on: source).tokenizer
+        guard let from = sift_fts5_api(source.raw), let find = from.pointee.xFindTokenizer,
+              let to = sift_fts5_api(copy.raw), let create = to.pointee.xCreateTokenizer else {
+            throw source.pool.report(SiftError(code: .error, message: "FTS5 is not available to check a copy of the index.",
+                                               path: source.path, tag: source.pool.tag, operation: .config))
+        }
+        // Tokenizer arguments may name tokenizers too (`porter sift_icu`); other words are simply not found.
+        for name in Set(names) {
+            var user: UnsafeMutableRawPointer?
+            var methods = fts5_tokenizer()
+            guard find(from, name, &user, &methods) == SQLITE_OK else { continue }
+            let rc = create(to, name, user, &methods, nil)
+            if rc != SQLITE_OK { throw copy.error(rc, sql: nil, operation: .config) }
         }
     }
 
