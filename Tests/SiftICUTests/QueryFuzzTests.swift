@@ -1,0 +1,345 @@
+import Foundation
+import XCTest
+import Sift
+import SiftICU
+
+/// "Any text is a valid query", tested the way an attacker would: generated strings of FTS5 syntax, quotes,
+/// combining marks, format characters, NUL, CJK and right-to-left text, searched in every mode with and without
+/// column restrictions and exclusions, on four synced indexes of different tokenizers over one content table.
+///
+/// Every search must succeed, its rendered expression must keep user text inside FTS5 strings, and results must
+/// respect the query's structure: a search restricted to a column only returns rows whose column holds a token
+/// of the text, and `excluding:` never returns a row containing an excluded phrase.
+///
+/// Seeded and reproducible: `SIFT_FUZZ_SEED` picks the seed, `SIFT_FUZZ_STRINGS` the number of strings
+/// (default 2500, about two seconds; try 100000 for a long run).
+final class QueryFuzzTests: XCTestCase {
+    static let tokenizers = ["sift_icu", "unicode61 remove_diacritics 2", "trigram", "porter unicode61"]
+    static let indexNames = ["fz_icu", "fz_unicode61", "fz_trigram", "fz_porter"]
+
+    var database: Database!
+    var directory: URL!
+    var rows: [Int: (title: String, body: String)] = [:]
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sift-fuzz-\(UUID().uuidString)")
+        database = Database(withPath: directory.appendingPathComponent("fuzz.db").path)
+        database.registerICUTokenizer()
+    }
+
+    override func tearDownWithError() throws {
+        database.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    // MARK: - Generation
+
+    /// Pieces hostile text is made of: FTS5 operators and punctuation, quotes, combining marks, zero-width and
+    /// bidi controls, NUL, surrogate escapes as text, and words of several scripts (some of them in the corpus).
+    static let pieces: [String] = [
+        "\"", "\"\"", "'", "*", "^", ":", "(", ")", "{", "}", "[", "]", "+", "-", ",", ".", ";", "\\", "|", "/",
+        "AND", "OR", "NOT", "NEAR", "NEAR(", "near", "and", "or", " ", "  ", "\t", "\n", "\r\n",
+        "\u{301}", "\u{308}", "\u{20DD}", "\u{200D}", "\u{200B}", "\u{200C}", "\u{202E}", "\u{202A}", "\u{2066}", "\u{FEFF}",
+        "\u{0}", "\\uD800", "\\udfff", "\u{FFFD}", "\u{10FFFF}", "\u{E000}",
+        "alpha", "beta", "gamma", "secret", "sqlite", "search", "title", "body", "rank", "rowid", "a", "ab", "abc", "x1",
+        "café", "CAFÉ", "naïve", "İstanbul", "ﬁle", "Ｆｕｌｌ", "running", "runs",
+        "北京", "大学", "天安门", "北京大学生活", "東京", "タワー", "東京タワー", "서울", "서울특별시에서", "ไทย", "ภาษาไทย",
+        "שלום", "مرحبا", "עברית", "👩‍💻", "🇫🇷", "1.5", "user@example.com", "0x1F",
+    ]
+
+    static func hostileString(_ random: inout SeededRandom) -> String {
+        var text = ""
+        for _ in 0..<random.int(1...10) {
+            if random.int(0...9) == 0 {
+                // Now and then any scalar at all (surrogate code points are not scalars: they come as escapes above).
+                let value = UInt32(random.int(1...0x2FFFF))
+                if let scalar = Unicode.Scalar(value) { text.unicodeScalars.append(scalar) }
+            } else {
+                text += pieces[random.int(0...pieces.count - 1)]
+            }
+        }
+        return text
+    }
+
+    static let vocabulary = ["alpha", "beta", "gamma", "secret", "sqlite", "search", "café", "naïve", "running", "runs",
+                             "北京", "大学", "天安门", "東京タワー", "서울특별시에서", "ภาษาไทย", "שלום", "مرحبا",
+                             "title", "body", "ab\"\u{301}cd", "x1", "İstanbul"]
+
+    private func makeCorpus(_ random: inout SeededRandom) throws {
+        try database.create(table: "fz", of: FuzzDocument.self)
+        for (name, tokenizer) in zip(Self.indexNames, Self.tokenizers) {
+            try database.create(virtualTable: name, of: FuzzDocumentIndex.self, syncedWith: "fz", tokenizer: tokenizer)
+        }
+        var documents: [FuzzDocument] = []
+        for id in 1...60 {
+            func words(_ count: Int, _ random: inout SeededRandom) -> String {
+                (0..<count).map { _ in
+                    random.int(0...5) == 0 ? Self.hostileString(&random) : Self.vocabulary[random.int(0...Self.vocabulary.count - 1)]
+                }.joined(separator: " ")
+            }
+            let document = FuzzDocument(id: id, title: words(random.int(1...3), &random), body: words(random.int(3...12), &random))
+            rows[id] = (document.title, document.body)
+            documents.append(document)
+        }
+        try database.insert(objects: documents, intoTable: "fz")
+        for name in Self.indexNames {
+            let verification = try database.verify(index: name)
+            XCTAssertTrue(verification.isConsistent, "\(name): \(verification)")
+        }
+    }
+
+    // MARK: - The test
+
+    func testHostileTextIsAlwaysAValidQueryThatKeepsItsStructure() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let seed = environment["SIFT_FUZZ_SEED"].flatMap(UInt64.init) ?? 20261123
+        let count = environment["SIFT_FUZZ_STRINGS"].flatMap(Int.init) ?? 2500
+        var random = SeededRandom(seed: seed)
+        try makeCorpus(&random)
+        let modes: [SearchQuery.Mode?] = [.allTerms, .anyTerm, .phrase, .prefix, nil]  // nil: near
+        let columnChoices: [[String]] = [[], ["title"], ["body"], ["title", "body"]]
+        var searches = 0, hits = 0, failures: [String] = []
+        var tokenCache: [String: [[String]]] = [:]
+
+        for _ in 0..<count {
+            let text = Self.hostileString(&random)
+            let mode = modes[random.int(0...modes.count - 1)]
+            let columns = columnChoices[random.int(0...columnChoices.count - 1)]
+            let excluding = random.int(0...2) == 0 ? Self.hostileString(&random) : nil
+            var query = mode.map { SearchQuery(text, mode: $0, columns: columns) } ?? SearchQuery.near(text, distance: random.int(0...20), columns: columns)
+            query.excluding = excluding
+            for (index, tokenizer) in zip(Self.indexNames, Self.tokenizers) {
+                searches += 1
+                let label = "seed \(seed), index \(index), query \(String(reflecting: text)) mode \(mode.map { "\($0)" } ?? "near") "
+                    + "columns \(columns) excluding \(excluding.map { String(reflecting: $0) } ?? "nil")"
+                do {
+                    guard let expression = try database.expression(for: query, in: index) else {
+                        // Nothing searchable in the text: no hits, no error.
+                        let results: SearchResults<FuzzDocument> = try database.search(query, in: index)
+                        if !results.hits.isEmpty { failures.append("\(label): hits for a query with nothing to search") }
+                        continue
+                    }
+                    let structure = try FTS5Skeleton(expression)
+                    if let problem = structure.problem(columns: columns, input: text, excluding: excluding) {
+                        failures.append("\(label): expression \(String(reflecting: expression)): \(problem)")
+                        continue
+                    }
+                    let results: SearchResults<FuzzDocument> = try database.search(query, in: index, options: SearchOptions(limit: 100))
+                    hits += results.hits.count
+                    let arguments = tokenizer.split(separator: " ").map(String.init)
+                    func tokens(_ text: String, _ reason: TokenizeReason) throws -> [String] {
+                        let clean = String(decoding: text.utf8.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+                        return try database.tokenize(clean, with: arguments, reason: reason).filter { !$0.isColocated }.map(\.text)
+                    }
+                    func documentTokens(_ id: Int) throws -> [[String]] {
+                        let key = "\(index)#\(id)"
+                        if let cached = tokenCache[key] { return cached }
+                        let row = rows[id] ?? ("", "")
+                        let value = [try tokens(row.title, .document), try tokens(row.body, .document)]
+                        tokenCache[key] = value
+                        return value
+                    }
+                    let queryTokens = Set(try tokens(text, .query))
+                    let excludedPhrases = try structure.excludedStrings.map { try tokens($0, .query) }.filter { !$0.isEmpty }
+                    for hit in results.hits {
+                        let perColumn = try documentTokens(hit.object.id)
+                        if !columns.isEmpty {
+                            let searched = columns.flatMap { $0 == "title" ? perColumn[0] : perColumn[1] }
+                            let matches = searched.contains { token in
+                                queryTokens.contains(token) || (mode == .prefix && queryTokens.contains { token.hasPrefix($0) })
+                            }
+                            if !matches {
+                                failures.append("\(label): row \(hit.object.id) returned, but its \(columns) holds no token of the text")
+                            }
+                        }
+                        for phrase in excludedPhrases where perColumn.contains(where: { Self.contains($0, phrase) }) {
+                            failures.append("\(label): row \(hit.object.id) returned although it contains excluded \(phrase)")
+                        }
+                    }
+                } catch {
+                    failures.append("\(label): \(error)")
+                }
+                if failures.count > 20 { break }
+            }
+            if failures.count > 20 { break }
+        }
+        // Bytes that are not UTF-8 are a typed error before any search.
+        XCTAssertThrowsError(try SearchQuery(utf8: Data([0x61, 0xED, 0xA0, 0x80, 0x62]))) { error in
+            XCTAssertEqual((error as? SiftError)?.operation, .query)
+        }
+        print("query fuzz: seed \(seed), \(count) strings, \(searches) searches, \(hits) hits checked, \(failures.count) failures")
+        XCTAssertEqual(failures, [], failures.prefix(20).joined(separator: "\n"))
+        XCTAssertGreaterThan(hits, 0, "the corpus should answer some of the searches")
+    }
+
+    /// Whether `sequence` holds `phrase` as consecutive tokens.
+    static func contains(_ sequence: [String], _ phrase: [String]) -> Bool {
+        guard !phrase.isEmpty, phrase.count <= sequence.count else { return false }
+        for start in 0...(sequence.count - phrase.count) where Array(sequence[start..<start + phrase.count]) == phrase {
+            return true
+        }
+        return false
+    }
+
+    /// The skeleton check on its own, without a database: the rendered expression of known hostile inputs.
+    func testRenderedExpressionsKeepTextInsideStrings() throws {
+        try database.create(table: "fz", of: FuzzDocument.self)
+        try database.create(virtualTable: "fz_trigram", of: FuzzDocumentIndex.self, syncedWith: "fz", tokenizer: "trigram")
+        let injected = "zzz\"\u{301}) OR (body:secret) OR (\"\u{301}zzz"
+        let expression = try XCTUnwrap(try database.expression(for: SearchQuery(injected, columns: ["title"], excluding: "secret"),
+                                                               in: "fz_trigram"))
+        let skeleton = try FTS5Skeleton(expression)
+        XCTAssertNil(skeleton.problem(columns: ["title"], input: injected, excluding: "secret"), expression)
+        XCTAssertEqual(skeleton.structure, ["(", "{", "S", "}", ":", "(", "S", ")", ")", "NOT", "(", "S", ")"])
+        XCTAssertEqual(skeleton.strings.first, "title")
+        XCTAssertEqual(skeleton.excludedStrings, ["secret"])
+        XCTAssertThrowsError(try FTS5Skeleton("\"unterminated"), "the checker itself must notice an open string")
+    }
+}
+
+/// What a rendered FTS5 expression is made of: its strings (unquoted) and everything outside them.
+struct FTS5Skeleton {
+    /// Tokens outside strings, with each string written as "S".
+    var structure: [String] = []
+    /// The strings' contents, in order.
+    var strings: [String] = []
+    /// The strings after the top-level NOT.
+    var excludedStrings: [String] = []
+
+    struct Unterminated: Error {}
+
+    init(_ expression: String) throws {
+        let bytes = Array(expression.utf8)
+        var i = 0, depth = 0, afterNot = false
+        while i < bytes.count {
+            let byte = bytes[i]
+            switch byte {
+            case UInt8(ascii: "\""):
+                var content: [UInt8] = []
+                i += 1
+                while true {
+                    guard i < bytes.count else { throw Unterminated() }
+                    if bytes[i] == UInt8(ascii: "\"") {
+                        if i + 1 < bytes.count && bytes[i + 1] == UInt8(ascii: "\"") { content.append(bytes[i]); i += 2; continue }
+                        i += 1
+                        break
+                    }
+                    content.append(bytes[i])
+                    i += 1
+                }
+                let text = String(decoding: content, as: UTF8.self)
+                strings.append(text)
+                if afterNot { excludedStrings.append(text) }
+                structure.append("S")
+                continue
+            case UInt8(ascii: " "):
+                break
+            case UInt8(ascii: "("), UInt8(ascii: "{"):
+                depth += 1
+                structure.append(String(UnicodeScalar(byte)))
+            case UInt8(ascii: ")"), UInt8(ascii: "}"):
+                depth -= 1
+                structure.append(String(UnicodeScalar(byte)))
+            case UInt8(ascii: ":"), UInt8(ascii: "*"), UInt8(ascii: ","):
+                structure.append(String(UnicodeScalar(byte)))
+            default:
+                var word: [UInt8] = []
+                while i < bytes.count, ![0x20, 0x22, 0x28, 0x29, 0x7B, 0x7D, 0x3A, 0x2A, 0x2C].contains(bytes[i]) {
+                    word.append(bytes[i])
+                    i += 1
+                }
+                let text = String(decoding: word, as: UTF8.self)
+                if text == "NOT" && depth == 0 { afterNot = true }
+                structure.append(text)
+                continue
+            }
+            i += 1
+        }
+    }
+
+    /// Why the expression does not have the shape Sift promises for this input, or nil.
+    func problem(columns: [String], input: String, excluding: String?) -> String? {
+        let allowed: Set<String> = ["S", "(", ")", "{", "}", ":", "*", ",", "OR", "NOT", "NEAR"]
+        for token in structure where !allowed.contains(token) && Int(token) == nil {
+            return "\(String(reflecting: token)) outside a string"
+        }
+        var depth = 0
+        for token in structure {
+            if token == "(" || token == "{" { depth += 1 }
+            if token == ")" || token == "}" { depth -= 1 }
+            if depth < 0 { return "unbalanced parentheses" }
+        }
+        if depth != 0 { return "unbalanced parentheses" }
+        if structure.filter({ $0 == "NOT" }).count > 1 { return "more than one NOT" }
+        if structure.contains("NOT") && excluding == nil { return "a NOT the query did not ask for" }
+        if !columns.isEmpty {
+            guard let open = structure.firstIndex(of: "{"), let close = structure.firstIndex(of: "}"), open <= 1 else {
+                return "no column filter in front"
+            }
+            let names = Array(strings.prefix(close - open - 1))
+            if names != columns { return "column filter \(names), expected \(columns)" }
+            if structure.filter({ $0 == "{" }).count != 1 { return "more than one column filter" }
+        } else if structure.contains("{") {
+            return "a column filter the query did not ask for"
+        }
+        // Every string holds text of the input (or of the exclusion, or a column name), nothing else.
+        let sources = [input, excluding ?? ""].map { String(decoding: $0.utf8.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self) }
+        for string in strings where !columns.contains(string) {
+            for part in string.split(separator: " ") where !sources.contains(where: { $0.utf8.contains(part.utf8) }) {
+                return "string \(String(reflecting: string)) holds text that is not in the input"
+            }
+        }
+        return nil
+    }
+}
+
+extension String.UTF8View {
+    /// Whether these bytes contain `other`'s bytes consecutively.
+    func contains(_ other: Substring.UTF8View) -> Bool {
+        let haystack = Array(self), needle = Array(other)
+        guard !needle.isEmpty, needle.count <= haystack.count else { return needle.isEmpty }
+        for start in 0...(haystack.count - needle.count) where Array(haystack[start..<start + needle.count]) == needle {
+            return true
+        }
+        return false
+    }
+}
+
+/// SplitMix64: a small seeded generator, so every failure can be replayed.
+struct SeededRandom {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func int(_ range: ClosedRange<Int>) -> Int {
+        range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
+    }
+}
+
+struct FuzzDocument: TableCodable {
+    var id: Int
+    var title: String
+    var body: String
+    enum CodingKeys: String, CodingTableKey {
+        typealias Root = FuzzDocument
+        static let objectRelationalMapping = TableBinding(CodingKeys.self)
+        case id, title, body
+        static var columnConstraintBindings: [CodingKeys: ColumnConstraintBinding]? { [id: ColumnConstraintBinding(isPrimary: true)] }
+    }
+}
+
+struct FuzzDocumentIndex: TableCodable {
+    var title: String
+    var body: String
+    enum CodingKeys: String, CodingTableKey {
+        typealias Root = FuzzDocumentIndex
+        static let objectRelationalMapping = TableBinding(CodingKeys.self)
+        case title, body
+        static var virtualTableBinding: VirtualTableBinding? { VirtualTableBinding(with: .fts5) }
+    }
+}
