@@ -28,8 +28,9 @@ func committedBatch(_ database: Database) throws -> (batch: Int, progress: Int, 
     let tables = Set(try database.getRows(sql: "SELECT name FROM sqlite_master WHERE type = 'table'").map { $0[0].stringValue })
     let progress = tables.contains(Names.progress)
         ? Int(try database.getRows(sql: "SELECT coalesce(max(batch), 0) FROM progress").first?[0].int64Value ?? 0) : 0
+    // Row ids are batch * 1000 + row, so the largest id (a rowid lookup, not a scan) names the newest batch.
     let newest = tables.contains(Names.content)
-        ? Int(try database.getRows(sql: "SELECT coalesce(max(batch), 0) FROM docs").first?[0].int64Value ?? 0) : 0
+        ? Int(try database.getRows(sql: "SELECT coalesce(max(id), 0) / 1000 FROM docs").first?[0].int64Value ?? 0) : 0
     return (max(progress, newest), progress, newest)
 }
 
