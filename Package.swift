@@ -41,10 +41,14 @@ let package = Package(
         ]),
         .executableTarget(name: "sift-bench", dependencies: ["CSQLite", "Sift", "SiftMacros", "SiftICU", "SiftEvaluation", "SiftTools"],
                           path: "Benchmarks/SiftBench"),
+        // Kills Sift writers with SIGKILL and checks durability, atomicity and index consistency (Tests/CrashHarness).
+        .executableTarget(name: "sift-crash", dependencies: ["Sift"], path: "Tests/CrashHarness"),
         .testTarget(name: "SiftTests", dependencies: ["Sift", "CSQLite"]),
         .testTarget(name: "SiftMacrosTests", dependencies: ["SiftMacros", "Sift"]),
         .testTarget(name: "SiftICUTests", dependencies: ["SiftICU", "Sift"]),
         .testTarget(name: "SiftEvaluationTests", dependencies: ["SiftEvaluation"]),
         .testTarget(name: "SiftToolsTests", dependencies: ["SiftTools", "sift"]),
+        // Runs the built sift-crash executable; the dependency makes `swift test` build it.
+        .testTarget(name: "CrashHarnessTests", dependencies: ["sift-crash"]),
     ]
 )
