@@ -135,7 +135,13 @@ final class QueryFuzzTests: XCTestCase {
                         let key = "\(index)#\(id)"
                         if let cached = tokenCache[key] { return cached }
                         let row = rows[id] ?? ("", "")
-                        let value = [try tokens(row.title, .document), try tokens(row.body, .document)]
+                        // FTS5's trigram tokenizer stops indexing a value at its first NUL (SQLite 3.40; the others
+                        // treat NUL as a separator): what follows is not in that index, so it cannot exclude a row.
+                        func indexed(_ text: String) -> String {
+                            guard tokenizer == "trigram", let nul = text.utf8.firstIndex(of: 0) else { return text }
+                            return String(decoding: text.utf8[..<nul], as: UTF8.self)
+                        }
+                        let value = [try tokens(indexed(row.title), .document), try tokens(indexed(row.body), .document)]
                         tokenCache[key] = value
                         return value
                     }
@@ -146,14 +152,15 @@ final class QueryFuzzTests: XCTestCase {
                         if !columns.isEmpty {
                             let searched = columns.flatMap { $0 == "title" ? perColumn[0] : perColumn[1] }
                             let matches = searched.contains { token in
-                                queryTokens.contains(token) || (mode == .prefix && queryTokens.contains { token.hasPrefix($0) })
+                                queryTokens.contains(token) || (mode == .prefix && queryTokens.contains { token.utf8.starts(with: $0.utf8) })
                             }
                             if !matches {
                                 failures.append("\(label): row \(hit.object.id) returned, but its \(columns) holds no token of the text")
                             }
                         }
                         for phrase in excludedPhrases where perColumn.contains(where: { Self.contains($0, phrase) }) {
-                            failures.append("\(label): row \(hit.object.id) returned although it contains excluded \(phrase)")
+                            failures.append("\(label): expression \(String(reflecting: expression)): row \(hit.object.id) "
+                                            + "\(String(reflecting: rows[hit.object.id])) returned although it contains excluded \(phrase)")
                         }
                     }
                 } catch {
@@ -285,7 +292,8 @@ struct FTS5Skeleton {
         // Every string holds text of the input (or of the exclusion, or a column name), nothing else.
         let sources = [input, excluding ?? ""].map { String(decoding: $0.utf8.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self) }
         for string in strings where !columns.contains(string) {
-            for part in string.split(separator: " ") where !sources.contains(where: { $0.utf8.contains(part.utf8) }) {
+            // Split on the byte: a space followed by a combining mark is one `Character`.
+            for part in string.utf8.split(separator: 0x20) where !sources.contains(where: { $0.utf8.contains(part) }) {
                 return "string \(String(reflecting: string)) holds text that is not in the input"
             }
         }

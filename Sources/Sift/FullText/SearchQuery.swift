@@ -135,7 +135,13 @@ public struct SearchQuery: Sendable, Hashable {
         // Each segment keeps the byte ends of its parts: the tokenizer's own pieces (an overlapping n-gram extends
         // the last part, a touching CJK token starts a new one).
         var merged: [(range: Range<Int>, cjk: Bool, partEnds: [Int])] = []
-        for span in try spans(clean) where !span.isEmpty && span.lowerBound >= 0 && span.upperBound <= utf8.count {
+        // A tokenizer may report offsets inside a character (FTS5's trigram does after case folding changes a
+        // character's length, e.g. Ɐ to ɐ): widen such a span to whole characters rather than cut one in two.
+        func isContinuation(_ i: Int) -> Bool { i < utf8.count && utf8[i] & 0xC0 == 0x80 }
+        for reported in try spans(clean) where !reported.isEmpty && reported.lowerBound >= 0 && reported.upperBound <= utf8.count {
+            var span = reported
+            while span.lowerBound > 0 && isContinuation(span.lowerBound) { span = (span.lowerBound - 1)..<span.upperBound }
+            while isContinuation(span.upperBound) { span = span.lowerBound..<(span.upperBound + 1) }
             let cjk = isCJK(span)
             if let last = merged.last, span.lowerBound < last.range.upperBound {
                 let end = max(last.range.upperBound, span.upperBound)

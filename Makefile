@@ -1,0 +1,17 @@
+# The README's commands. Each installs the Debian packages Sift links first (scripts/install-deps.sh).
+.PHONY: demo test tsan deps
+
+deps:
+	@scripts/install-deps.sh
+
+# Indexes the bundled multilingual sample corpus and runs example searches.
+demo: deps
+	swift run sift demo
+
+# The whole test suite (CI runs this through .ci/run).
+test: deps
+	swift test
+
+# The library's tests (the concurrency tests among them) under Thread Sanitizer, in a build folder of its own.
+tsan: deps
+	swift test --sanitize=thread --scratch-path .build-tsan --filter 'SiftTests\.'
