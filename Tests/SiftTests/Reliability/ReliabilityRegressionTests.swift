@@ -53,6 +53,22 @@ final class ReliabilityRegressionTests: SiftTestCase {
         XCTAssertEqual(remaining.count, 2)
     }
 
+    /// Found by the query fuzzer: trigram reports offsets inside a character whose case folding changes its
+    /// length (Ɐ folds to ɐ), and cutting there put U+FFFD into the query; and `.anyTerm` split a word tokenizer's
+    /// CJK tokens into characters that such an index never holds, matching rows without any of the query's tokens.
+    func testQueryPiecesFollowTheTokenizer() throws {
+        let trigram = try articles()
+        XCTAssertEqual(try trigram.expression(for: SearchQuery("searchⱯ"), in: "articles_fts"), "(\"searchⱯ\")")
+        let database = makeDatabase("words.db")
+        try database.create(table: "articles", of: Article.self)
+        try database.create(virtualTable: "articles_fts", of: ArticleIndex.self, syncedWith: "articles", tokenizer: "unicode61")
+        try database.insert(objects: [Article(1, "北京", "x"), Article(2, "北京大学", "y"), Article(3, "𩊵title", "z"),
+                                      Article(4, "e", "l")], intoTable: "articles")
+        XCTAssertEqual(try database.expression(for: SearchQuery("北京大学", mode: .anyTerm), in: "articles_fts"), "(\"北京大学\")")
+        XCTAssertEqual(try ids(database, SearchQuery("北京大学", mode: .anyTerm)), [2])
+        XCTAssertEqual(try ids(database, SearchQuery("𩊵title", mode: .anyTerm)), [3])
+    }
+
     /// Defect 3: a bulk insert that fails half way left its collected rowids behind; the next bulk insert then
     /// indexed them a second time and the index reported itself malformed.
     func testFailedBulkInsertLeavesNoBulkState() throws {
