@@ -1,8 +1,3 @@
-/// What SQLite does when a constraint fails.
-public enum Conflict: String, Sendable {
-    case rollback = "ROLLBACK", abort = "ABORT", fail = "FAIL", ignore = "IGNORE", replace = "REPLACE"
-}
-
 /// Column definitions' namespace, as in the seed documents (`ColumnDef.DefaultType`).
 public enum ColumnDef {
     /// A column's `DEFAULT`.
@@ -83,21 +78,6 @@ public struct ColumnConstraintBinding: Sendable {
         if let defaultValue { parts.append("DEFAULT " + defaultValue.sql) }
         return parts.joined(separator: " ")
     }
-}
-
-/// A column in an index or a multi-column constraint, with its order.
-public struct IndexedColumn: Sendable, IndexConvertible {
-    let name: String
-    let term: OrderTerm?
-    /// This column as an index column.
-    public func asIndexedColumn() -> IndexedColumn { self }
-    var sql: String { SQLBuilder.quote(name) + (term.map { " " + $0.sql } ?? "") }
-}
-
-/// Something that can be a column of an index: a property or `property.asIndex(orderBy:)`.
-public protocol IndexConvertible {
-    /// The column with its order.
-    func asIndexedColumn() -> IndexedColumn
 }
 
 /// An index on one or more columns.

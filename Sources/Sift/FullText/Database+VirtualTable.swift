@@ -23,17 +23,17 @@ extension Database {
                                              mode: SyncMode = .explicit, tokenizer: String? = nil) throws {
         let binding = Root.CodingKeys.objectRelationalMapping
         try write { handle in
-            guard try Database.schemaType(of: contentTable, on: handle) == "table" else {
+            guard try handle.schemaType(of: contentTable) == "table" else {
                 throw pool.report(SiftError(code: .error, message: "The content table \(contentTable) does not exist.",
                                             path: path, tag: tag, operation: .schema))
             }
-            let contentColumns = try Database.columnNames(of: contentTable, on: handle)
+            let contentColumns = try handle.columnNames(of: contentTable)
             let missing = binding.columnNames.filter { !contentColumns.contains($0) }
             guard missing.isEmpty else {
                 throw pool.report(SiftError(code: .error, message: "\(contentTable) has no column \(missing.joined(separator: ", ")) to index.",
                                             path: path, tag: tag, operation: .schema))
             }
-            let rowid = try Database.integerPrimaryKey(of: contentTable, on: handle) ?? "rowid"
+            let rowid = try handle.integerPrimaryKey(of: contentTable) ?? "rowid"
             let synced = SyncedIndex(index: name, content: contentTable, rowidColumn: rowid, columns: binding.columnNames, mode: mode)
             let existed = try handle.withStatement("SELECT 1 FROM sqlite_master WHERE name = ?") { stmt in
                 try handle.bind([FundamentalValue(name)], to: stmt, sql: "")
@@ -65,15 +65,6 @@ extension Database {
             virtualTable: name, using: virtual.module,
             columns: binding.keys.indices.map { binding.columnDefinition(at: $0, forVirtualTable: true) },
             arguments: arguments + extra.filter { !given.contains($0.key) })
-    }
-
-    /// The INTEGER PRIMARY KEY column of a table (its rowid alias), if it has one.
-    static func integerPrimaryKey(of table: String, on handle: Handle) throws -> String? {
-        try handle.withStatement("SELECT name, upper(type), (SELECT count(*) FROM pragma_table_info(?1) WHERE pk > 0) FROM pragma_table_info(?1) WHERE pk = 1") { stmt in
-            try handle.bind([FundamentalValue(table)], to: stmt, sql: "")
-            guard try handle.step(stmt), RawStatement.text(stmt, 1) == "INTEGER", sqlite3_column_int64(stmt, 2) == 1 else { return nil }
-            return RawStatement.text(stmt, 0)
-        }
     }
 
     /// From how many objects an insert into a synced content table takes the bulk path: content rows
@@ -152,8 +143,8 @@ extension Database {
         var indexed = 0
         var content: Int?
         try damage("counting rows") {
-            indexed = try Database.count("SELECT count(*) FROM \(SQLBuilder.quote(index + "_docsize"))", on: handle)
-            content = try synced.map { try Database.count("SELECT count(*) FROM \(SQLBuilder.quote($0.content))", on: handle) }
+            indexed = try handle.count("SELECT count(*) FROM \(SQLBuilder.quote(index + "_docsize"))")
+            content = try synced.map { try handle.count("SELECT count(*) FROM \(SQLBuilder.quote($0.content))") }
         }
         if let content, content != indexed { problems.append("\(indexed) rows indexed, \(content) content rows") }
         return IndexVerification(indexedRows: indexed, contentRows: content, problems: problems)
@@ -217,9 +208,6 @@ extension Database {
         }
     }
 
-    static func count(_ sql: String, on handle: Handle) throws -> Int {
-        try handle.withStatement(sql) { stmt in try handle.step(stmt) ? Int(sqlite3_column_int64(stmt, 0)) : 0 }
-    }
 
     /// The synced indexes recorded in this database.
     public func syncedIndexes() throws -> [(index: String, contentTable: String, mode: SyncMode)] {

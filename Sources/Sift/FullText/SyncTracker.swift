@@ -61,7 +61,7 @@ final class SyncTracker {
         var loaded: [Target] = []
         do {
             for index in indexes {
-                let names = try Database.columnNames(of: index.content, on: handle)
+                let names = try handle.columnNames(of: index.content)
                 let positions = index.columns.compactMap { column in names.firstIndex(of: column).map(Int32.init) }
                 guard positions.count == index.columns.count else { continue }
                 loaded.append(Target(index: index, name: Array(index.content.utf8CString), positions: positions,

@@ -79,7 +79,7 @@ struct SyncedIndex: Sendable {
     }
 
     static func load(on handle: Handle) throws -> [SyncedIndex] {
-        guard try Database.schemaType(of: metadataTable, on: handle) == "table" else { return [] }
+        guard try handle.schemaType(of: metadataTable) == "table" else { return [] }
         return try handle.withStatement("SELECT index_table, content_table, content_rowid, columns, mode FROM sift_fts_sync") { stmt in
             var indexes: [SyncedIndex] = []
             while try handle.step(stmt) {

@@ -20,14 +20,14 @@ extension Database {
 
     func createTable<Key: CodingTableKey>(named name: String, binding: TableBinding<Key>) throws {
         try write { handle in
-            switch try Database.schemaType(of: name, on: handle) {
+            switch try handle.schemaType(of: name) {
             case nil:
                 let create = StatementCreateTable().create(
                     table: name, with: binding.keys.indices.map { ColumnDefinition(sql: binding.columnDefinition(at: $0)) },
                     and: binding.tableConstraints)
                 try handle.execute(create.statementSQL.sql)
             case "table":
-                let existing = Set(try Database.columnNames(of: name, on: handle).map { $0.lowercased() })
+                let existing = Set(try handle.columnNames(of: name).map { $0.lowercased() })
                 for ordinal in binding.keys.indices where !existing.contains(binding.columnNames[ordinal].lowercased()) {
                     let definition = Database.addableColumnDefinition(binding, ordinal)
                     try handle.execute(StatementAlterTable(table: name, addColumn: definition).statementSQL.sql)
@@ -53,25 +53,9 @@ extension Database {
         return ColumnDefinition(name: binding.columnNames[ordinal], type: binding.columnTypes[ordinal], constraint: addable)
     }
 
-    static func schemaType(of name: String, on handle: Handle) throws -> String? {
-        try handle.withStatement("SELECT type FROM sqlite_master WHERE name = ? AND type IN ('table', 'view')") { stmt in
-            try handle.bind([FundamentalValue(name)], to: stmt, sql: "")
-            return try handle.step(stmt) ? RawStatement.text(stmt, 0) : nil
-        }
-    }
-
-    static func columnNames(of table: String, on handle: Handle) throws -> [String] {
-        try handle.withStatement("SELECT name FROM pragma_table_info(?)") { stmt in
-            try handle.bind([FundamentalValue(table)], to: stmt, sql: "")
-            var names: [String] = []
-            while try handle.step(stmt) { names.append(RawStatement.text(stmt, 0)) }
-            return names
-        }
-    }
-
     /// Whether a table (or view) called `name` exists.
     public func isTableExists(_ name: String) throws -> Bool {
-        try read { try Database.schemaType(of: name, on: $0) != nil }
+        try read { try $0.schemaType(of: name) != nil }
     }
 
     /// Drops the table `name` if it exists.

@@ -136,9 +136,9 @@ public final class StatementInsert: RenderedStatement {
     public init() {}
     /// The table, the columns, and what to do on conflict (`.replace` for insert-or-replace).
     @discardableResult
-    public func insert(intoTable table: String, with columns: [PropertyConvertible] = [], onConflict conflict: Conflict? = nil) -> StatementInsert {
+    public func insert(intoTable table: String, with columns: [ColumnConvertible] = [], onConflict conflict: Conflict? = nil) -> StatementInsert {
         self.table = table
-        self.columns = columns.map { $0.asProperty().name }
+        self.columns = columns.map { $0.asColumn().name }
         self.conflict = conflict
         return self
     }
@@ -184,8 +184,8 @@ public final class StatementUpdate: RenderedStatement {
     }
     /// `SET column = value`; values are bound.
     @discardableResult
-    public func set(_ column: PropertyConvertible, to value: ExpressionConvertible) -> StatementUpdate {
-        assignments.append((column.asProperty().name, value.asExpression()))
+    public func set(_ column: ColumnConvertible, to value: ExpressionConvertible) -> StatementUpdate {
+        assignments.append((column.asColumn().name, value.asExpression()))
         return self
     }
     /// `WHERE`.
