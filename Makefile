@@ -8,8 +8,9 @@ deps:
 demo: deps
 	swift run sift demo
 
-# The whole test suite (CI runs this through .ci/run).
+# The folder-dependency check (scripts/check-layers.py), then the whole test suite (CI runs this through .ci/run).
 test: deps
+	scripts/check-layers.py
 	swift test
 
 # The library's tests (the concurrency tests among them) under Thread Sanitizer, in a build folder of its own.

@@ -16,12 +16,12 @@ public final class Handle: @unchecked Sendable {
     var hooks = TraceHooks()
     /// Open transaction levels: 0 none, 1 a transaction, more are savepoints.
     var transactionDepth = 0
-    /// Synced full-text indexes, on the writer only.
-    var sync: SyncTracker?
-    /// The statement whose write Sift wrapped in a transaction (autocommit writes to synced tables).
-    var implicitTransactionOwner: OpaquePointer?
-    /// FTS5 tokenizers created on this connection (for the query builder), by arguments.
-    var tokenizers: [String: TokenizerInstance] = [:]
+    /// What watches this connection (see ``ConnectionObserver``); nil when no layer provides one.
+    private(set) var observer: (any ConnectionObserver)?
+    /// Whether steps call the observer; the observer turns it on when it has something to watch.
+    var isObserved = false
+    /// The statement this connection wrapped in a transaction of its own (a write the observer wanted in one).
+    private var implicitTransactionOwner: OpaquePointer?
 
     private var cache: [String: CachedStatement] = [:]
     /// Statements that change rows of a table, as SQLite's authorizer reported while compiling them: INSERT,
@@ -60,12 +60,13 @@ public final class Handle: @unchecked Sendable {
             sqlite3_close_v2(db)
             throw error
         }
+        observer = Handle.observerProvider?.makeObserver(for: self)
     }
 
     func close() {
-        sync?.uninstall(from: self)
-        sync = nil
-        tokenizers.removeAll()
+        observer?.connectionWillClose(self)
+        observer = nil
+        isObserved = false
         for entry in cache.values { sqlite3_finalize(entry.stmt) }
         cache.removeAll()
         rowWriters.removeAll()
@@ -109,11 +110,11 @@ public final class Handle: @unchecked Sendable {
 
     func relinquish(_ stmt: OpaquePointer, sql: String, cached: Bool) {
         if implicitTransactionOwner == stmt {
-            // A RETURNING write left before its end: its changes so far commit with their index updates.
+            // A RETURNING write left before its end: its changes so far commit with what the observer writes.
             sqlite3_reset(stmt)
-            if (try? sync?.flush(on: self)) == nil || (try? finishImplicitTransaction()) == nil {
+            if (try? observer?.statementDidStep(on: self)) == nil || (try? finishImplicitTransaction()) == nil {
                 implicitTransactionOwner = nil
-                if sqlite3_get_autocommit(raw) == 0 { try? executeUnsynced("ROLLBACK") }
+                if sqlite3_get_autocommit(raw) == 0 { try? executeUnobserved("ROLLBACK") }
             }
         }
         guard cached else {
@@ -135,7 +136,7 @@ public final class Handle: @unchecked Sendable {
     }
 
     /// A statement outside the cache, for owners that keep it for the connection's lifetime.
-    /// Its owner steps it with `stepUnsynced`, so whether it writes rows is not recorded.
+    /// Its owner steps it with `stepUnobserved`, so whether it writes rows is not recorded.
     func prepareUnmanaged(_ sql: String) throws -> OpaquePointer {
         try prepareRaw(sql, persistent: true, recordingWrites: false)
     }
@@ -183,39 +184,38 @@ public final class Handle: @unchecked Sendable {
         return true
     }
 
-    /// Steps once; `true` when a row is available. On a connection with synced indexes, the index
-    /// changes a step causes are applied right after it, and a write outside any transaction gets one,
-    /// so content and index always commit together.
+    /// Steps once; `true` when a row is available. On an observed connection the observer hears of every step,
+    /// and a write outside any transaction gets one when the observer asks for it (see ``ConnectionObserver``).
     @inline(__always)
     func step(_ stmt: OpaquePointer) throws -> Bool {
-        if let sync, sync.isActive { return try syncedStep(stmt, sync) }
-        return try stepUnsynced(stmt)
+        if isObserved, let observer { return try observedStep(stmt, observer) }
+        return try stepUnobserved(stmt)
     }
 
     @inline(__always)
-    func stepUnsynced(_ stmt: OpaquePointer) throws -> Bool {
+    func stepUnobserved(_ stmt: OpaquePointer) throws -> Bool {
         let rc = sqlite3_step(stmt)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
         throw error(rc, sql: String(cString: sqlite3_sql(stmt)), operation: .step)
     }
 
-    private func syncedStep(_ stmt: OpaquePointer, _ sync: SyncTracker) throws -> Bool {
+    private func observedStep(_ stmt: OpaquePointer, _ observer: any ConnectionObserver) throws -> Bool {
         let implicit = sqlite3_get_autocommit(raw) != 0 && sqlite3_stmt_busy(stmt) == 0 && sqlite3_stmt_readonly(stmt) == 0
-            && rowWriters.contains(stmt)
-        // BEGIN IMMEDIATE is itself not read-only: run the transaction control unsynced, or it would recurse.
+            && observer.statementNeedsTransaction(writesRows: rowWriters.contains(stmt))
+        // BEGIN IMMEDIATE is itself not read-only: run the transaction control unobserved, or it would recurse.
         if implicit {
-            try executeUnsynced("BEGIN IMMEDIATE")
+            try executeUnobserved("BEGIN IMMEDIATE")
             implicitTransactionOwner = stmt
         }
         do {
             let rc = sqlite3_step(stmt)
             guard rc == SQLITE_ROW || rc == SQLITE_DONE else {
                 // The failed statement was rolled back, so the changes it reported never happened.
-                sync.discardPending()
+                observer.statementDidFail(on: self)
                 throw error(rc, sql: String(cString: sqlite3_sql(stmt)), operation: .step)
             }
-            if !sync.pending.isEmpty { try sync.flush(on: self) }
+            try observer.statementDidStep(on: self)
             // A statement with RETURNING commits when it is done, here or when it is reset early.
             if rc == SQLITE_DONE && implicitTransactionOwner == stmt { try finishImplicitTransaction() }
             return rc == SQLITE_ROW
@@ -223,7 +223,7 @@ public final class Handle: @unchecked Sendable {
             if implicitTransactionOwner == stmt {
                 implicitTransactionOwner = nil
                 sqlite3_reset(stmt)
-                if sqlite3_get_autocommit(raw) == 0 { try? executeUnsynced("ROLLBACK") }
+                if sqlite3_get_autocommit(raw) == 0 { try? executeUnobserved("ROLLBACK") }
             }
             throw error
         }
@@ -231,7 +231,7 @@ public final class Handle: @unchecked Sendable {
 
     private func finishImplicitTransaction() throws {
         implicitTransactionOwner = nil
-        try executeUnsynced("COMMIT")
+        try executeUnobserved("COMMIT")
     }
 
     func bind(_ values: [FundamentalValue], to stmt: OpaquePointer, sql: String) throws {
@@ -246,8 +246,8 @@ public final class Handle: @unchecked Sendable {
         }
     }
 
-    private func executeUnsynced(_ sql: String) throws {
-        try withStatement(sql) { stmt in while try stepUnsynced(stmt) {} }
+    private func executeUnobserved(_ sql: String) throws {
+        try withStatement(sql) { stmt in while try stepUnobserved(stmt) {} }
     }
 
     /// Runs one statement to completion with bound values.

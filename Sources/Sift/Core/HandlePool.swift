@@ -30,10 +30,7 @@ final class HandlePool: @unchecked Sendable {
     private var localHooks = TraceHooks()
     private var hooksGeneration = 0
     private var createdDirectory = false
-    private var _fullTextBulkThreshold = 10_000
-
-    /// FTS table descriptions for the search API, with the schema version they were read at.
-    let ftsInfoCache = Locked<[String: (version: Int64, info: FTSTableInfo)]>([:])
+    private var attachments: [ObjectIdentifier: AnyObject] = [:]
 
     init(path: String) {
         self.path = path
@@ -58,9 +55,15 @@ final class HandlePool: @unchecked Sendable {
         set { locked { _tag = newValue } }
     }
 
-    var fullTextBulkThreshold: Int {
-        get { locked { _fullTextBulkThreshold } }
-        set { locked { _fullTextBulkThreshold = max(1, newValue) } }
+    /// The state a layer above Core keeps for this database file (settings, caches): one object per type, made
+    /// by `make` on first use. The object must guard its own mutable state.
+    func attachment<T: AnyObject & Sendable>(_ make: () -> T) -> T {
+        locked {
+            if let existing = attachments[ObjectIdentifier(T.self)] as? T { return existing }
+            let made = make()
+            attachments[ObjectIdentifier(T.self)] = made
+            return made
+        }
     }
 
     var isOpened: Bool { locked { writer != nil || openReaders > 0 } }
@@ -150,10 +153,7 @@ final class HandlePool: @unchecked Sendable {
                 let global = GlobalTrace.hooks.withLock { $0 }
                 handle.install(hooksSnapshot.1.overriding(global), generation: hooksSnapshot.0)
             }
-            if usesWriter {
-                if handle.sync == nil { handle.sync = SyncTracker() }
-                try handle.sync?.refresh(on: handle)
-            }
+            try handle.observer?.connectionWillBeUsed(handle, forWriting: usesWriter)
             return handle
         } catch {
             // Undo the reservation so a failed open does not leak a slot or the writer.

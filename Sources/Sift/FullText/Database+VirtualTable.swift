@@ -70,8 +70,8 @@ extension Database {
     /// From how many objects an insert into a synced content table takes the bulk path: content rows
     /// first, then the index built from them in one pass (measured faster than row-by-row from here on).
     public var fullTextBulkThreshold: Int {
-        get { pool.fullTextBulkThreshold }
-        set { pool.fullTextBulkThreshold = newValue }
+        get { pool.attachment(FullTextSettings.init).bulkThreshold }
+        set { pool.attachment(FullTextSettings.init).bulkThreshold = newValue }
     }
 
     // MARK: - Maintenance

@@ -103,9 +103,10 @@ extension Database {
 
     func ftsInfo(_ index: String, on handle: Handle) throws -> FTSTableInfo {
         let version = try handle.schemaVersion()
-        if let cached = pool.ftsInfoCache.withLock({ $0[index] }), cached.version == version { return cached.info }
+        let tables = pool.attachment(FullTextSettings.init).tables
+        if let cached = tables.withLock({ $0[index] }), cached.version == version { return cached.info }
         let info = try FTSTableInfo.load(index, on: handle)
-        pool.ftsInfoCache.withLock { $0[index] = (version, info) }
+        tables.withLock { $0[index] = (version, info) }
         return info
     }
 

@@ -72,15 +72,19 @@ final class SyncTracker {
         targets = loaded
         schemaVersion = version
         if isActive && !wasActive {
-            sqlite3_preupdate_hook(handle.raw, preupdateCallback, Unmanaged.passUnretained(handle).toOpaque())
+            // The hook's context is the tracker itself; `uninstall` removes the hook before the tracker goes.
+            sqlite3_preupdate_hook(handle.raw, preupdateCallback, Unmanaged.passUnretained(self).toOpaque())
         } else if !isActive && wasActive {
             sqlite3_preupdate_hook(handle.raw, nil, nil)
         }
+        handle.isObserved = isActive
     }
 
     func uninstall(from handle: Handle) {
         if isActive { sqlite3_preupdate_hook(handle.raw, nil, nil) }
+        handle.isObserved = false
         discardPending()
+        endBulk()
         targets = []
     }
 
@@ -182,7 +186,7 @@ final class SyncTracker {
         }
         sqlite3_bind_int64(stmt, 1, rowid)
         for i in 0..<count { sqlite3_bind_value(stmt, Int32(i + 2), values[start + i]) }
-        while try handle.stepUnsynced(stmt) {}
+        while try handle.stepUnobserved(stmt) {}
     }
 
     // MARK: - Bulk loading
@@ -229,7 +233,7 @@ final class SyncTracker {
             try handle.withStatement(sql) { stmt in
                 sqlite3_bind_int64(stmt, 1, low)
                 sqlite3_bind_int64(stmt, 2, high)
-                while try handle.stepUnsynced(stmt) {}
+                while try handle.stepUnobserved(stmt) {}
             }
         }
         for rowid in rowids.dropFirst() {
@@ -253,5 +257,5 @@ final class SyncTracker {
 private let preupdateCallback: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, Int32, UnsafePointer<CChar>?,
                                                UnsafePointer<CChar>?, Int64, Int64) -> Void = { context, db, op, zDb, zName, key1, key2 in
     guard let context, let db, let zDb, let zName else { return }
-    Unmanaged<Handle>.fromOpaque(context).takeUnretainedValue().sync?.record(db, op, zDb, zName, key1, key2)
+    Unmanaged<SyncTracker>.fromOpaque(context).takeUnretainedValue().record(db, op, zDb, zName, key1, key2)
 }

@@ -81,16 +81,6 @@ private let tokenCallback: sift_token_callback = { context, flags, token, length
     return SQLITE_OK
 }
 
-extension Handle {
-    func tokenizer(_ arguments: [String]) throws -> TokenizerInstance {
-        let key = arguments.joined(separator: "\u{1F}")
-        if let cached = tokenizers[key] { return cached }
-        let instance = try TokenizerInstance(arguments: arguments, on: self)
-        tokenizers[key] = instance
-        return instance
-    }
-}
-
 extension Database {
     /// Tokenizes `text` with an FTS5 tokenizer (`["unicode61", "remove_diacritics", "2"]`, `["sift_icu"]`...)
     /// exactly as a table using it would, with the byte offsets highlight() and snippet() rely on.

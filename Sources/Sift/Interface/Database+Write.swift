@@ -25,9 +25,12 @@ extension Database {
         let primaryKeyParameter = binding.integerPrimaryKeyOrdinal.map { encoder.parameters.slots[$0] } ?? 0
         let body = { (handle: Handle) in
             // A large plain insert into a synced content table indexes its rows afterwards, in one pass.
-            let bulk = conflict == nil && objects.count >= self.fullTextBulkThreshold && handle.sync?.beginBulk(content: table) == true
-            // On any error the insert is rolled back, and so must be what the bulk load collected.
-            defer { if bulk { handle.sync?.endBulk() } }
+            // Observers may handle a plain multi-row insert as one batch (the full-text sync indexes it in one pass).
+            let batch = conflict == nil && objects.count > 1
+            if batch { handle.observer?.batchWillBegin(inserting: objects.count, into: table, on: handle) }
+            var completed = false
+            // On any error the insert is rolled back, and so must be what the observer collected.
+            defer { if batch && !completed { try? handle.observer?.batchDidEnd(completed: false, on: handle) } }
             try handle.withStatement(sql) { stmt in
                 defer { encoder.finish() }
                 // Objects are bound where they lie (see `bind(inPlace:to:)`); nothing writes through this pointer.
@@ -47,7 +50,8 @@ extension Database {
                     }
                 }
             }
-            if bulk { try handle.sync?.finishBulk(on: handle) }
+            completed = true
+            if batch { try handle.observer?.batchDidEnd(completed: true, on: handle) }
         }
         // Several objects are one transaction: all or nothing, and much faster.
         if objects.count > 1 { try write(body) } else { try writeSingle(body) }

@@ -1,0 +1,42 @@
+/// The one seam between the connection layer and the layers that watch what connections do (the full-text
+/// sync): Core calls its observer around statement steps, at checkout, around batches of inserts and at close,
+/// and knows nothing of what the observer does with it.
+///
+/// Each connection gets its own observer when it opens, from ``ConnectionObserverProviding``. Core guarantees:
+/// - a statement that SQLite says changes rows and runs outside any transaction gets one of its own
+///   (`BEGIN IMMEDIATE` ... `COMMIT`) when the observer asks for it, so what the observer writes in
+///   `statementDidStep` commits or rolls back with the statement;
+/// - `statementDidStep` follows every successful step of an observed connection, inside that transaction, and
+///   `statementDidFail` every failed one (SQLite has then undone the statement's changes);
+/// - steps of a connection whose ``Handle/isObserved`` is false skip the observer entirely (the fast path).
+protocol ConnectionObserver: AnyObject {
+    /// Whether `statement` (about to take its first step outside any transaction) needs a transaction of its
+    /// own; `writesRows` tells whether SQLite reported, while compiling it, that it changes rows of a table.
+    func statementNeedsTransaction(writesRows: Bool) -> Bool
+    /// A statement stepped successfully on `handle` (a row, or its end).
+    func statementDidStep(on handle: Handle) throws
+    /// A statement failed on `handle`, and SQLite undid its changes.
+    func statementDidFail(on handle: Handle)
+    /// `handle` was checked out, as the writer when `forWriting`: the moment to catch up with schema changes.
+    func connectionWillBeUsed(_ handle: Handle, forWriting: Bool) throws
+    /// `count` rows are about to be inserted into `table` by one statement stepped once per row, inside a
+    /// transaction: the observer may collect them and handle them all in `batchDidEnd`.
+    func batchWillBegin(inserting count: Int, into table: String, on handle: Handle)
+    /// The batch announced by `batchWillBegin` ended: `completed` when every row was inserted (the transaction
+    /// is still open), else it failed and its rows are being rolled back.
+    func batchDidEnd(completed: Bool, on handle: Handle) throws
+    /// `handle` is closing.
+    func connectionWillClose(_ handle: Handle)
+}
+
+/// How a layer above Core provides the observer of each new connection: it makes ``Database`` conform, and the
+/// connection finds the conformance at run time, so that Core never names the layer.
+protocol ConnectionObserverProviding {
+    /// The observer of a connection that just opened.
+    static func makeObserver(for handle: Handle) -> any ConnectionObserver
+}
+
+extension Handle {
+    /// The provider of observers, found once: `Database`'s conformance, declared by the layer that observes.
+    static let observerProvider = (Database.self as Any.Type) as? ConnectionObserverProviding.Type
+}

@@ -1,0 +1,76 @@
+/// The full-text layer's part of each connection, plugged into Core's one seam (``ConnectionObserver``): the
+/// writer's sync tracker, its bulk-load policy, and the tokenizers the query builder created on the connection.
+final class FullTextConnection: ConnectionObserver {
+    let tracker = SyncTracker()
+    /// FTS5 tokenizers created on this connection (for the query builder), by arguments.
+    private var tokenizers: [String: TokenizerInstance] = [:]
+    /// Whether the batch under way is being bulk-loaded.
+    private var bulk = false
+
+    /// A write to a content table must commit with its index writes: every write gets a transaction.
+    func statementNeedsTransaction(writesRows: Bool) -> Bool { writesRows }
+
+    func statementDidStep(on handle: Handle) throws {
+        if !tracker.pending.isEmpty { try tracker.flush(on: handle) }
+    }
+
+    func statementDidFail(on handle: Handle) { tracker.discardPending() }
+
+    func connectionWillBeUsed(_ handle: Handle, forWriting: Bool) throws {
+        if forWriting { try tracker.refresh(on: handle) }
+    }
+
+    /// From `fullTextBulkThreshold` rows on, a content table's rows are indexed after the insert, in one pass.
+    func batchWillBegin(inserting count: Int, into table: String, on handle: Handle) {
+        guard handle.isObserved, count >= handle.pool.attachment(FullTextSettings.init).bulkThreshold else { return }
+        bulk = tracker.beginBulk(content: table)
+    }
+
+    func batchDidEnd(completed: Bool, on handle: Handle) throws {
+        guard bulk else { return }
+        bulk = false
+        if completed { try tracker.finishBulk(on: handle) } else { tracker.endBulk() }
+    }
+
+    func connectionWillClose(_ handle: Handle) {
+        tracker.uninstall(from: handle)
+        tokenizers.removeAll()
+    }
+
+    func tokenizer(_ arguments: [String], on handle: Handle) throws -> TokenizerInstance {
+        let key = arguments.joined(separator: "\u{1F}")
+        if let cached = tokenizers[key] { return cached }
+        let instance = try TokenizerInstance(arguments: arguments, on: handle)
+        tokenizers[key] = instance
+        return instance
+    }
+}
+
+/// Every connection of every `Database` gets its full-text part (see ``ConnectionObserverProviding``).
+extension Database: ConnectionObserverProviding {
+    static func makeObserver(for handle: Handle) -> any ConnectionObserver { FullTextConnection() }
+}
+
+extension Handle {
+    /// The tokenizer `arguments` name, created on this connection once and kept.
+    func tokenizer(_ arguments: [String]) throws -> TokenizerInstance {
+        guard let connection = observer as? FullTextConnection else {
+            // Only a connection opened without the full-text layer lacks one; it still tokenizes, uncached.
+            return try TokenizerInstance(arguments: arguments, on: self)
+        }
+        return try connection.tokenizer(arguments, on: self)
+    }
+}
+
+/// The full-text layer's settings and caches for one database file, shared by its connections.
+final class FullTextSettings: Sendable {
+    private let threshold = Locked(10_000)
+    /// FTS table descriptions for the search API, with the schema version they were read at.
+    let tables = Locked<[String: (version: Int64, info: FTSTableInfo)]>([:])
+
+    /// See ``Database/fullTextBulkThreshold``.
+    var bulkThreshold: Int {
+        get { threshold.withLock { $0 } }
+        set { threshold.withLock { $0 = max(1, newValue) } }
+    }
+}
