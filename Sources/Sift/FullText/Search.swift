@@ -114,59 +114,25 @@ extension Database {
                                                    _ condition: Condition?, _ options: SearchOptions, isAdvanced: Bool,
                                                    on handle: Handle) throws -> SearchResults<Object> {
         let binding = Object.CodingKeys.objectRelationalMapping
-        let q = SQLBuilder.quote
-        let source = info.content?.table ?? info.name
-        var builder = SQLBuilder(defaultTable: source)
-        builder.append("SELECT ")
-        builder.append(binding.columnNames.map { q(source) + "." + q($0) }.joined(separator: ", "))
-        builder.append(", \(q(info.name)).rowid, \(q(info.name)).rank")
-        for column in options.highlight {
-            builder.append(", highlight(\(q(info.name)), \(info.columns.firstIndex(of: column) ?? 0), ")
-            builder.appendValue(FundamentalValue(options.markers.open)); builder.append(", ")
-            builder.appendValue(FundamentalValue(options.markers.close)); builder.append(")")
+        var statement = SearchStatement(index: info.name, content: info.content, columns: binding.columnNames,
+                                        expression: expression, limit: options.limit, offset: options.offset)
+        let position = { (column: String) in info.columns.firstIndex(of: column) ?? 0 }
+        statement.highlights = options.highlight.map {
+            SearchStatement.Highlight(column: position($0), open: options.markers.open, close: options.markers.close)
         }
-        for column in options.snippet {
-            builder.append(", snippet(\(q(info.name)), \(info.columns.firstIndex(of: column) ?? 0), ")
-            builder.appendValue(FundamentalValue(options.markers.open)); builder.append(", ")
-            builder.appendValue(FundamentalValue(options.markers.close)); builder.append(", ")
-            builder.appendValue(FundamentalValue(options.ellipsis))
-            builder.append(", \(min(64, max(1, options.snippetTokens))))")
+        statement.snippets = options.snippet.map {
+            SearchStatement.Snippet(column: position($0), open: options.markers.open, close: options.markers.close,
+                                    ellipsis: options.ellipsis, tokens: options.snippetTokens)
         }
-        var from = " FROM \(q(info.name))"
-        if let content = info.content {
-            from += " JOIN \(q(content.table)) ON \(q(content.table)).\(q(content.rowid)) = \(q(info.name)).rowid"
-        }
-        var filter = SQLBuilder(defaultTable: source)
-        filter.append(" WHERE \(q(info.name)) MATCH ")
-        filter.appendValue(FundamentalValue(expression))
-        if !options.weights.isEmpty {
-            // `rank MATCH 'bm25(...)'` keeps FTS5's own ORDER BY rank, which sorts before the join.
-            let weights = info.columns.map { w -> String in
-                let weight = options.weights[w] ?? 1
-                return String(weight.isFinite ? weight : 1)
-            }
-            filter.append(" AND \(q(info.name)).rank MATCH ")
-            filter.appendValue(FundamentalValue("bm25(" + weights.joined(separator: ", ") + ")"))
-        }
-        if let condition {
-            filter.append(" AND (")
-            condition.render(into: &filter)
-            filter.append(")")
-        }
-        builder.append(from)
-        builder.append(filter.sql)
-        builder.values += filter.values
-        builder.append(" ORDER BY \(q(info.name)).rank LIMIT ")
-        builder.appendValue(FundamentalValue(max(0, options.limit)))
-        builder.append(" OFFSET ")
-        builder.appendValue(FundamentalValue(max(0, options.offset)))
-
+        if !options.weights.isEmpty { statement.weights = info.columns.map { options.weights[$0] ?? 1 } }
+        statement.condition = condition
+        let rendered = statement.statementSQL
         let decoder = RowDecoder(binding: binding, ordinals: Array(binding.keys.indices))
         let base = Int32(binding.keys.count)
         var hits: [SearchHit<Object>] = []
         do {
-            try handle.withStatement(builder.sql) { stmt in
-                try handle.bind(builder.values, to: stmt, sql: builder.sql)
+            try handle.withStatement(rendered.sql) { stmt in
+                try handle.bind(rendered.values, to: stmt, sql: rendered.sql)
                 while try handle.step(stmt) {
                     let object = try decoder.decode(Object.self, from: stmt)
                     var highlights: [String: String] = [:], snippets: [String: String] = [:]
@@ -187,9 +153,10 @@ extension Database {
             if hits.count < options.limit && (options.offset == 0 || !hits.isEmpty) {
                 total = options.offset + hits.count
             } else {
-                let countSQL = "SELECT count(*)" + from + filter.sql
-                total = try handle.withStatement(countSQL) { stmt in
-                    try handle.bind(filter.values, to: stmt, sql: countSQL)
+                statement.countsOnly = true
+                let counting = statement.statementSQL
+                total = try handle.withStatement(counting.sql) { stmt in
+                    try handle.bind(counting.values, to: stmt, sql: counting.sql)
                     return try handle.step(stmt) ? Int(sqlite3_column_int64(stmt, 0)) : 0
                 }
             }

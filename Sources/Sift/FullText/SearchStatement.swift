@@ -1,0 +1,108 @@
+/// The SQL of one full-text search: the one place it is rendered.
+///
+/// It selects the content table's columns (or the index's own, without external content), the rowid, the
+/// rank, highlighted columns and snippets, from the index joined with its content table; filters by `MATCH`
+/// (the expression is always a bound value), by ranking weights (`rank MATCH 'bm25(...)'`, which keeps FTS5's
+/// own `ORDER BY rank`) and by an optional condition; and orders by rank with a limit and an offset. With
+/// `countsOnly` it renders `SELECT count(*)` over the same rows.
+///
+///     SearchStatement(index: "notes_fts", columns: ["id", "body"], expression: "(\"coffee\")", limit: 20).description
+///     // SELECT notes_fts.id, notes_fts.body, notes_fts.rowid, notes_fts.rank FROM notes_fts
+///     //   WHERE notes_fts MATCH '("coffee")' ORDER BY notes_fts.rank LIMIT 20 OFFSET 0
+struct SearchStatement: RenderedStatement {
+    /// A column returned with the matched words marked (`highlight()`), by its position in the index.
+    struct Highlight: Hashable {
+        let column: Int
+        let open: String
+        let close: String
+    }
+    /// A fragment of a column around the matched words (`snippet()`), by its position in the index.
+    struct Snippet: Hashable {
+        let column: Int
+        let open: String
+        let close: String
+        let ellipsis: String
+        /// Tokens per fragment, 1 to 64 (FTS5's limits).
+        let tokens: Int
+    }
+
+    var index: String
+    /// The external content table and its rowid column, when the index has one.
+    var content: (table: String, rowid: String)?
+    /// The columns selected from the content table (or from the index without one).
+    var columns: [String]
+    /// The FTS5 expression, bound as a value.
+    var expression: String
+    var highlights: [Highlight] = []
+    var snippets: [Snippet] = []
+    /// bm25 weights per index column, in the index's column order; empty for FTS5's default ranking.
+    var weights: [Double] = []
+    var condition: SQLExpression?
+    var limit = 20
+    var offset = 0
+    /// Renders `SELECT count(*)` of the matching rows instead.
+    var countsOnly = false
+
+    init(index: String, content: (table: String, rowid: String)? = nil, columns: [String], expression: String,
+         limit: Int = 20, offset: Int = 0) {
+        self.index = index
+        self.content = content
+        self.columns = columns
+        self.expression = expression
+        self.limit = limit
+        self.offset = offset
+    }
+
+    /// The table the selected columns and the condition's unqualified columns come from.
+    var source: String { content?.table ?? index }
+
+    func render(into builder: inout SQLBuilder) {
+        let q = SQLBuilder.quote, index = q(self.index)
+        if countsOnly {
+            builder.append("SELECT count(*)")
+        } else {
+            builder.append("SELECT ")
+            builder.append(columns.map { q(source) + "." + q($0) }.joined(separator: ", "))
+            builder.append(", \(index).rowid, \(index).rank")
+            for highlight in highlights {
+                builder.append(", highlight(\(index), \(highlight.column), ")
+                builder.appendValue(FundamentalValue(highlight.open))
+                builder.append(", ")
+                builder.appendValue(FundamentalValue(highlight.close))
+                builder.append(")")
+            }
+            for snippet in snippets {
+                builder.append(", snippet(\(index), \(snippet.column), ")
+                builder.appendValue(FundamentalValue(snippet.open))
+                builder.append(", ")
+                builder.appendValue(FundamentalValue(snippet.close))
+                builder.append(", ")
+                builder.appendValue(FundamentalValue(snippet.ellipsis))
+                builder.append(", \(min(64, max(1, snippet.tokens))))")
+            }
+        }
+        builder.append(" FROM \(index)")
+        if let content {
+            builder.append(" JOIN \(q(content.table)) ON \(q(content.table)).\(q(content.rowid)) = \(index).rowid")
+        }
+        builder.append(" WHERE \(index) MATCH ")
+        builder.appendValue(FundamentalValue(expression))
+        if !weights.isEmpty {
+            builder.append(" AND \(index).rank MATCH ")
+            builder.appendValue(FundamentalValue("bm25(" + weights.map { String($0.isFinite ? $0 : 1) }.joined(separator: ", ") + ")"))
+        }
+        if let condition {
+            builder.append(" AND (")
+            var filter = SQLBuilder(inlineValues: builder.inlineValues, defaultTable: source)
+            condition.render(into: &filter)
+            builder.append(filter.sql)
+            builder.values += filter.values
+            builder.append(")")
+        }
+        guard !countsOnly else { return }
+        builder.append(" ORDER BY \(index).rank LIMIT ")
+        builder.appendValue(FundamentalValue(max(0, limit)))
+        builder.append(" OFFSET ")
+        builder.appendValue(FundamentalValue(max(0, offset)))
+    }
+}

@@ -1,0 +1,38 @@
+import XCTest
+@testable import Sift
+
+/// The search SQL, rendered without a database.
+final class SearchStatementTests: XCTestCase {
+    func testPlainIndex() {
+        let statement = SearchStatement(index: "notes", columns: ["text", "tag"], expression: "(\"coffee\")")
+        XCTAssertEqual(statement.description, "SELECT notes.text, notes.tag, notes.rowid, notes.rank FROM notes "
+                       + "WHERE notes MATCH '(\"coffee\")' ORDER BY notes.rank LIMIT 20 OFFSET 0")
+        XCTAssertEqual(statement.statementSQL.values, [FundamentalValue("(\"coffee\")"), FundamentalValue(20), FundamentalValue(0)])
+    }
+
+    func testExternalContentWithEverything() {
+        var statement = SearchStatement(index: "articles_fts", content: (table: "articles", rowid: "id"), columns: ["id", "title"],
+                                        expression: "(\"x\")", limit: 5, offset: 10)
+        statement.highlights = [.init(column: 0, open: "<b>", close: "</b>")]
+        statement.snippets = [.init(column: 1, open: "[", close: "]", ellipsis: "…", tokens: 100)]
+        statement.weights = [10, 1]
+        statement.condition = Column(named: "views") > 3
+        XCTAssertEqual(statement.description,
+                       "SELECT articles.id, articles.title, articles_fts.rowid, articles_fts.rank, "
+                       + "highlight(articles_fts, 0, '<b>', '</b>'), snippet(articles_fts, 1, '[', ']', '…', 64) "
+                       + "FROM articles_fts JOIN articles ON articles.id = articles_fts.rowid "
+                       + "WHERE articles_fts MATCH '(\"x\")' AND articles_fts.rank MATCH 'bm25(10.0, 1.0)' AND (articles.views > 3) "
+                       + "ORDER BY articles_fts.rank LIMIT 5 OFFSET 10")
+        let sql = statement.statementSQL
+        XCTAssertEqual(sql.sql.filter { $0 == "?" }.count, sql.values.count, "every value is a parameter")
+        statement.countsOnly = true
+        XCTAssertEqual(statement.description, "SELECT count(*) FROM articles_fts JOIN articles ON articles.id = articles_fts.rowid "
+                       + "WHERE articles_fts MATCH '(\"x\")' AND articles_fts.rank MATCH 'bm25(10.0, 1.0)' AND (articles.views > 3)")
+    }
+
+    func testNamesAreQuotedAndExpressionsBound() {
+        let statement = SearchStatement(index: "my index", columns: ["select"], expression: "') OR 1=1 --")
+        XCTAssertEqual(statement.statementSQL.sql, "SELECT \"my index\".\"select\", \"my index\".rowid, \"my index\".rank "
+                       + "FROM \"my index\" WHERE \"my index\" MATCH ? ORDER BY \"my index\".rank LIMIT ? OFFSET ?")
+    }
+}
