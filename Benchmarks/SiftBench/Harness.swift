@@ -91,13 +91,11 @@ struct MetricSample {
 enum BenchError: Error, CustomStringConvertible {
     case checkFailed(String)
     case notMeasured(String)
-    case usage(String)
 
     var description: String {
         switch self {
         case .checkFailed(let message): "check failed: \(message)"
         case .notMeasured(let name): "\(name) never called measure { }"
-        case .usage(let message): message
         }
     }
 }
