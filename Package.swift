@@ -39,8 +39,10 @@ let package = Package(
             "SiftTools", "Sift", "SiftICU", "SiftEvaluation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "sift-bench", dependencies: ["CSQLite", "Sift", "SiftMacros", "SiftICU", "SiftEvaluation", "SiftTools"],
-                          path: "Benchmarks/SiftBench"),
+        .executableTarget(name: "sift-bench", dependencies: [
+            "CSQLite", "Sift", "SiftMacros", "SiftICU", "SiftEvaluation", "SiftTools",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Benchmarks/SiftBench"),
         // Kills Sift writers with SIGKILL and checks durability, atomicity and index consistency (Tests/CrashHarness).
         .executableTarget(name: "sift-crash", dependencies: ["Sift"], path: "Tests/CrashHarness"),
         .testTarget(name: "SiftTests", dependencies: ["Sift", "CSQLite"]),

@@ -91,18 +91,16 @@ struct MetricSample {
 enum BenchError: Error, CustomStringConvertible {
     case checkFailed(String)
     case notMeasured(String)
-    case usage(String)
 
     var description: String {
         switch self {
         case .checkFailed(let message): "check failed: \(message)"
         case .notMeasured(let name): "\(name) never called measure { }"
-        case .usage(let message): message
         }
     }
 }
 
-/// A goal for a candidate, from the issue that owns the workload.
+/// A goal for a candidate.
 enum Target {
     /// The paired ratio candidate / baseline (median over rounds) must be at most this.
     case ratioAtMost(Double)
@@ -119,25 +117,17 @@ enum Target {
 }
 
 /// One side of a comparison: a name, and a body that does the work inside `context.measure { }`.
-/// A nil body is a pending candidate (Sift's implementation does not exist yet): listed, not run.
 struct Variant {
     typealias Body = @Sendable (RunContext) throws -> Void
 
     let name: String
     let targets: [Target]
-    let owner: String?
-    let body: Body?
+    let body: Body
 
-    init(_ name: String, targets: [Target] = [], owner: String? = nil, body: Body?) {
+    init(_ name: String, targets: [Target] = [], body: @escaping Body) {
         self.name = name
         self.targets = targets
-        self.owner = owner
         self.body = body
-    }
-
-    /// A candidate whose implementation does not exist yet.
-    static func pending(_ name: String, targets: [Target], owner: String) -> Variant {
-        Variant(name, targets: targets, owner: owner, body: nil)
     }
 }
 
@@ -180,9 +170,8 @@ struct Runner {
             var errors = Array(repeating: String?.none, count: variants.count)
             for round in 0...runs {
                 for (index, variant) in variants.enumerated() where errors[index] == nil {
-                    guard let body = variant.body else { continue }
                     do {
-                        let context = try runOnce("\(workload.name) / \(variant.name)", round: round, body)
+                        let context = try runOnce("\(workload.name) / \(variant.name)", round: round, variant.body)
                         guard let seconds = context.elapsed else { throw BenchError.notMeasured(variant.name) }
                         if round > 0 { samples[index].append(seconds) }  // round 0 is the warm-up
                         log(String(format: "  %@ / %@ %@: %.3f s", workload.name, variant.name,

@@ -2,7 +2,7 @@ import Foundation
 
 /// A hand-written SVG bar chart of ratios against the baseline: one bar per candidate, a line at 1.0 (the raw
 /// C API), a tick at each candidate's target; bars green when the targets are met, red when not, grey when
-/// the candidate has no target; pending candidates listed without a bar.
+/// the candidate has no target; candidates without a ratio (they failed, or their baseline did) have no bar.
 enum RatioChart {
     private struct Bar {
         let label: String
@@ -61,7 +61,7 @@ enum RatioChart {
                 let isError = bar.verdict == .error
                 svg += "<text x=\"\(fmt(labelWidth + 6))\" y=\"\(fmt(y + rowHeight / 2 + 4))\" "
                     + "fill=\"\(isError ? "#c62828" : "#999")\" font-style=\"italic\">"
-                    + "\(isError ? "error" : "pending")</text>\n"
+                    + "\(isError ? "error" : "no ratio")</text>\n"
             }
             for limit in bar.limits {
                 svg += line(x(limit), y + 1, x(limit), y + rowHeight - 1, stroke: "#000", width: 2.5,

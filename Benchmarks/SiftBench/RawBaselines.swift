@@ -1,8 +1,9 @@
 import CSQLite
 import Foundation
 
-/// One search hit, materialized: what a search API returns (the object, a highlighted field, the score).
-struct SearchHit: Sendable {
+/// One hit of the raw search baseline, materialized into a struct: what a search API returns (the row, a
+/// highlighted field, the score). Not Sift's `SearchHit<Object>`, which the Sift candidate gets.
+struct RawSearchHit: Sendable {
     var id: Int64
     var title: String
     var body: String
@@ -174,12 +175,12 @@ enum RawBaselines {
     }
 
     /// Runs every query (bare words: FTS5's implicit AND) with one prepared statement, materializing the top
-    /// 20 hits of each into `SearchHit`s.
+    /// 20 hits of each into `RawSearchHit`s.
     static func search(_ queries: [String], in db: RawDatabase, sql: String = searchSQL) throws -> SearchDigest {
         let select = try db.prepare(sql)
         let stmt = select.handle
         let STATIC = sift_sqlite_static()
-        var hits: [SearchHit] = []
+        var hits: [RawSearchHit] = []
         hits.reserveCapacity(20)
         var digest = SearchDigest()
         for query in queries {
@@ -188,7 +189,7 @@ enum RawBaselines {
                 sqlite3_bind_text(stmt, 1, text, length, STATIC)
                 defer { select.reset() }
                 while try select.step() {
-                    hits.append(SearchHit(
+                    hits.append(RawSearchHit(
                         id: sqlite3_column_int64(stmt, 0),
                         title: columnText(stmt, 1),
                         body: columnText(stmt, 2),

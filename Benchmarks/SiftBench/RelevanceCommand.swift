@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import SiftEvaluation
 import SiftICU
@@ -6,18 +7,35 @@ import SiftTools
 /// `sift-bench relevance`: ranking quality on every test collection found under the datasets folder, for each
 /// tokenizer configuration, through the same code path as `sift eval`; and the ICU word segmentation scored
 /// against the SIGHAN PKU gold standard.
-enum RelevanceCommand {
-    static let usage = """
-        usage: sift-bench relevance [--datasets DIR] [--out DIR] [--readme PATH | --no-readme] [--only NAME,...]
-
-        Evaluates every BEIR collection under DIR (default ../shared/datasets, or $SIFT_DATASETS) with each tokenizer
-        configuration, and scores the ICU segmentation on sighan2005-pku; collections that are missing are skipped
-        and said so. Writes relevance.json and relevance.md to --out (default Benchmarks/results) and regenerates
-        the relevance section of Benchmarks/README.md.
-        """
+struct RelevanceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "relevance",
+        abstract: "Measure ranking quality on test collections, as `sift eval` does, for each tokenizer.",
+        discussion: """
+            Evaluates every BEIR collection it finds under --datasets (\(collections.joined(separator: ", "))) \
+            with each tokenizer configuration (\(tokenizers.joined(separator: "; "))), scores the ICU word \
+            segmentation on sighan2005-pku, and searches CJK substrings as phrases; collections that are missing \
+            are skipped and said so. Writes relevance.json and relevance.md to --out, and after a full run \
+            regenerates the relevance section of the README.
+            """)
 
     static let collections = ["cranfield", "cisi", "medline", "npl", "cmrc2018-dev", "jsquad-valid"]
     static let tokenizers = ["sift_icu", "unicode61 remove_diacritics 2"]
+    static let segmentationCollection = "sighan2005-pku"
+
+    @Option(help: ArgumentHelp("The folder holding the collections (default: $SIFT_DATASETS, else ../shared/datasets).",
+                               valueName: "dir"))
+    var datasets: String?
+
+    @Option(help: ArgumentHelp("Evaluate only these collections (\(segmentationCollection) included).", valueName: "a,b,..."),
+            transform: commaSeparated)
+    var only: [String]?
+
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        try validateOnly(only, known: Self.collections + [Self.segmentationCollection], kind: "collection")
+    }
 
     struct Row: Codable {
         let collection: String
@@ -51,28 +69,18 @@ enum RelevanceCommand {
         let substrings: [SubstringRecall.Result]
     }
 
-    static func run(_ arguments: ArraySlice<String>) throws -> Int32 {
-        var datasets = ProcessInfo.processInfo.environment["SIFT_DATASETS"] ?? "../shared/datasets"
-        var out = "Benchmarks/results"
-        var readme: String? = "Benchmarks/README.md"
-        var only: Set<String>?
-        var rest = arguments
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--datasets": datasets = try value(&rest, argument)
-            case "--out": out = try value(&rest, argument)
-            case "--readme": readme = try value(&rest, argument)
-            case "--no-readme": readme = nil
-            case "--only": only = Set(try value(&rest, argument).split(separator: ",").map(String.init))
-            case "-h", "--help": print(usage); return 0
-            default: throw BenchError.usage("unknown option \(argument)")
-            }
-        }
+    func run() throws {
+        try runCommand(measuring: "relevance", measure)
+    }
+
+    private func measure() throws {
+        let datasets = self.datasets ?? ProcessInfo.processInfo.environment["SIFT_DATASETS"] ?? "../shared/datasets"
+        let out = output.out
         let root = URL(fileURLWithPath: datasets, isDirectory: true)
         print("datasets: \(root.standardizedFileURL.path)")
         var rows: [Row] = []
         var skipped: [String] = []
-        for name in collections where only?.contains(name) ?? true {
+        for name in Self.collections where only?.contains(name) ?? true {
             let folder = root.appendingPathComponent(name, isDirectory: true)
             let missing = TestCollection(folder: folder).missingFiles()
             guard missing.isEmpty else {
@@ -80,7 +88,7 @@ enum RelevanceCommand {
                 print("skipped \(name): not found (missing \(missing.map { "\($0)" }.joined(separator: ", ")))")
                 continue
             }
-            for tokenizer in tokenizers {
+            for tokenizer in Self.tokenizers {
                 let outcome = try Evaluator.run(collection: folder, tokenizer: tokenizer)
                 let s = outcome.report.summary
                 let row = Row(collection: name, tokenizer: tokenizer, queries: s.queryCount, ndcgAt10: s.ndcgAt10, map: s.map,
@@ -88,32 +96,33 @@ enum RelevanceCommand {
                               documentsPerSecond: outcome.documentsPerSecond, megabytesPerSecond: outcome.megabytesPerSecond,
                               queriesPerSecond: outcome.queriesPerSecond)
                 rows.append(row)
-                print(line(row))
+                print(Self.line(row))
             }
         }
         var segmentation: Segmentation?
-        let pku = root.appendingPathComponent("sighan2005-pku", isDirectory: true)
-        if only?.contains("sighan2005-pku") ?? true {
+        let pku = root.appendingPathComponent(Self.segmentationCollection, isDirectory: true)
+        if only?.contains(Self.segmentationCollection) ?? true {
             if FileManager.default.fileExists(atPath: pku.appendingPathComponent("pku_test_gold.utf8").path) {
-                segmentation = try scoreSegmentation(pku)
+                segmentation = try Self.scoreSegmentation(pku)
                 if let segmentation {
-                    print("sighan2005-pku ICU words: P \(f3(segmentation.precision)) R \(f3(segmentation.recall)) "
-                        + "F1 \(f3(segmentation.f1)) OOV-R \(f3(segmentation.oovRecall)) (\(segmentation.sentences) sentences)")
+                    print("sighan2005-pku ICU words: P \(Self.f3(segmentation.precision)) R \(Self.f3(segmentation.recall)) "
+                        + "F1 \(Self.f3(segmentation.f1)) OOV-R \(Self.f3(segmentation.oovRecall)) "
+                        + "(\(segmentation.sentences) sentences)")
                 }
             } else {
-                skipped.append("sighan2005-pku")
-                print("skipped sighan2005-pku: not found")
+                skipped.append(Self.segmentationCollection)
+                print("skipped \(Self.segmentationCollection): not found")
             }
         }
         var substrings: [SubstringRecall.Result] = []
         for name in ["cmrc2018-dev", "jsquad-valid"] where (only?.contains(name) ?? true) && !skipped.contains(name) {
             substrings.append(try SubstringRecall.collection(root.appendingPathComponent(name, isDirectory: true), name: name))
         }
-        if (only?.contains("sighan2005-pku") ?? true) && segmentation != nil {
+        if (only?.contains(Self.segmentationCollection) ?? true) && segmentation != nil {
             substrings.append(try SubstringRecall.pkuWords(pku))
         }
         for result in substrings {
-            print("substring recall \(result.source): \(result.found)/\(result.probes) (\(f3(result.recall))), "
+            print("substring recall \(result.source): \(result.found)/\(result.probes) (\(Self.f3(result.recall))), "
                 + "false matches \(result.falseMatches)")
             for example in result.examples { print("    false match: \(example)") }
         }
@@ -124,16 +133,13 @@ enum RelevanceCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try encoder.encode(report).write(to: URL(fileURLWithPath: out + "/relevance.json"))
-        let markdown = render(report)
+        let markdown = Self.render(report)
         try markdown.write(toFile: out + "/relevance.md", atomically: true, encoding: .utf8)
-        if let readme, only == nil { try MarkdownReport.updateSection(in: readme, named: "relevance", with: markdown) }
         print("wrote \(out)/relevance.json, \(out)/relevance.md")
-        return 0
-    }
-
-    private static func value(_ rest: inout ArraySlice<String>, _ option: String) throws -> String {
-        guard let value = rest.popFirst() else { throw BenchError.usage("\(option) needs a value") }
-        return value
+        if let readme = output.readmePath(fullRun: only == nil) {
+            try MarkdownReport.updateSection(in: readme, named: "relevance", with: markdown)
+            print("updated \(readme)")
+        }
     }
 
     static func f3(_ x: Double) -> String { String(format: "%.4f", x) }

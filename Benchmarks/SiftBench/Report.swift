@@ -27,7 +27,7 @@ enum Format {
         case .ok: "ok"
         case .fail: "FAIL !"
         case .info: "info"
-        case .pending: "pending"
+        case .unchecked: "unchecked"
         case .error: "ERROR"
         }
     }
@@ -63,7 +63,7 @@ struct ReportRow {
                     return "\(target.target): \(Format.ratio(value))"
                 }
                 rows.append(ReportRow(
-                    workload: name(), item: variant.name + (variant.owner.map { " (\($0))" } ?? ""),
+                    workload: name(), item: variant.name,
                     median: variant.seconds.map { Format.seconds($0.median) } ?? "-",
                     min: variant.seconds.map { Format.seconds($0.min) } ?? "-",
                     max: variant.seconds.map { Format.seconds($0.max) } ?? "-",

@@ -24,7 +24,7 @@ enum Verdict: String, Codable {
     case ok         // every target met
     case fail       // some target missed: flagged in every output
     case info       // measured, no target (context, e.g. the trigger-synced variant)
-    case pending    // no implementation yet, or a target refers to a pending variant
+    case unchecked  // measured, but a target compares with a variant that failed (the baseline, or `fasterThan`'s)
     case error      // the variant threw (see `error`); for a baseline, its candidates get no ratio
 }
 
@@ -41,8 +41,7 @@ struct TargetResult: Codable {
 struct VariantResult: Codable {
     let name: String
     let role: String            // "baseline" or "candidate"
-    let owner: String?
-    let seconds: Summary?       // nil: pending
+    let seconds: Summary?       // nil: the variant failed
     /// median(this) / median(baseline).
     let ratio: Double?
     let targets: [TargetResult]
@@ -94,13 +93,12 @@ struct WorkloadResult: Codable {
             let verdict: Verdict =
                 errors[index] != nil ? .error
                 : index == 0 ? .baseline
-                : summary == nil ? .pending
                 : targets.isEmpty ? .info
                 : targets.contains { $0.met == false } ? .fail
-                : targets.contains { $0.met == nil } ? .pending
+                : targets.contains { $0.met == nil } ? .unchecked
                 : .ok
             return VariantResult(name: variant.name, role: index == 0 ? "baseline" : "candidate",
-                                 owner: variant.owner, seconds: summary, ratio: index == 0 ? 1 : ratio,
+                                 seconds: summary, ratio: index == 0 ? 1 : ratio,
                                  targets: targets, verdict: verdict, error: errors[index])
         }
         return WorkloadResult(name: workload.name, title: workload.title, kind: "comparison",

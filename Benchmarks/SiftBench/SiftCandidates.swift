@@ -2,34 +2,22 @@ import Foundation
 import Sift
 import SiftMacros
 
-/// Sift's side of each comparison. A nil body is listed as "pending" and not run; setting it is all it takes to
-/// get the workload's ratio and target check in the table, the JSON, the Markdown and the chart.
-///
-/// To plug one in: add "Sift" to the dependencies of the `sift-bench` target in Package.swift, `import Sift`
-/// in this file, and replace `nil` with a closure. Setup (opening the database, creating the table, converting
-/// the fixtures to model objects) goes outside `context.measure { }`; only the work being compared inside.
-/// Use the same schema and the same connection settings as the baseline (`ConnectionSettings`: WAL,
-/// synchronous=NORMAL), and check the result after measuring (`context.check`), e.g.:
-///
-///     static let ormInsert: Variant.Body? = { context in
-///         let database = Database(withPath: context.databasePath)
-///         try database.create(table: "items", of: Item.self)
-///         let items = context.fixtures.records.map(Item.init)        // untimed conversion
-///         try context.measure { try database.insert(objects: items, intoTable: "items") }
-///         try context.check(try RawDatabase(path: context.databasePath)
-///             .integer("SELECT count(*) FROM items") == context.rowCount, "row count")
-///     }
+/// Sift's side of each comparison: the bodies of the Sift candidates in `Workloads`. Setup (opening the
+/// database, creating the table, converting the fixtures to model objects) goes outside `context.measure { }`;
+/// only the work being compared inside. Use the same schema and the same connection settings as the baseline
+/// (`ConnectionSettings`: WAL, synchronous=NORMAL, Sift's defaults), and check the result after measuring
+/// (`context.check`): a fast wrong answer fails the benchmark.
 ///
 /// Data sets (`context.fixtures`): `records` ([BenchRecord], ids 1...rowCount, table `items`), `documents`
 /// ([BenchDocument], table `docs` + FTS5 `fts`), `queries` (1,000 user-typed strings), `text(.english)` etc.;
 /// template databases: `copyItemsDatabase(to:)` (items filled) and `copySearchDatabase(to:)` (docs + fts).
 /// Schemas: `RawBaselines.itemsSchema`, `docsSchema`, `ftsSchema`.
 enum SiftCandidates {
-    /// Issue 3: insert `fixtures.records` as 100k (x scale) 6-column objects into `items`, one call.
+    /// Insert `fixtures.records` as 100k (x scale) 6-column objects into `items`, one call.
     /// Baseline: `RawBaselines.insertRecords`. Target: <= 1.3x.
-    static let ormInsert: Variant.Body? = { context in try insertItems(Item.self, context) }
+    static let ormInsert: Variant.Body = { context in try insertItems(Item.self, context) }
     /// The same with a `@TableRowCoding` model, which binds its columns without Encodable.
-    static let ormInsertDirect: Variant.Body? = { context in try insertItems(DirectItem.self, context) }
+    static let ormInsertDirect: Variant.Body = { context in try insertItems(DirectItem.self, context) }
 
     private static func insertItems<Model: TableCodable & BenchItem>(_ type: Model.Type, _ context: RunContext) throws {
         let database = Database(withPath: context.databasePath)
@@ -42,11 +30,11 @@ enum SiftCandidates {
         try context.check(stored.map(\.record) == [context.fixtures.records[1]], "stored values")
     }
 
-    /// Issue 3: fetch all of `items` (start from `copyItemsDatabase`) into model objects, one call.
+    /// Fetch all of `items` (start from `copyItemsDatabase`) into model objects, one call.
     /// Baseline: `RawBaselines.fetchRecords`. Target: <= 1.3x.
-    static let ormFetch: Variant.Body? = { context in try fetchItems(Item.self, context) }
+    static let ormFetch: Variant.Body = { context in try fetchItems(Item.self, context) }
     /// The same with a `@TableRowCoding` model, which reads its columns without Decodable.
-    static let ormFetchDirect: Variant.Body? = { context in try fetchItems(DirectItem.self, context) }
+    static let ormFetchDirect: Variant.Body = { context in try fetchItems(DirectItem.self, context) }
 
     private static func fetchItems<Model: TableCodable & BenchItem>(_ type: Model.Type, _ context: RunContext) throws {
         try context.fixtures.copyItemsDatabase(to: context.databasePath)
@@ -56,14 +44,14 @@ enum SiftCandidates {
         try context.check(items.map(\.record) == context.fixtures.records, "fetched records differ from inserted")
     }
 
-    /// Issue 4: insert `fixtures.documents` into a content table synced with an FTS5 index, one batch,
+    /// Insert `fixtures.documents` into a content table synced with an FTS5 index, one batch,
     /// row by row (the bulk path is switched off to measure the per-row explicit path).
-    static let ftsSyncedInsert: Variant.Body? = { context in
+    static let ftsSyncedInsert: Variant.Body = { context in
         try syncedInsert(context, bulkThreshold: Int.max)
     }
 
-    /// Issue 4: the same batch as Sift handles it by default: large, so content first and one index pass.
-    static let ftsBulkLoad: Variant.Body? = { context in
+    /// The same batch as Sift handles it by default: large, so content first and one index pass.
+    static let ftsBulkLoad: Variant.Body = { context in
         try syncedInsert(context, bulkThreshold: nil)
     }
 
@@ -78,10 +66,10 @@ enum SiftCandidates {
         try context.check(try database.verify(index: "fts").indexedRows == context.rowCount, "indexed rows")
     }
 
-    /// Issue 4: the 1,000 `fixtures.queries` as user text (all-terms mode), top 20 objects with the body
+    /// The 1,000 `fixtures.queries` as user text (all-terms mode), top 20 objects with the body
     /// highlighted `[...]` and the bm25 score, against `copySearchDatabase`.
     /// Baseline: `RawBaselines.search` (`ORDER BY rank`). Target: <= 1.3x.
-    static let search: Variant.Body? = { context in
+    static let search: Variant.Body = { context in
         try context.fixtures.copySearchDatabase(to: context.databasePath)
         let expected = try RawBaselines.search(context.fixtures.queries, in: try RawDatabase(path: context.databasePath))
         let database = Database(withPath: context.databasePath)

@@ -4,7 +4,7 @@ import SiftEvaluation
 import SiftICU
 import SiftTools
 
-/// Issue 5's exactness checks through Sift's own search path: random CJK substrings (2-6 characters) of a
+/// Exactness checks through Sift's own search path: random CJK substrings (2-6 characters) of a
 /// collection's documents, and words of the SIGHAN PKU gold segmentation, searched as phrases in a corpus
 /// database indexed with `sift_icu`. Recall: the source document is among the hits. False matches: a hit that does not contain the
 /// string contiguously.

@@ -15,8 +15,7 @@ struct TokenizerUnderTest: Sendable {
         self.register = register
     }
 
-    /// Every tokenizer measured. The ICU module adds itself here, e.g.
-    /// `TokenizerUnderTest("icu", tokenize: "icu", register: { try SiftICU.register(on: $0) })`.
+    /// Every tokenizer measured: one `tokenizer-<name>` workload each.
     static let all: [TokenizerUnderTest] = [
         TokenizerUnderTest("unicode61", tokenize: "unicode61"),
         TokenizerUnderTest("icu", tokenize: "sift_icu", register: { try SiftICU.register(on: $0) }),
@@ -32,7 +31,7 @@ enum Workloads {
             + [concurrentReads, concurrentReadsSift, memory, queryBuild]
     }
 
-    /// Issue 4: building an FTS5 query from user text (tokenizing with the index's tokenizer, quoting) must
+    /// Building an FTS5 query from user text (tokenizing with the index's tokenizer, quoting) must
     /// cost microseconds; GRDB's FTS5Pattern costs about 0.5 ms (it opens an in-memory database per call).
     static let queryBuild = Workload.report(
         "query-build", "Build 10,000 FTS5 queries from user text with the index's own tokenizer") { context in
@@ -53,7 +52,7 @@ enum Workloads {
         context.record("microseconds per query", seconds / Double(built) * 1e6, unit: "µs", higherIsBetter: false)
     }
 
-    // MARK: Issue 3
+    // MARK: ORM
 
     static let ormInsert = Workload.comparison(
         "orm-insert", "Insert 100k x scale objects of 6 columns, one transaction",
@@ -65,9 +64,8 @@ enum Workloads {
             try context.check(try db.integer("SELECT count(*) FROM items") == records.count, "items count")
         },
         candidates: [
-            Variant("Sift insert(objects:)", targets: [.ratioAtMost(1.3)], owner: "issue 3",
-                    body: SiftCandidates.ormInsert),
-            Variant("Sift insert(objects:), @TableRowCoding", targets: [.ratioAtMost(1.3)], owner: "issue 3",
+            Variant("Sift insert(objects:)", targets: [.ratioAtMost(1.3)], body: SiftCandidates.ormInsert),
+            Variant("Sift insert(objects:), @TableRowCoding", targets: [.ratioAtMost(1.3)],
                     body: SiftCandidates.ormInsertDirect),
         ])
 
@@ -80,13 +78,12 @@ enum Workloads {
             try context.check(records == context.fixtures.records, "fetched records differ from inserted")
         },
         candidates: [
-            Variant("Sift getObjects", targets: [.ratioAtMost(1.3)], owner: "issue 3",
-                    body: SiftCandidates.ormFetch),
-            Variant("Sift getObjects, @TableRowCoding", targets: [.ratioAtMost(1.3)], owner: "issue 3",
+            Variant("Sift getObjects", targets: [.ratioAtMost(1.3)], body: SiftCandidates.ormFetch),
+            Variant("Sift getObjects, @TableRowCoding", targets: [.ratioAtMost(1.3)],
                     body: SiftCandidates.ormFetchDirect),
         ])
 
-    // MARK: Issue 4
+    // MARK: Full-text
 
     /// Indexes `fixtures.documents` with `load`, timing the load; fully verified on the warm-up run.
     private static func ftsLoad(trigger: Bool = false,
@@ -113,7 +110,7 @@ enum Workloads {
     static let ftsRebuild = Variant("raw content, then 'rebuild'", body: ftsLoad(RawBaselines.insertDocumentsThenRebuild))
     static let ftsSynced = Variant("Sift synced insert", targets: [.ratioAtMost(1.2),
                                                                    .fasterThan(ftsTrigger.name, factor: 2.5)],
-                                   owner: "issue 4", body: SiftCandidates.ftsSyncedInsert)
+                                   body: SiftCandidates.ftsSyncedInsert)
 
     static let ftsInsert = Workload.comparison(
         "fts-insert", "Insert 100k x scale ~30-word documents into a content table + external-content FTS5 index",
@@ -130,8 +127,7 @@ enum Workloads {
             ftsTrigger,
             ftsRebuild,
             ftsSynced,
-            Variant("Sift bulk load", targets: [.ratioAtMost(1.0)], owner: "issue 4",
-                    body: SiftCandidates.ftsBulkLoad),
+            Variant("Sift bulk load", targets: [.ratioAtMost(1.0)], body: SiftCandidates.ftsBulkLoad),
         ])
 
     /// Runs the 1,000 queries with `sql` on a copy of the search template; on the warm-up run, checks the rows
@@ -155,7 +151,7 @@ enum Workloads {
         baseline: Variant("raw prepared MATCH ... ORDER BY rank", body: rawSearch(sql: RawBaselines.searchSQL)),
         candidates: [
             Variant("raw ... ORDER BY bm25(fts) (naive)", body: rawSearch(sql: RawBaselines.searchSQLOrderByFunction)),
-            Variant("Sift search", targets: [.ratioAtMost(1.3)], owner: "issue 4", body: SiftCandidates.search),
+            Variant("Sift search", targets: [.ratioAtMost(1.3)], body: SiftCandidates.search),
         ])
 
     // MARK: Report-only
@@ -193,17 +189,16 @@ enum Workloads {
         try ConcurrentReads.run($0, sift: true)
     }
 
-    /// Peak memory during the measured region of each fts-insert variant that has a body: the process's peak
+    /// Peak memory during the measured region of three fts-insert variants: the process's peak
     /// RSS growth (peak minus the resident size just before; freed heap is trimmed and the peak reset via
     /// /proc/self/clear_refs first), the absolute peak RSS (includes the fixtures: the generated documents),
     /// and the peak of SQLite's own allocations (`sqlite3_memory_highwater`).
     static let memory = Workload.report(
         "memory-fts-index", "Peak memory of indexing 100k x scale documents") { context in
         for (index, variant) in [ftsExplicit, ftsRebuild, ftsSynced].enumerated() {
-            guard let body = variant.body else { continue }
             let subcontext = try context.subcontext("variant-\(index)")
             subcontext.tracksPeakMemory = true
-            try body(subcontext)
+            try variant.body(subcontext)
             guard let memory = subcontext.peakMemory else { throw BenchError.notMeasured(variant.name) }
             context.record("\(variant.name): RSS growth\(memory.reset ? "" : " (peak not reset)")",
                            Double(memory.residentPeak - memory.residentBefore) / 1e6, unit: "MB",
