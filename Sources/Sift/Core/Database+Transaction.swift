@@ -3,27 +3,33 @@
 extension Database {
     /// Begins a transaction on the calling thread, or a savepoint when one is already open.
     public func begin() throws {
-        let handle = try pool.checkout(write: true)
-        do {
-            try handle.beginTransaction()
-        } catch {
-            pool.checkin(handle)
-            throw error
+        try pool.reporting {
+            let handle = try pool.checkout(write: true)
+            do {
+                try handle.beginTransaction()
+            } catch {
+                pool.checkin(handle)
+                throw error
+            }
         }
     }
 
     /// Commits the innermost open transaction or savepoint of the calling thread.
     public func commit() throws {
-        let handle = try currentTransactionHandle()
-        try handle.commitTransaction()
-        pool.checkin(handle)
+        try pool.reporting {
+            let handle = try currentTransactionHandle()
+            try handle.commitTransaction()
+            pool.checkin(handle)
+        }
     }
 
     /// Rolls back the innermost open transaction or savepoint of the calling thread.
     public func rollback() throws {
-        let handle = try currentTransactionHandle()
-        defer { pool.checkin(handle) }
-        try handle.rollbackTransaction()
+        try pool.reporting {
+            let handle = try currentTransactionHandle()
+            defer { pool.checkin(handle) }
+            try handle.rollbackTransaction()
+        }
     }
 
     /// Whether the calling thread has a transaction open.

@@ -76,12 +76,12 @@ public final class Handle: @unchecked Sendable {
 
     // MARK: - Errors
 
-    /// Builds (and reports to the tracers) the error for a failed SQLite call on this connection.
+    /// The error for a failed SQLite call on this connection; the entry point it leaves Sift through reports it.
     func error(_ rc: Int32, sql: String?, operation: SiftError.Operation) -> SiftError {
         let extended = sqlite3_extended_errcode(raw)
         let message = String(cString: sqlite3_errmsg(raw))
-        return pool.report(SiftError(code: SiftError.Code(rawValue: rc), extendedCode: extended, message: message,
-                                     sql: sql, path: path, tag: pool.tag, operation: operation))
+        return SiftError(code: SiftError.Code(rawValue: rc), extendedCode: extended, message: message,
+                         sql: sql, path: path, tag: pool.tag, operation: operation)
     }
 
     // MARK: - Statements
@@ -112,9 +112,14 @@ public final class Handle: @unchecked Sendable {
         if implicitTransactionOwner == stmt {
             // A RETURNING write left before its end: its changes so far commit with what the observer writes.
             sqlite3_reset(stmt)
-            if (try? observer?.statementDidStep(on: self)) == nil || (try? finishImplicitTransaction()) == nil {
+            do {
+                try observer?.statementDidStep(on: self)
+                try finishImplicitTransaction()
+            } catch {
+                // Nobody is left to throw to (finalize cannot throw): roll back, and tell the error tracer.
                 implicitTransactionOwner = nil
                 if sqlite3_get_autocommit(raw) == 0 { try? executeUnobserved("ROLLBACK") }
+                if let error = error as? SiftError { pool.report(error) }
             }
         }
         guard cached else {

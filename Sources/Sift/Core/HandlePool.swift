@@ -82,9 +82,11 @@ final class HandlePool: @unchecked Sendable {
 
     /// Runs `body` on a connection: the writer for writes (or whenever this thread owns it), else a reader.
     func withHandle<R>(write: Bool, _ body: (Handle) throws -> R) throws -> R {
-        let handle = try checkout(write: write)
-        defer { checkin(handle) }
-        return try body(handle)
+        try reporting {
+            let handle = try checkout(write: write)
+            defer { checkin(handle) }
+            return try body(handle)
+        }
     }
 
     func checkout(write: Bool) throws -> Handle {
@@ -293,12 +295,28 @@ final class HandlePool: @unchecked Sendable {
         locked { hooksGeneration += 1 }
     }
 
-    /// Sends `error` to the error tracer in force and returns it, so call sites can `throw report(...)`.
+    /// Fills in the database's path and tag, sends `error` to the error tracer in force unless it was sent
+    /// already, and returns it, so call sites can `throw report(...)`. Every way out of a connection
+    /// (`withHandle`, transactions) reports what escapes, so each error reaches the tracer once, complete.
     @discardableResult
     func report(_ error: SiftError) -> SiftError {
+        guard !error.isReported else { return error }
+        var error = error
+        if error.path == nil { error.path = path }
+        if error.tag == nil { error.tag = tag }
+        error.isReported = true
         let tracer = locked { localHooks.error } ?? GlobalTrace.hooks.withLock { $0.error }
         tracer?(error)
         return error
+    }
+
+    /// Runs `body`, reporting the Sift error that escapes it (see `report`).
+    func reporting<R>(_ body: () throws -> R) throws -> R {
+        do {
+            return try body()
+        } catch let error as SiftError {
+            throw report(error)
+        }
     }
 }
 

@@ -32,33 +32,41 @@ public final class PreparedStatement {
     deinit { finalize() }
 
     private func checkOpen() throws {
-        if isFinalized { throw pool.report(SiftError.misuse("The statement was finalized.", operation: .step, sql: sql)) }
+        if isFinalized { throw SiftError.misuse("The statement was finalized.", operation: .step, sql: sql) }
     }
 
     /// Binds `values` to the `?` parameters, in order.
     public func bind(_ values: [ColumnEncodable]) throws {
-        try checkOpen()
-        try handle.bind(values.map { $0.archivedValue() }, to: stmt, sql: sql)
+        try pool.reporting {
+            try checkOpen()
+            try handle.bind(values.map { $0.archivedValue() }, to: stmt, sql: sql)
+        }
     }
 
     /// Binds one value to the parameter at `index` (1-based, as in SQLite).
     public func bind(_ value: ColumnEncodable, toIndex index: Int) throws {
-        try checkOpen()
-        let rc = RawStatement.bind(value.archivedValue(), at: Int32(index), in: stmt)
-        if rc != SQLITE_OK { throw handle.error(rc, sql: sql, operation: .bind) }
+        try pool.reporting {
+            try checkOpen()
+            let rc = RawStatement.bind(value.archivedValue(), at: Int32(index), in: stmt)
+            if rc != SQLITE_OK { throw handle.error(rc, sql: sql, operation: .bind) }
+        }
     }
 
     /// Steps once; `true` when a row is ready to read, `false` when the statement is done.
     @discardableResult
     public func step() throws -> Bool {
-        try checkOpen()
-        return try handle.step(stmt)
+        try pool.reporting {
+            try checkOpen()
+            return try handle.step(stmt)
+        }
     }
 
     /// Rewinds the statement so it can run again; bindings are kept.
     public func reset() throws {
-        try checkOpen()
-        sqlite3_reset(stmt)
+        try pool.reporting {
+            try checkOpen()
+            sqlite3_reset(stmt)
+        }
     }
 
     /// The number of result columns.
@@ -103,6 +111,10 @@ public final class PreparedStatement {
 extension Database {
     /// Prepares one SQL statement. Read-only statements run on a reader connection, others on the writer.
     public func prepare(sql: String) throws -> PreparedStatement {
+        try pool.reporting { try prepareStatement(sql) }
+    }
+
+    private func prepareStatement(_ sql: String) throws -> PreparedStatement {
         var handle = try pool.checkout(write: false)
         do {
             var (stmt, cached) = try handle.acquire(sql)

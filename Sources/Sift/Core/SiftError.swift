@@ -93,6 +93,8 @@ public struct SiftError: Error, CustomStringConvertible, Sendable {
     public var tag: Int?
     /// What Sift was doing.
     public var operation: Operation
+    /// Whether the error tracer has seen this error: each error is reported once, where it leaves Sift.
+    var isReported = false
 
     /// Creates an error; Sift's own code uses this for errors that do not come from SQLite.
     public init(level: Level = .error, code: Code, extendedCode: Int32? = nil, message: String,
