@@ -38,32 +38,24 @@ public struct FieldFilter: Sendable, Hashable {
 }
 
 /// How `CorpusDatabase.search` runs and presents a query.
-public struct CorpusSearchOptions: Sendable {
+public struct CorpusSearchOptions: Sendable, Hashable {
     /// How the words combine.
     public var mode: SearchQuery.Mode
-    /// At most this many hits.
-    public var limit: Int
-    /// Hits to skip, for paging.
-    public var offset: Int
     /// Conditions every hit must meet.
     public var filters: [FieldFilter]
-    /// Put around each matched word in the title and the snippet.
-    public var markers: (open: String, close: String)
     /// bm25 weight of the title relative to the body: a word in a short title says more about the document.
     public var titleWeight: Double
-    /// Tokens per snippet.
-    public var snippetTokens: Int
+    /// Paging, markers and snippet size (the title is highlighted and the body snippeted, whatever they say).
+    public var search: SearchOptions
 
-    /// Ten hits, all terms, matches marked with `[` and `]`, titles weighted 2.
+    /// Ten hits, all terms, matches marked with `[` and `]`, titles weighted 2, snippets of 24 tokens.
     public init(mode: SearchQuery.Mode = .allTerms, limit: Int = 10, offset: Int = 0, filters: [FieldFilter] = [],
-                markers: (open: String, close: String) = ("[", "]"), titleWeight: Double = 2, snippetTokens: Int = 24) {
+                markers: SearchOptions.Markers = SearchOptions.Markers("[", "]"), titleWeight: Double = 2,
+                snippetTokens: Int = 24) {
         self.mode = mode
-        self.limit = limit
-        self.offset = offset
         self.filters = filters
-        self.markers = markers
         self.titleWeight = titleWeight
-        self.snippetTokens = snippetTokens
+        search = SearchOptions(limit: limit, offset: offset, markers: markers, snippetTokens: snippetTokens)
     }
 }
 
@@ -99,9 +91,10 @@ extension CorpusDatabase {
         try translatingErrors {
             var condition: Condition?
             for filter in options.filters { condition = condition.map { $0 && filter.condition } ?? filter.condition }
-            var searchOptions = SearchOptions(limit: options.limit, offset: options.offset, weights: ["title": options.titleWeight],
-                                              highlight: ["title"], snippet: ["body"], markers: options.markers)
-            searchOptions.snippetTokens = options.snippetTokens
+            var searchOptions = options.search
+            searchOptions.weights = ["title": options.titleWeight]
+            searchOptions.highlight = ["title"]
+            searchOptions.snippet = ["body"]
             let results: SearchResults<DocumentSummary> = try database.search(
                 SearchQuery(text, mode: options.mode), in: Self.indexTable, where: condition, options: searchOptions)
             let hits = results.hits.map { hit in

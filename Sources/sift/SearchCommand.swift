@@ -57,7 +57,7 @@ struct SearchCommand: ParsableCommand {
             let corpus = try CorpusDatabase.open(at: database.db)
             let options = CorpusSearchOptions(mode: mode.searchMode, limit: limit, offset: offset,
                                               filters: try filters.map(FieldFilter.init(parsing:)),
-                                              markers: json ? ("[", "]") : Terminal.markers)
+                                              markers: json ? SearchOptions.Markers("[", "]") : Terminal.markers)
             let results = try corpus.search(query, options: options)
             if json {
                 for hit in results.hits { print(try HitPrinter.json(hit)) }

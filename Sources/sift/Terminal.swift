@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Sift
 import SiftTools
 
 /// Standard error and terminal handling shared by the commands.
@@ -29,8 +30,8 @@ enum Terminal {
     }
 
     /// Markers for matched words: bold on a terminal, brackets elsewhere.
-    static var markers: (open: String, close: String) {
-        stdoutIsTerminal ? ("\u{1B}[1m", "\u{1B}[0m") : ("[", "]")
+    static var markers: SearchOptions.Markers {
+        stdoutIsTerminal ? SearchOptions.Markers("\u{1B}[1m", "\u{1B}[0m") : SearchOptions.Markers("[", "]")
     }
 }
 

@@ -1,173 +1,129 @@
 import Foundation
 
-/// A type that can be stored in one column.
-///
-/// Conform custom types to ``ColumnCodable`` to use them as properties of bound models.
 /// A type with a known storage class; the shared root of ``ColumnEncodable`` and ``ColumnDecodable``.
 public protocol ColumnTyped {
-    /// The storage class of the column.
+    /// The column type `create(table:of:)` declares for properties of this type.
     static var columnType: ColumnType { get }
 }
 
-/// A type that can be stored in one column.
+/// A type stored in one column. Integers, floating point, `Bool`, `String`, `Data`, `Date`, `URL` and their
+/// optionals conform; conform your own types to ``ColumnCodable`` to use them as properties of bound models:
+///
+///     struct Celsius: ColumnCodable {
+///         var degrees: Double
+///         static var columnType: ColumnType { .float }
+///         func archivedValue() -> FundamentalValue { FundamentalValue(degrees) }
+///         init?(with value: FundamentalValue) { degrees = value.doubleValue }
+///     }
 public protocol ColumnEncodable: Encodable, ColumnTyped {
-    /// The value as SQLite stores it.
+    /// The value to store (integers as INTEGER, `UInt64` and `UInt` by bit pattern, `Bool` as 0 or 1).
     func archivedValue() -> FundamentalValue
 }
 
-/// A type that can be read back from one column.
+/// A type read back from one column.
 public protocol ColumnDecodable: Decodable, ColumnTyped {
-    /// Rebuilds a value from what the database holds; nil when it cannot.
+    /// The value of what a column holds, converted by SQLite's rules (text to numbers and so on); nil when it
+    /// cannot be one.
     init?(with value: FundamentalValue)
 }
 
-/// A type that can be both stored in and read from one column.
+/// A type stored in and read from one column.
 public typealias ColumnCodable = ColumnEncodable & ColumnDecodable
 
 // MARK: - Integers (INTEGER)
 
 extension Int: ColumnCodable {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .integer64 }
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { FundamentalValue(Int64(self)) }
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) { self.init(truncatingIfNeeded: value.int64Value) }
 }
 extension Int8: ColumnCodable {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .integer32 }
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { FundamentalValue(Int64(self)) }
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) { self.init(truncatingIfNeeded: value.int64Value) }
 }
 extension Int16: ColumnCodable {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .integer32 }
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { FundamentalValue(Int64(self)) }
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) { self.init(truncatingIfNeeded: value.int64Value) }
 }
 extension Int32: ColumnCodable {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .integer32 }
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { FundamentalValue(Int64(self)) }
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) { self.init(truncatingIfNeeded: value.int64Value) }
 }
 extension Int64: ColumnCodable {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .integer64 }
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { FundamentalValue(self) }
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) { self = value.int64Value }
 }
 extension UInt: ColumnCodable {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .integer64 }
     // The bit pattern survives values above Int64.max.
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { FundamentalValue(Int64(bitPattern: UInt64(self))) }
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) { self.init(truncatingIfNeeded: UInt64(bitPattern: value.int64Value)) }
 }
 extension UInt8: ColumnCodable {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .integer32 }
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { FundamentalValue(Int64(self)) }
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) { self.init(truncatingIfNeeded: value.int64Value) }
 }
 extension UInt16: ColumnCodable {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .integer32 }
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { FundamentalValue(Int64(self)) }
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) { self.init(truncatingIfNeeded: value.int64Value) }
 }
 extension UInt32: ColumnCodable {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .integer32 }
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { FundamentalValue(Int64(self)) }
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) { self.init(truncatingIfNeeded: value.int64Value) }
 }
 extension UInt64: ColumnCodable {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .integer64 }
     // SQLite integers are signed: store the bit pattern so values above Int64.max round-trip.
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { FundamentalValue(Int64(bitPattern: self)) }
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) { self.init(bitPattern: value.int64Value) }
 }
 extension Bool: ColumnCodable {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .integer32 }
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { FundamentalValue(Int64(self ? 1 : 0)) }
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) { self = value.int64Value != 0 }
 }
 
 // MARK: - Floating point (REAL)
 
 extension Double: ColumnCodable {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .float }
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { FundamentalValue(self) }
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) { self = value.doubleValue }
 }
 extension Float: ColumnCodable {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .float }
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { FundamentalValue(Double(self)) }
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) { self.init(value.doubleValue) }
 }
 
 // MARK: - Text and binary
 
 extension String: ColumnCodable {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .text }
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { FundamentalValue(self) }
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) { self = value.stringValue }
 }
 extension URL: ColumnCodable {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .text }
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { FundamentalValue(absoluteString) }
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) { self.init(string: value.stringValue) }
 }
 extension Data: ColumnCodable {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .BLOB }
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { FundamentalValue(self) }
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) { self = value.dataValue }
 }
 extension Date: ColumnCodable {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .integer64 }
     /// Stored as whole seconds since 1970, the timestamp format of the seed documents (sub-second parts are dropped).
     public func archivedValue() -> FundamentalValue { FundamentalValue(Int64(timeIntervalSince1970.rounded(.down))) }
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) {
         // A REAL written by other programs keeps its fraction.
         self.init(timeIntervalSince1970: value.type == .float ? value.doubleValue : Double(value.int64Value))
@@ -189,45 +145,36 @@ enum JSONColumn {
 }
 
 extension Array: ColumnTyped {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .BLOB }
 }
 extension Array: ColumnEncodable where Element: Encodable {
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { JSONColumn.archive(self) }
 }
 extension Array: ColumnDecodable where Element: Decodable {
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) {
         guard let v = JSONColumn.unarchive(Self.self, from: value) else { return nil }
         self = v
     }
 }
 extension Dictionary: ColumnTyped {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .BLOB }
 }
 extension Dictionary: ColumnEncodable where Key: Encodable, Value: Encodable {
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { JSONColumn.archive(self) }
 }
 extension Dictionary: ColumnDecodable where Key: Decodable, Value: Decodable {
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) {
         guard let v = JSONColumn.unarchive(Self.self, from: value) else { return nil }
         self = v
     }
 }
 extension Set: ColumnTyped {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .BLOB }
 }
 extension Set: ColumnEncodable where Element: Encodable {
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { JSONColumn.archive(self) }
 }
 extension Set: ColumnDecodable where Element: Decodable {
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) {
         guard let v = JSONColumn.unarchive(Self.self, from: value) else { return nil }
         self = v
@@ -237,15 +184,12 @@ extension Set: ColumnDecodable where Element: Decodable {
 // MARK: - Optional (NULL)
 
 extension Optional: ColumnTyped where Wrapped: ColumnTyped {
-    /// The storage class of the column.
     public static var columnType: ColumnType { Wrapped.columnType }
 }
 extension Optional: ColumnEncodable where Wrapped: ColumnEncodable {
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { self?.archivedValue() ?? .null }
 }
 extension Optional: ColumnDecodable where Wrapped: ColumnDecodable {
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) {
         if value.isNull { self = .none; return }
         guard let wrapped = Wrapped(with: value) else { return nil }
@@ -254,11 +198,8 @@ extension Optional: ColumnDecodable where Wrapped: ColumnDecodable {
 }
 
 extension FundamentalValue: ColumnCodable {
-    /// The storage class of the column.
     public static var columnType: ColumnType { .null }
-    /// The value as SQLite stores it.
     public func archivedValue() -> FundamentalValue { self }
-    /// Rebuilds a value from what the database holds.
     public init?(with value: FundamentalValue) { self = value }
     /// Encodes the value as the plain value it holds.
     public func encode(to encoder: Encoder) throws {

@@ -71,7 +71,7 @@ extension Database {
     }
 
     /// Runs `body` on the writer without opening a transaction (a single statement is atomic anyway).
-    func writeSingle<R>(_ body: (Handle) throws -> R) throws -> R {
+    func writeWithoutTransaction<R>(_ body: (Handle) throws -> R) throws -> R {
         try pool.withHandle(write: true, body)
     }
 

@@ -5,7 +5,7 @@ extension Database {
     ///
     ///     try database.create(virtualTable: "notes", of: Note.self)
     public func create<Root: TableDecodable>(virtualTable name: String, of rootType: Root.Type) throws {
-        try writeSingle { handle in
+        try writeWithoutTransaction { handle in
             try handle.execute(try Database.createVirtualTable(name, Root.CodingKeys.objectRelationalMapping, extra: []).statementSQL.sql)
         }
     }
@@ -115,7 +115,7 @@ extension Database {
     /// SQLite's online backup API, in a temporary file SQLite deletes when it is closed, with the index's
     /// tokenizers taken from this connection: the database itself is only read, and the verdict is the same.
     public func verify(index: String) throws -> IndexVerification {
-        try writeSingle { handle in
+        try writeWithoutTransaction { handle in
             if sqlite3_db_readonly(handle.raw, "main") != 1 {
                 do {
                     return try handle.inTransaction { try Database.verification(of: index, on: handle) }

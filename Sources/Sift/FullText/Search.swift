@@ -2,7 +2,20 @@ import CSQLite
 import Foundation
 
 /// How results are ranked, marked and paged.
-public struct SearchOptions: Sendable {
+public struct SearchOptions: Sendable, Hashable {
+    /// Text put before and after each matched word in highlights and snippets.
+    public struct Markers: Sendable, Hashable {
+        /// Put before a matched word.
+        public var open: String
+        /// Put after a matched word.
+        public var close: String
+        /// `open` before each matched word, `close` after it: `Markers("<b>", "</b>")`.
+        public init(_ open: String, _ close: String) {
+            self.open = open
+            self.close = close
+        }
+    }
+
     /// At most this many hits.
     public var limit: Int = 20
     /// Hits to skip (for paging).
@@ -14,7 +27,7 @@ public struct SearchOptions: Sendable {
     /// Columns returned as short fragments around the matched words.
     public var snippet: [String] = []
     /// Text inserted before and after each matched word.
-    public var markers: (open: String, close: String) = ("[", "]")
+    public var markers = Markers("[", "]")
     /// Text marking where a snippet was cut.
     public var ellipsis: String = "…"
     /// Tokens per snippet (1 to 64); a per-character CJK tokenizer needs more than a word tokenizer.
@@ -24,7 +37,7 @@ public struct SearchOptions: Sendable {
 
     /// Default options: 20 hits, bm25 with equal weights, no highlights, totals counted.
     public init(limit: Int = 20, offset: Int = 0, weights: [String: Double] = [:], highlight: [String] = [],
-                snippet: [String] = [], markers: (open: String, close: String) = ("[", "]"), ellipsis: String = "…",
+                snippet: [String] = [], markers: Markers = Markers("[", "]"), ellipsis: String = "…",
                 snippetTokens: Int = 16, countTotal: Bool = true) {
         self.ellipsis = ellipsis
         self.snippetTokens = snippetTokens

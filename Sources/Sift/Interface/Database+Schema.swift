@@ -60,11 +60,11 @@ extension Database {
 
     /// Drops the table `name` if it exists.
     public func drop(table name: String) throws {
-        try writeSingle { try $0.execute(StatementDrop(table: name).statementSQL.sql) }
+        try writeWithoutTransaction { try $0.execute(StatementDrop(table: name).statementSQL.sql) }
     }
 
     /// Drops the index `name` if it exists.
     public func drop(index name: String) throws {
-        try writeSingle { try $0.execute(StatementDrop(index: name).statementSQL.sql) }
+        try writeWithoutTransaction { try $0.execute(StatementDrop(index: name).statementSQL.sql) }
     }
 }

@@ -54,7 +54,7 @@ extension Database {
             if batch { try handle.observer?.batchDidEnd(completed: true, on: handle) }
         }
         // Several objects are one transaction: all or nothing, and much faster.
-        if objects.count > 1 { try write(body) } else { try writeSingle(body) }
+        if objects.count > 1 { try write(body) } else { try writeWithoutTransaction(body) }
     }
 
     func updateRows<Object: TableEncodable>(_ table: String, on properties: [PropertyConvertible], with object: Object,
@@ -66,7 +66,7 @@ extension Database {
         statement.filter = filter
         let rendered = statement.statementSQL
         let encoder = RowEncoder(binding: binding, ordinals: ordinals)
-        try writeSingle { handle in
+        try writeWithoutTransaction { handle in
             try handle.withStatement(rendered.sql) { stmt in
                 defer { encoder.finish() }
                 try encoder.bind(object, to: stmt)

@@ -60,7 +60,7 @@ final class SearchTests: SiftTestCase {
 
     func testHighlightsAndSnippetsLandOnMatchedWords() throws {
         let database = try corpus()
-        var options = SearchOptions(highlight: ["title"], snippet: ["body"], markers: ("<b>", "</b>"))
+        var options = SearchOptions(highlight: ["title"], snippet: ["body"], markers: SearchOptions.Markers("<b>", "</b>"))
         options.snippetTokens = 6
         let results: SearchResults<Article> = try database.search("sqlite", in: "articles_fts", options: options)
         let first = try XCTUnwrap(results.hits.first { $0.object.id == 1 })
