@@ -38,6 +38,8 @@ final class SyncTracker {
     }
 
     private(set) var schemaVersion: Int64 = -1
+    /// Whether this connection turned on recursive triggers for trigger-synced indexes.
+    private var recursiveTriggers = false
     private(set) var targets: [Target] = []
     var pending: [Change] = []
     private var values: [OpaquePointer?] = []
@@ -57,7 +59,14 @@ final class SyncTracker {
     func refresh(on handle: Handle) throws {
         let version = try handle.schemaVersion()
         guard version != schemaVersion else { return }
-        let indexes = try SyncedIndex.load(on: handle).filter { $0.mode == .explicit }
+        let all = try SyncedIndex.load(on: handle)
+        // A REPLACE deletes the rows it conflicts with without firing their delete triggers unless recursive
+        // triggers are on: trigger-synced indexes would keep the replaced rows' words.
+        if all.contains(where: { $0.mode == .trigger }) && !recursiveTriggers {
+            try handle.execute("PRAGMA recursive_triggers = ON")
+            recursiveTriggers = true
+        }
+        let indexes = all.filter { $0.mode == .explicit }
         var loaded: [Target] = []
         do {
             for index in indexes {

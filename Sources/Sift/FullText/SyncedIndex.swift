@@ -5,7 +5,9 @@ public enum SyncMode: String, Sendable {
     /// Sift writes the index itself, in the same transaction, for every change made through Sift.
     /// No triggers: on this SQLite a trigger costs about 3x the explicit index write.
     case explicit
-    /// Triggers on the content table keep the index consistent even for programs writing plain SQL.
+    /// Triggers on the content table keep the index consistent even for programs writing plain SQL. Such programs
+    /// must turn on `PRAGMA recursive_triggers` (Sift's connections do) if they use REPLACE: SQLite deletes the rows
+    /// a REPLACE conflicts with without firing their delete triggers otherwise, and their words stay in the index.
     case trigger
 }
 

@@ -250,3 +250,28 @@ struct FailingArticle: TableCodable {
         try container.encode(body, forKey: .body)
     }
 }
+
+/// Found by the sync property test: SQLite fires no delete trigger for the rows a REPLACE removes unless recursive
+/// triggers are on, so a trigger-synced index kept the replaced rows' words and became malformed.
+final class TriggerModeReplaceTests: SiftTestCase {
+    func testReplaceKeepsATriggerSyncedIndexConsistent() throws {
+        let database = makeDatabase()
+        try database.create(table: "articles", of: Article.self)
+        try database.exec(sql: "CREATE UNIQUE INDEX articles_title ON articles(title)")
+        try database.create(virtualTable: "articles_fts", of: ArticleIndex.self, syncedWith: "articles", mode: .trigger)
+        try database.insert(objects: Article(1, "old", "x"), intoTable: "articles")
+        try database.insertOrReplace(objects: Article(1, "new", "y"), intoTable: "articles")
+        try database.insert(objects: Article(2, "other", "unique words"), intoTable: "articles")
+        try database.exec(sql: "INSERT OR REPLACE INTO articles(id, title, body, views) VALUES(3, 'other', 'taken title', 0)")
+        func ids(_ text: String) throws -> [Int] {
+            let results: SearchResults<Article> = try database.search(text, in: "articles_fts")
+            return results.hits.compactMap(\.object.id).sorted()
+        }
+        XCTAssertEqual(try ids("old"), [])
+        XCTAssertEqual(try ids("new"), [1])
+        XCTAssertEqual(try ids("unique"), [], "row 2 was replaced through the UNIQUE title")
+        XCTAssertEqual(try ids("taken"), [3])
+        let verification = try database.verify(index: "articles_fts")
+        XCTAssertTrue(verification.isConsistent, verification.description)
+    }
+}
