@@ -42,3 +42,11 @@ func spawn(_ body: @escaping @Sendable () -> Void) -> DispatchGroup {
     }
     return group
 }
+
+/// Asserts that two texts have the same UTF-8 bytes. `String`'s `==` calls canonically equivalent texts equal
+/// (a precomposed `é` and `e` + U+0301), and quoting must be checked byte for byte.
+func assertSameBytes(_ actual: String?, _ expected: String, _ message: String = "",
+                     file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertEqual(actual.map { Array($0.utf8) }, Array(expected.utf8),
+                   "\(String(reflecting: actual)) is not \(String(reflecting: expected)) \(message)", file: file, line: line)
+}
