@@ -24,7 +24,7 @@ struct FTSTableInfo: Sendable {
         for argument in ModuleArguments.split(ModuleArguments.body(of: sql)) {
             if let eq = ModuleArguments.topLevelEquals(argument) {
                 let key = argument[..<eq].trimmingCharacters(in: .whitespaces).lowercased()
-                options[key] = ModuleArguments.unquote(argument[argument.index(after: eq)...].trimmingCharacters(in: .whitespaces))
+                options[key] = ModuleArguments.unquote(argument[argument.unicodeScalars.index(after: eq)...].trimmingCharacters(in: .whitespaces))
             } else {
                 let words = ModuleArguments.words(argument)
                 if let first = words.first { columns.append(first) }
@@ -40,10 +40,24 @@ struct FTSTableInfo: Sendable {
 /// Parsing of `CREATE VIRTUAL TABLE ... USING fts5(...)` arguments, following FTS5's own quoting rules.
 /// It scans Unicode scalars, not `Character`s: a quote followed by a combining mark is one `Character`.
 enum ModuleArguments {
+    /// The module arguments: from the first parenthesis outside quotes (a quoted table name may hold one) to the last.
     static func body(of sql: String) -> Substring {
-        guard let open = sql.unicodeScalars.firstIndex(of: "("), let close = sql.unicodeScalars.lastIndex(of: ")"), open < close
-        else { return "" }
-        return sql[sql.unicodeScalars.index(after: open)..<close]
+        let scalars = sql.unicodeScalars
+        var quote: Unicode.Scalar?
+        var open: String.Index?
+        for i in scalars.indices {
+            let c = scalars[i]
+            if let q = quote {
+                if c == q { quote = nil }
+            } else if let q = closing(c) {
+                quote = q
+            } else if c == "(" {
+                open = i
+                break
+            }
+        }
+        guard let open, let close = scalars.lastIndex(of: ")"), open < close else { return "" }
+        return sql[scalars.index(after: open)..<close]
     }
 
     private static func closing(_ c: Unicode.Scalar) -> Unicode.Scalar? {

@@ -60,7 +60,8 @@ public struct SearchQuery: Sendable, Hashable {
     }
 
     /// FTS5 query syntax from a trusted caller; Sift checks it against the index before running it and
-    /// reports a malformed expression as a ``SiftError`` with operation `.query`.
+    /// reports a malformed expression as a ``SiftError`` with operation `.query`. `columns` and `excluding`, set
+    /// afterwards, apply to it as to any query.
     public static func advanced(_ expression: String) -> SearchQuery {
         SearchQuery(kind: .advanced(expression), columns: [], excluding: nil)
     }
@@ -84,7 +85,7 @@ public struct SearchQuery: Sendable, Hashable {
         var tree: FTS5Expression
         switch kind {
         case .advanced(let expression):
-            return .trusted(expression)
+            tree = .trusted(expression)
         case .text(let text, let mode):
             let segments = try SearchQuery.segments(text, spans)
             guard !segments.isEmpty else { return nil }
@@ -134,7 +135,7 @@ public struct SearchQuery: Sendable, Hashable {
         }
         // Each segment keeps the byte ends of its parts: the tokenizer's own pieces (an overlapping n-gram extends
         // the last part, a touching CJK token starts a new one).
-        var merged: [(range: Range<Int>, cjk: Bool, partEnds: [Int])] = []
+        var merged: [(range: Range<Int>, cjk: Bool, partEnds: [Int], spans: [Range<Int>])] = []
         // A tokenizer may report offsets inside a character (FTS5's trigram does after case folding changes a
         // character's length, e.g. Ɐ to ɐ): widen such a span to whole characters rather than cut one in two.
         func isContinuation(_ i: Int) -> Bool { i < utf8.count && utf8[i] & 0xC0 == 0x80 }
@@ -147,14 +148,28 @@ public struct SearchQuery: Sendable, Hashable {
                 let end = max(last.range.upperBound, span.upperBound)
                 merged[merged.count - 1].range = last.range.lowerBound..<end
                 merged[merged.count - 1].partEnds[last.partEnds.count - 1] = end
+                merged[merged.count - 1].spans.append(span)
             } else if let last = merged.last, cjk && last.cjk && span.lowerBound == last.range.upperBound {
                 merged[merged.count - 1].range = last.range.lowerBound..<span.upperBound
                 merged[merged.count - 1].partEnds.append(span.upperBound)
+                merged[merged.count - 1].spans.append(span)
             } else {
                 if merged.count == maxTerms { break }
-                merged.append((span, cjk, [span.upperBound]))
+                merged.append((span, cjk, [span.upperBound], [span]))
             }
         }
+        // An n-gram tokenizer's grams run across spaces ("ck f", "k fo"), which merges every word into one
+        // segment: "quick fox" would become the substring "quick fox". Split such a segment back into its words
+        // when each word holds whole grams of its own (shorter words cannot be searched alone: they stay joined).
+        merged = merged.flatMap { segment -> [(range: Range<Int>, cjk: Bool, partEnds: [Int], spans: [Range<Int>])] in
+            guard segment.partEnds.count == 1, segment.spans.count > 1 else { return [segment] }
+            let words = SearchQuery.words(in: segment.range, of: utf8)
+            guard words.count > 1,
+                  words.allSatisfy({ word in segment.spans.contains { word.contains($0.lowerBound) && $0.upperBound <= word.upperBound } })
+            else { return [segment] }
+            return words.map { word in (word, isCJK(word), [word.upperBound], segment.spans.filter { word.contains($0.lowerBound) }) }
+        }
+        if merged.count > maxTerms { merged.removeLast(merged.count - maxTerms) }
         return merged.map { segment in
             var start = segment.range.lowerBound
             let parts = segment.partEnds.map { end in
@@ -163,6 +178,28 @@ public struct SearchQuery: Sendable, Hashable {
             }
             return Segment(text: String(decoding: utf8[segment.range], as: UTF8.self), isCJK: segment.cjk, parts: parts)
         }
+    }
+
+    /// The byte ranges of `range` between white space.
+    static func words(in range: Range<Int>, of utf8: [UInt8]) -> [Range<Int>] {
+        var words: [Range<Int>] = []
+        var start: Int?
+        var i = range.lowerBound
+        while i < range.upperBound {
+            var iterator = utf8[i..<range.upperBound].makeIterator()
+            var decoder = UTF8()
+            guard case .scalarValue(let scalar) = decoder.decode(&iterator) else { break }
+            let length = UTF8.width(scalar)
+            if scalar.properties.isWhitespace {
+                if let first = start { words.append(first..<i) }
+                start = nil
+            } else if start == nil {
+                start = i
+            }
+            i += length
+        }
+        if let first = start { words.append(first..<min(i, range.upperBound)) }
+        return words
     }
 
     /// For questions: each word, and for CJK runs each adjacent pair of the tokenizer's pieces (characters, for a

@@ -275,3 +275,51 @@ final class TriggerModeReplaceTests: SiftTestCase {
         XCTAssertTrue(verification.isConsistent, verification.description)
     }
 }
+
+/// Found by the database-free unit tests of the query builder and the table parser.
+final class QueryBuilderRegressionTests: SiftTestCase {
+    /// Trigrams run across spaces, so "quick fox" became the one substring "quick fox" and missed
+    /// "the quick brown fox", which FTS5's own `MATCH 'quick fox'` finds.
+    func testTrigramQueriesKeepTheirWordsApart() throws {
+        let database = makeDatabase()
+        try database.create(table: "articles", of: Article.self)
+        try database.create(virtualTable: "articles_fts", of: ArticleIndex.self, syncedWith: "articles", tokenizer: "trigram")
+        try database.insert(objects: [Article(1, "the quick brown fox", "x"), Article(2, "quick", "y"), Article(3, "ab cd", "z")],
+                            intoTable: "articles")
+        func ids(_ query: SearchQuery) throws -> [Int] {
+            let results: SearchResults<Article> = try database.search(query, in: "articles_fts")
+            return results.hits.compactMap(\.object.id).sorted()
+        }
+        XCTAssertEqual(try database.expression(for: SearchQuery("quick fox"), in: "articles_fts"), "(\"quick\" \"fox\")")
+        XCTAssertEqual(try ids(SearchQuery("quick fox")), [1])
+        XCTAssertEqual(try ids(SearchQuery("quick fox", mode: .anyTerm)), [1, 2])
+        XCTAssertEqual(try ids(SearchQuery("quick fox", mode: .phrase)), [], "the phrase stays one substring")
+        XCTAssertEqual(try ids(SearchQuery("ab cd")), [3], "words too short for a trigram of their own stay joined")
+    }
+
+    /// The module arguments were read from the first "(" of the statement, which may be inside a quoted table name.
+    func testTableNameWithAParenthesis() throws {
+        let database = makeDatabase()
+        try database.create(table: "notes (v2)", of: Article.self)
+        try database.create(virtualTable: "notes (v2) fts", of: ArticleIndex.self, syncedWith: "notes (v2)")
+        try database.insert(objects: [Article(1, "hello", "world")], intoTable: "notes (v2)")
+        let results: SearchResults<Article> = try database.search(SearchQuery("hello", columns: ["title"]), in: "notes (v2) fts",
+                                                                 options: SearchOptions(highlight: ["title"]))
+        XCTAssertEqual(results.hits.map(\.highlights), [["title": "[hello]"]])
+    }
+
+    /// `columns` and `excluding` were silently ignored on an advanced query.
+    func testAdvancedQueriesTakeColumnsAndExclusions() throws {
+        let database = makeDatabase()
+        try database.create(table: "articles", of: Article.self)
+        try database.create(virtualTable: "articles_fts", of: ArticleIndex.self, syncedWith: "articles")
+        try database.insert(objects: [Article(1, "sqlite", "lucene"), Article(2, "lucene", "sqlite"), Article(3, "sqlite", "x")],
+                            intoTable: "articles")
+        var query = SearchQuery.advanced("sqlite OR lucene")
+        query.columns = ["title"]
+        query.excluding = "x"
+        XCTAssertEqual(try database.expression(for: query, in: "articles_fts"), "({\"title\"} : (sqlite OR lucene)) NOT (\"x\")")
+        let results: SearchResults<Article> = try database.search(query, in: "articles_fts")
+        XCTAssertEqual(results.hits.compactMap(\.object.id).sorted(), [1, 2])
+    }
+}
