@@ -96,12 +96,6 @@ static int parse_cjk(const char *v, sift_cjk_strategy *out) {
     if (!strcmp(v, "bigram")) *out = SIFT_CJK_BIGRAM;
     else if (!strcmp(v, "unigram")) *out = SIFT_CJK_UNIGRAM;
     else if (!strcmp(v, "words")) *out = SIFT_CJK_WORDS;
-#ifdef SIFT_ICU_EXPERIMENTS
-    else if (!strcmp(v, "bigram_plain")) *out = SIFT_CJK_BIGRAM_PLAIN;
-    else if (!strcmp(v, "bigram_unigram")) *out = SIFT_CJK_BIGRAM_UNIGRAM;
-    else if (!strcmp(v, "bigram_tail")) *out = SIFT_CJK_BIGRAM_TAIL;
-    else if (!strcmp(v, "bigram_coloc")) *out = SIFT_CJK_BIGRAM_COLOC;
-#endif
     else return 0;
     return 1;
 }
@@ -186,24 +180,14 @@ typedef struct {
     sift_icu_tokenizer *t;
     void *context;
     sift_icu_token_callback callback;
-    int query;      /* QUERY: no colocated extras, run-final unigram only when another token follows */
+    int query;      /* QUERY: no colocated extras */
     int aux;        /* AUX: same positions as DOCUMENT; colocated extras are skipped (highlight ignores them) */
     int words;      /* WORDS: CJK runs as ICU words */
     int ext_flags;  /* pass Sift's own token flags (not to FTS5) */
-    /* query mode: the run-final unigram waits here until we know whether another token follows */
-    int pending;
-    char pending_tok[8];
-    int pending_len, pending_start, pending_end;
     int last_cjk_end; /* end offset of the last token if it came from a CJK run, else -1 */
 } emitter;
 
 static int emit(emitter *e, int flags, const char *tok, int len, int start, int end) {
-    if (e->pending && !(flags & SIFT_ICU_TOKEN_COLOCATED)) {
-        e->pending = 0;
-        int rc = e->callback(e->context, e->ext_flags ? SIFT_ICU_TOKEN_CJK : 0, e->pending_tok, e->pending_len,
-                             e->pending_start, e->pending_end);
-        if (rc != SIFT_ICU_OK) return rc;
-    }
     if (!(flags & SIFT_ICU_TOKEN_COLOCATED)) e->last_cjk_end = (flags & SIFT_ICU_TOKEN_CJK) ? end : -1;
     if (!e->ext_flags) flags &= SIFT_ICU_TOKEN_COLOCATED;
     return e->callback(e->context, flags, tok, len, start, end);
@@ -453,6 +437,65 @@ static int seen_before(sift_icu_tokenizer *t, UChar32 c) {
     }
 }
 
+/* Pinyin for the ICU word that starts at character i, after the tokens of that character (when enabled). */
+static int pinyin_at(emitter *e, int pinyin, int32_t i) {
+    if (!pinyin) return SIFT_ICU_OK; /* t->word_end is only filled for pinyin and `words` */
+    int32_t q = e->t->word_end[i];
+    return q > i ? emit_pinyin(e, i, q) : SIFT_ICU_OK;
+}
+
+/* `cjk unigram`: one token per character of the run t->chars[0, n). */
+static int unigram_run(emitter *e, int32_t n, int pinyin) {
+    sift_icu_tokenizer *t = e->t;
+    int rc = SIFT_ICU_OK;
+    /* Runs separated by punctuation or spaces only would otherwise be adjacent, so the phrase 一切 would match
+       一，切: a separator token keeps them one position apart (and a query with the same gap, like "一，切",
+       produces it too). */
+    if (e->last_cjk_end >= 0 && e->last_cjk_end < t->chars[0].start)
+        rc = emit(e, SIFT_ICU_TOKEN_SEPARATOR, "|", 1, e->last_cjk_end, t->chars[0].start);
+    for (int32_t i = 0; i < n && rc == SIFT_ICU_OK; i++) {
+        rc = emit_chars(e, 0, i, i + 1);
+        if (rc == SIFT_ICU_OK) rc = pinyin_at(e, pinyin, i);
+    }
+    return rc;
+}
+
+/* `cjk bigram`: overlapping bigrams of the run t->chars[0, n).
+   Bigram i covers characters i and i+1, so a CJK string of 2+ characters is the phrase of its bigrams: exact
+   contiguity, and positions stay those of plain bigrams, so phrases that cross into the next run or word still
+   line up. A one-character query is a prefix query (c*), which finds c wherever it begins a bigram; the run's
+   last character begins none, so it is added as a unigram colocated with the last bigram, but only if it has
+   not begun a token earlier in this text (the prefix query only needs one per text). */
+static int bigram_run(emitter *e, int32_t n, int pinyin) {
+    sift_icu_tokenizer *t = e->t;
+    int rc = SIFT_ICU_OK;
+    for (int32_t i = 0; i < n && rc == SIFT_ICU_OK; i++) {
+        if (n == 1) {
+            rc = emit_chars(e, 0, i, i + 1);
+            if (!e->query) (void)seen_before(t, t->chars[i].c);
+        } else if (i + 1 < n) {
+            rc = emit_chars(e, 0, i, i + 2);
+            if (!e->query) (void)seen_before(t, t->chars[i].c);
+            if (rc == SIFT_ICU_OK && i + 2 == n && !e->query && !e->aux && !seen_before(t, t->chars[i + 1].c))
+                rc = emit_chars(e, SIFT_ICU_TOKEN_COLOCATED, i + 1, i + 2);
+        }
+        if (rc == SIFT_ICU_OK) rc = pinyin_at(e, pinyin, i);
+    }
+    return rc;
+}
+
+/* `cjk words` (and SIFT_ICU_TOKENIZE_WORDS): the ICU dictionary words of the run t->chars[0, n). */
+static int words_run(emitter *e, int32_t n, int pinyin) {
+    sift_icu_tokenizer *t = e->t;
+    int rc = SIFT_ICU_OK;
+    for (int32_t i = 0; i < n && rc == SIFT_ICU_OK; i++) {
+        if (t->word_end[i] < 0) continue;
+        rc = emit_chars(e, 0, i, t->word_end[i]);
+        if (rc == SIFT_ICU_OK) rc = pinyin_at(e, pinyin, i);
+    }
+    return rc;
+}
+
 static int cjk_run(emitter *e, int32_t a, int32_t b) {
     sift_icu_tokenizer *t = e->t;
     int32_t n = run_chars(t, a, b);
@@ -464,74 +507,12 @@ static int cjk_run(emitter *e, int32_t a, int32_t b) {
         int rc = run_words(t, a, b, n);
         if (rc != SIFT_ICU_OK) return rc;
     }
-    int rc = SIFT_ICU_OK;
-    for (int32_t i = 0; i < n && rc == SIFT_ICU_OK; i++) {
-        int last = i + 1 == n;
-        switch (strategy) {
-        case SIFT_CJK_WORDS:
-            if (t->word_end[i] < 0) continue;
-            rc = emit_chars(e, 0, i, t->word_end[i]);
-            break;
-        case SIFT_CJK_UNIGRAM:
-            /* Runs separated by punctuation or spaces only would otherwise be adjacent, so the phrase 一切
-               would match 一，切: a separator token keeps them one position apart (and a query with the same
-               gap, like "一，切", produces it too). */
-            if (i == 0 && e->last_cjk_end >= 0 && e->last_cjk_end < t->chars[0].start)
-                rc = emit(e, SIFT_ICU_TOKEN_SEPARATOR, "|", 1, e->last_cjk_end, t->chars[0].start);
-            if (rc == SIFT_ICU_OK) rc = emit_chars(e, 0, i, i + 1);
-            break;
-        case SIFT_CJK_BIGRAM_PLAIN:
-            rc = emit_chars(e, 0, i, i + (n > 1 ? 2 : 1));
-            if (n > 1 && i + 2 == n) i++; /* the last bigram covers the last character */
-            break;
-        case SIFT_CJK_BIGRAM_UNIGRAM:
-            if (!last) {
-                rc = emit_chars(e, 0, i, i + 2);
-                if (rc == SIFT_ICU_OK && !e->query) rc = emit_chars(e, SIFT_ICU_TOKEN_COLOCATED, i, i + 1);
-            } else {
-                rc = e->query && n > 1 ? SIFT_ICU_OK : emit_chars(e, 0, i, i + 1);
-            }
-            break;
-        case SIFT_CJK_BIGRAM_TAIL:
-            if (!last) {
-                rc = emit_chars(e, 0, i, i + 2);
-            } else if (!e->query || n == 1) {
-                rc = emit_chars(e, 0, i, i + 1);
-            } else {
-                /* A query string's run ends here. Where another token follows, the document's run ends here
-                   too and has this unigram; where the query string ends, the document's run may go on. */
-                int32_t len = chars_utf8(t, i, i + 1);
-                if (len < 0) return SIFT_ICU_NOMEM;
-                memcpy(e->pending_tok, t->tok, (size_t)len);
-                e->pending_len = len;
-                e->pending_start = t->chars[i].start;
-                e->pending_end = t->chars[i].end;
-                e->pending = 1;
-            }
-            break;
-        case SIFT_CJK_BIGRAM:
-        case SIFT_CJK_BIGRAM_COLOC:
-            /* Bigram i covers characters i and i+1, so a CJK string of 2+ characters is the phrase of its
-               bigrams: exact contiguity, and positions stay those of plain bigrams, so phrases that cross into
-               the next run or word still line up. A one-character query is a prefix query (c*), which finds c
-               wherever it begins a bigram; the run's last character begins none, so it is added as a unigram
-               colocated with the last bigram, but only if it has not begun a token earlier in this text (the
-               prefix query only needs one per text). */
-            if (n == 1) {
-                rc = emit_chars(e, 0, i, i + 1);
-                if (!e->query) (void)seen_before(t, t->chars[i].c);
-            } else if (!last) {
-                rc = emit_chars(e, 0, i, i + 2);
-                if (!e->query) (void)seen_before(t, t->chars[i].c);
-                if (rc == SIFT_ICU_OK && i + 2 == n && !e->query && !e->aux &&
-                    (!seen_before(t, t->chars[i + 1].c) || strategy == SIFT_CJK_BIGRAM_COLOC))
-                    rc = emit_chars(e, SIFT_ICU_TOKEN_COLOCATED, i + 1, i + 2);
-            }
-            break;
-        }
-        if (rc == SIFT_ICU_OK && pinyin && t->word_end[i] > i) rc = emit_pinyin(e, i, t->word_end[i]);
+    switch (strategy) {
+    case SIFT_CJK_UNIGRAM: return unigram_run(e, n, pinyin);
+    case SIFT_CJK_BIGRAM: return bigram_run(e, n, pinyin);
+    case SIFT_CJK_WORDS: return words_run(e, n, pinyin);
     }
-    return rc;
+    return SIFT_ICU_ERROR;
 }
 
 /* ---------------------------------------------------------------------------------------------------------- */
@@ -581,6 +562,5 @@ int sift_icu_tokenize(sift_icu_tokenizer *t, int flags, const char *text, int le
         rc = cjk ? cjk_run(&e, i, j) : word_stretch(&e, i, j);
         i = j;
     }
-    /* A pending run-final unigram at the very end of a query is dropped (see cjk_run). */
     return rc;
 }
