@@ -29,7 +29,7 @@ let package = Package(
         ]),
         .target(name: "SiftMacros", dependencies: ["Sift", "SiftMacrosPlugin"]),
         // Every ICU call lives in these C files, behind an ICU-free header.
-        .target(name: "SiftICUCore", dependencies: ["CICU"], linkerSettings: [.linkedLibrary("sqlite3")]),
+        .target(name: "SiftICUCore", dependencies: ["CICU", "CSQLite"]),
         .target(name: "SiftICU", dependencies: ["Sift", "SiftICUCore", "CSQLite"]),
         // Test-collection loading and relevance metrics, shared by `sift eval` and the relevance benchmark.
         .target(name: "SiftEvaluation"),
