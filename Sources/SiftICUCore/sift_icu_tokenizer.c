@@ -2,7 +2,7 @@
  * The tokenizer: UTF-8 in, normalized tokens with exact byte offsets out.
  *
  * The input is decoded once to UTF-16 with a map back to byte offsets, then cut into stretches:
- *   - CJK runs (Han, kana, Hangul) are indexed per the `cjk` strategy. The default, one token per character
+ *   - CJK runs (Han, kana, Hangul: sift_is_cjk in SiftText) are indexed per the `cjk` strategy. The default, one token per character
  *     (phrase queries give exact contiguity), needs no dictionary, so ICU's (slow) dictionary segmentation only
  *     runs for the `words` strategy, for pinyin and for SIFT_ICU_TOKENIZE_WORDS;
  *   - everything else goes through ICU's word break iterator; segments with no letters or digits (spaces,
@@ -16,41 +16,13 @@
 #include <unicode/uversion.h>
 
 #include "sift_icu_internal.h"
+#include "sift_text.h"
 
 /* ---------------------------------------------------------------------------------------------------------- */
 /* Character classes */
 
-/* Characters indexed by the CJK strategy: Han, Hiragana, Katakana (and their halfwidth forms), Hangul. */
-static int is_cjk(UChar32 c) {
-    if (c < 0x1100) return 0;
-    if (c <= 0x11FF) return 1; /* Hangul Jamo */
-    if (c == 0x25CB) return 1; /* ○, written for 〇 (zero) in Chinese years: 二○○○年 */
-    if (c < 0x2E80) return 0;
-    if (c <= 0x2FDF) return 1;                  /* CJK and Kangxi radicals */
-    if (c >= 0x3005 && c <= 0x3007) return 1;   /* 々 〆 〇 */
-    if (c >= 0x3021 && c <= 0x3029) return 1;   /* Hangzhou numerals */
-    if (c >= 0x3031 && c <= 0x3035) return 1;   /* vertical kana repeat marks */
-    if (c >= 0x3038 && c <= 0x303C) return 1;
-    if (c >= 0x3041 && c <= 0x30FF) return c != 0x30FB; /* kana, ー; not the middle dot, which is punctuation */
-    if (c >= 0x3131 && c <= 0x318E) return 1;   /* Hangul compatibility jamo */
-    if (c >= 0x31F0 && c <= 0x31FF) return 1;   /* small katakana */
-    if (c >= 0x3400 && c <= 0x4DBF) return 1;   /* ext A */
-    if (c >= 0x4E00 && c <= 0x9FFF) return 1;   /* unified ideographs */
-    if (c >= 0xA960 && c <= 0xA97F) return 1;   /* Hangul jamo ext A */
-    if (c >= 0xAC00 && c <= 0xD7FF) return 1;   /* Hangul syllables, jamo ext B */
-    if (c >= 0xF900 && c <= 0xFAFF) return 1;   /* compatibility ideographs */
-    if (c >= 0xFF66 && c <= 0xFF9F) return 1;   /* halfwidth katakana */
-    if (c >= 0xFFA0 && c <= 0xFFDC) return 1;   /* halfwidth Hangul */
-    if (c >= 0x1B000 && c <= 0x1B16F) return 1; /* kana supplement */
-    if (c >= 0x20000 && c <= 0x323AF) return 1; /* ext B..H */
-    return 0;
-}
-
-/* Marks that belong to the CJK character before them (voicing marks, variation selectors, tone marks). */
-static int is_cjk_mark(UChar32 c) {
-    return c == 0x3099 || c == 0x309A || c == 0xFF9E || c == 0xFF9F || (c >= 0x302A && c <= 0x302F) ||
-           (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0xE0100 && c <= 0xE01EF);
-}
+/* Which characters form CJK runs: sift_is_cjk and sift_is_cjk_mark (SiftText), the table Sift's query builder
+   uses too. */
 
 /* Cheap test for stretches between CJK runs that cannot hold a word (spaces, ASCII and CJK punctuation), so
    the word break iterator is not even started for them. */
@@ -318,7 +290,7 @@ static int word_stretch(emitter *e, int32_t a, int32_t b) {
 
 static int add_char(sift_icu_tokenizer *t, int32_t *n, UChar32 c, int32_t s16, int32_t x16) {
     /* compatibility characters can normalize to punctuation (㈱ -> (株)): keep only letters and digits */
-    if (!is_cjk(c) && !u_isalnum(c)) return SIFT_ICU_OK;
+    if (!sift_is_cjk(c) && !u_isalnum(c)) return SIFT_ICU_OK;
     if (t->traditional_to_simplified) c = sift_han_simplify(t, c);
     if (!sift_grow((void **)&t->chars, &t->chars_cap, (int64_t)*n + 1, sizeof(sift_cjk_char))) return SIFT_ICU_NOMEM;
     sift_cjk_char *ch = &t->chars[(*n)++];
@@ -352,7 +324,7 @@ static int32_t run_chars(sift_icu_tokenizer *t, int32_t a, int32_t b) {
         while (i < b) {
             int32_t j = i;
             U16_NEXT(u, j, b, c);
-            if (!is_cjk_mark(c)) break;
+            if (!sift_is_cjk_mark(c)) break;
             i = j;
         }
         int32_t m = normalize_into(t->nfkc_cf, u + s, i - s, &t->norm2, &t->norm2_cap);
@@ -551,12 +523,12 @@ int sift_icu_tokenize(sift_icu_tokenizer *t, int flags, const char *text, int le
         int32_t j = i;
         UChar32 c;
         U16_NEXT(u, j, n, c);
-        int cjk = is_cjk(c);
+        int cjk = sift_is_cjk(c);
         while (j < n) {
             int32_t k = j;
             UChar32 d;
             U16_NEXT(u, k, n, d);
-            if (cjk ? !(is_cjk(d) || is_cjk_mark(d)) : is_cjk(d)) break;
+            if (cjk ? !(sift_is_cjk(d) || sift_is_cjk_mark(d)) : sift_is_cjk(d)) break;
             j = k;
         }
         rc = cjk ? cjk_run(&e, i, j) : word_stretch(&e, i, j);

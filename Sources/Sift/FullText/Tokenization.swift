@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import SiftText
 
 /// One token as an FTS5 tokenizer reports it: its text and the byte range of the input it came from.
 public struct Token: Sendable, Hashable {
@@ -103,4 +104,11 @@ extension Database {
             return tokens
         }
     }
+}
+
+extension SearchQuery {
+    /// Han, kana, Hangul and their symbols: the scripts written without spaces between words. The query builder
+    /// joins touching tokens that begin with such a character into one run. The table is SiftText's, the one
+    /// the sift_icu tokenizer cuts CJK runs with, so both agree on every code point.
+    static func isCJK(_ scalar: Unicode.Scalar) -> Bool { sift_is_cjk(scalar.value) != 0 }
 }
