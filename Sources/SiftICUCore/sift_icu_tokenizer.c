@@ -421,10 +421,12 @@ static int unigram_run(emitter *e, int32_t n, int pinyin) {
     sift_icu_tokenizer *t = e->t;
     int rc = SIFT_ICU_OK;
     /* Runs separated by punctuation or spaces only would otherwise be adjacent, so the phrase 一切 would match
-       一，切: a separator token keeps them one position apart (and a query with the same gap, like "一，切",
-       produces it too). */
-    if (e->last_cjk_end >= 0 && e->last_cjk_end < t->chars[0].start)
-        rc = emit(e, SIFT_ICU_TOKEN_SEPARATOR, "|", 1, e->last_cjk_end, t->chars[0].start);
+       一，切: a separator token keeps them one position apart, and a query with the same gap, like "一，切",
+       produces it too, so it finds the text it was copied from. In a document it covers the gap; in a query it
+       covers no bytes, because it stands for no text the user typed: a query builder that takes its terms from
+       the tokens' byte ranges (Sift's) skips it without knowing this tokenizer. */
+    int32_t gap = e->last_cjk_end, next = t->chars[0].start;
+    if (gap >= 0 && gap < next) rc = emit(e, SIFT_ICU_TOKEN_SEPARATOR, "|", 1, gap, e->query ? gap : next);
     for (int32_t i = 0; i < n && rc == SIFT_ICU_OK; i++) {
         rc = emit_chars(e, 0, i, i + 1);
         if (rc == SIFT_ICU_OK) rc = pinyin_at(e, pinyin, i);

@@ -12,6 +12,8 @@ final class ICUTokenizerTests: XCTestCase {
         XCTAssertEqual(try tokens("北京大学"), ["北@0-3", "京@3-6", "大@6-9", "学@9-12"])
         XCTAssertEqual(try tokens("我爱北京，天安门。"), ["我@0-3", "爱@3-6", "北@6-9", "京@9-12", "|@12-15", "天@15-18", "安@18-21", "门@21-24"])
         XCTAssertEqual(try tokens("一切 abc 中文"), ["一@0-3", "切@3-6", "abc@7-10", "中@11-14", "文@14-17"])
+        // In a query the separator is there for the positions only: it covers no text, so it is no query term.
+        XCTAssertEqual(try tokens("北京，天安门", mode: .query), ["北@0-3", "京@3-6", "|@6-6", "天@9-12", "安@12-15", "门@15-18"])
     }
 
     func testTraditionalJapaneseKoreanThai() throws {
@@ -87,6 +89,16 @@ final class ICUSearchTests: XCTestCase {
         XCTAssertEqual(try match(database, "\"タワー\""), ["東京[タワー]に行きました"])
         XCTAssertEqual(try match(database, "\"서울\""), ["[서울]특별시에서 만나요"])
         XCTAssertEqual(try match(database, "istanbul AND abc AND cafe"), ["[İstanbul] [ＡＢＣ] [café]"])
+    }
+
+    func testPhrasesCopiedWithPunctuationFindTheirText() throws {
+        let database = try database()
+        XCTAssertEqual(try match(database, "\"一，切\""), ["[一，切]"])
+        XCTAssertEqual(try match(database, "\"一 切\""), ["[一，切]"], "any gap of punctuation or spaces is one position")
+        let phrase = try XCTUnwrap(try database.expression(for: SearchQuery("一，切", mode: .phrase), in: "docs"))
+        XCTAssertEqual(phrase, "(\"一 切\")")
+        XCTAssertEqual(try match(database, phrase), ["[一，切]"])
+        XCTAssertEqual(try database.expression(for: SearchQuery("一，切"), in: "docs"), "(\"一\" \"切\")", "the separator is no term")
     }
 
     func testPinyinAndTraditionalOptionsThroughFTS5() throws {

@@ -59,12 +59,13 @@ final class TokenizerInstance {
         }
     }
 
-    /// The byte ranges of the query terms in `text`. Synonyms share their word's span, and sift_icu's "|" run
-    /// separator stands for punctuation: neither is a term.
+    /// The byte ranges of the query terms in `text`. Synonyms share their word's span, and a token over an empty
+    /// range stands for no text of the query (a tokenizer's own marker, such as one that keeps phrase positions
+    /// apart): neither is a term.
     func querySpans(_ text: String) throws -> [Range<Int>] {
         var spans: [Range<Int>] = []
-        try tokenize(text, reason: .query) { token, start, end, colocated in
-            if !colocated && start < end && !(token.count == 1 && token[0] == UInt8(ascii: "|")) { spans.append(start..<end) }
+        try tokenize(text, reason: .query) { _, start, end, colocated in
+            if !colocated && start < end { spans.append(start..<end) }
         }
         return spans
     }
