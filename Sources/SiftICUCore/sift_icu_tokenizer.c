@@ -2,9 +2,9 @@
  * The tokenizer: UTF-8 in, normalized tokens with exact byte offsets out.
  *
  * The input is decoded once to UTF-16 with a map back to byte offsets, then cut into stretches:
- *   - CJK runs (Han, kana, Hangul: sift_is_cjk in SiftText) are indexed per the `cjk` strategy. The default, one token per character
- *     (phrase queries give exact contiguity), needs no dictionary, so ICU's (slow) dictionary segmentation only
- *     runs for the `words` strategy, for pinyin and for SIFT_ICU_TOKENIZE_WORDS;
+ *   - CJK runs (Han, kana, Hangul: sift_is_cjk in SiftText) are indexed per the `cjk` strategy. The default,
+ *     one token per character (phrase queries give exact contiguity), needs no dictionary, so ICU's (slow)
+ *     dictionary segmentation only runs for the `words` strategy and for pinyin;
  *   - everything else goes through ICU's word break iterator; segments with no letters or digits (spaces,
  *     punctuation, emoji) are dropped.
  * Every token is normalized with NFKC_Casefold (case folding, fullwidth forms, compatibility characters),
@@ -154,7 +154,6 @@ typedef struct {
     sift_icu_token_callback callback;
     int query;      /* QUERY: no colocated extras */
     int aux;        /* AUX: same positions as DOCUMENT; colocated extras are skipped (highlight ignores them) */
-    int words;      /* WORDS: CJK runs as ICU words */
     int ext_flags;  /* pass Sift's own token flags (not to FTS5) */
     int last_cjk_end; /* end offset of the last token if it came from a CJK run, else -1 */
 } emitter;
@@ -458,7 +457,7 @@ static int bigram_run(emitter *e, int32_t n, int pinyin) {
     return rc;
 }
 
-/* `cjk words` (and SIFT_ICU_TOKENIZE_WORDS): the ICU dictionary words of the run t->chars[0, n). */
+/* `cjk words`: the ICU dictionary words of the run t->chars[0, n). */
 static int words_run(emitter *e, int32_t n, int pinyin) {
     sift_icu_tokenizer *t = e->t;
     int rc = SIFT_ICU_OK;
@@ -475,7 +474,7 @@ static int cjk_run(emitter *e, int32_t a, int32_t b) {
     int32_t n = run_chars(t, a, b);
     if (n < 0) return SIFT_ICU_NOMEM;
     if (n == 0) return SIFT_ICU_OK;
-    sift_cjk_strategy strategy = e->words ? SIFT_CJK_WORDS : t->cjk;
+    sift_cjk_strategy strategy = t->cjk;
     int pinyin = t->pinyin && !e->query && !e->aux;
     if (strategy == SIFT_CJK_WORDS || pinyin) {
         int rc = run_words(t, a, b, n);
@@ -509,7 +508,6 @@ int sift_icu_tokenize(sift_icu_tokenizer *t, int flags, const char *text, int le
     e.callback = callback;
     e.query = (flags & SIFT_ICU_TOKENIZE_QUERY) != 0;
     e.aux = (flags & SIFT_ICU_TOKENIZE_AUX) != 0;
-    e.words = (flags & SIFT_ICU_TOKENIZE_WORDS) != 0;
     e.ext_flags = (flags & SIFT_ICU_TOKENIZE_FTS5) == 0;
     e.last_cjk_end = -1;
     if (++t->stamp == 0) { /* wrapped: really clear the seen set once every 2^32 texts */

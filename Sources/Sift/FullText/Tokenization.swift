@@ -2,19 +2,30 @@ import CSQLite
 import Foundation
 import SiftText
 
-/// One token as an FTS5 tokenizer reports it: its text and the byte range of the input it came from.
+/// One token as a tokenizer reports it: its text and the byte range of the input it came from. What
+/// `Database.tokenize(_:with:reason:)` returns for any FTS5 tokenizer, and SiftICU's `ICUTokenizer` too.
 public struct Token: Sendable, Hashable {
     /// The token as indexed (folded, normalized).
     public let text: String
     /// UTF-8 byte offset of the token's first byte in the input.
     public let start: Int
-    /// UTF-8 byte offset just past the token in the input.
+    /// UTF-8 byte offset just past the token in the input (equal to `start` for a token that stands for no
+    /// text, such as a marker a tokenizer adds to a query).
     public let end: Int
     /// Whether the token shares the position of the previous one (a synonym such as a pinyin reading).
     public let isColocated: Bool
+
+    /// A token with its byte range in the input, for tokenizers that report tokens outside SQLite.
+    public init(text: String, start: Int, end: Int, isColocated: Bool = false) {
+        self.text = text
+        self.start = start
+        self.end = end
+        self.isColocated = isColocated
+    }
 }
 
-/// Whether text is tokenized as a document being indexed or as a query.
+/// Whether text is tokenized as a document being indexed or as a query (FTS5's `FTS5_TOKENIZE_DOCUMENT` and
+/// `FTS5_TOKENIZE_QUERY`).
 public enum TokenizeReason: Sendable {
     case document, query
     var flags: Int32 { self == .document ? FTS5_TOKENIZE_DOCUMENT : FTS5_TOKENIZE_QUERY }

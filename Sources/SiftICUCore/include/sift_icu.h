@@ -36,12 +36,11 @@ struct sqlite3;
 #define SIFT_ICU_ERROR 1
 #define SIFT_ICU_NOMEM 7
 
-/* Tokenize flags: the first four have the values of FTS5's FTS5_TOKENIZE_* flags. */
+/* Tokenize flags: the values of FTS5's FTS5_TOKENIZE_* flags. */
 #define SIFT_ICU_TOKENIZE_QUERY 0x0001    /* a query string: no colocated extras, no run-final unigram */
 #define SIFT_ICU_TOKENIZE_PREFIX 0x0002   /* with QUERY: the string is followed by '*' in the FTS5 query */
 #define SIFT_ICU_TOKENIZE_DOCUMENT 0x0004 /* a document being indexed */
 #define SIFT_ICU_TOKENIZE_AUX 0x0008      /* highlight()/snippet(): same tokens and positions as DOCUMENT */
-#define SIFT_ICU_TOKENIZE_WORDS 0x0100    /* Sift extension: ICU words, never n-grams (for query builders) */
 
 /* Token flags passed to the callback. */
 #define SIFT_ICU_TOKEN_COLOCATED 0x0001 /* same position as the previous token (FTS5_TOKEN_COLOCATED) */
