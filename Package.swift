@@ -21,7 +21,9 @@ let package = Package(
         // The system ICU, link-only: its headers clash with Foundation's bundled ICU (see Sources/CICU).
         .systemLibrary(name: "CICU", path: "Sources/CICU", pkgConfig: "icu-i18n",
                        providers: [.apt(["libicu-dev"])]),
-        .target(name: "Sift", dependencies: ["CSQLite"]),
+        // The CJK character table shared by Sift's query builder and the sift_icu tokenizer (C, no ICU, no SQLite).
+        .target(name: "SiftText"),
+        .target(name: "Sift", dependencies: ["CSQLite", "SiftText"]),
         // `@TableRowCoding`, in its own product so that only its users build swift-syntax.
         .macro(name: "SiftMacrosPlugin", dependencies: [
             .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
@@ -29,7 +31,7 @@ let package = Package(
         ]),
         .target(name: "SiftMacros", dependencies: ["Sift", "SiftMacrosPlugin"]),
         // Every ICU call lives in these C files, behind an ICU-free header.
-        .target(name: "SiftICUCore", dependencies: ["CICU"], linkerSettings: [.linkedLibrary("sqlite3")]),
+        .target(name: "SiftICUCore", dependencies: ["CICU", "CSQLite", "SiftText"]),
         .target(name: "SiftICU", dependencies: ["Sift", "SiftICUCore", "CSQLite"]),
         // Test-collection loading and relevance metrics, shared by `sift eval` and the relevance benchmark.
         .target(name: "SiftEvaluation"),

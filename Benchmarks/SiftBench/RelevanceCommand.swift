@@ -150,13 +150,13 @@ struct RelevanceCommand: ParsableCommand {
             + "P@10 \(f3(r.precisionAt10))  q=\(r.queries)  \(Int(r.documentsPerSecond)) docs/s  \(Int(r.queriesPerSecond)) q/s"
     }
 
-    /// ICU dictionary words (the tokenizer's `.words` mode) against the gold segmentation; characters no
+    /// ICU dictionary words (the tokenizer's `cjk words` option) against the gold segmentation; characters no
     /// token covers (punctuation) count as one-character words, as the gold standard has them.
     static func scoreSegmentation(_ folder: URL) throws -> Segmentation {
         let gold = try String(contentsOf: folder.appendingPathComponent("pku_test_gold.utf8"), encoding: .utf8)
         let vocabulary = Set(try String(contentsOf: folder.appendingPathComponent("pku_training_words.utf8"), encoding: .utf8)
             .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) })
-        let tokenizer = try ICUTokenizer()
+        let tokenizer = try ICUTokenizer(arguments: ["cjk", "words"])
         var score = SegmentationScore()
         var sentences = 0
         for line in gold.split(whereSeparator: \.isNewline) {
@@ -179,7 +179,7 @@ struct RelevanceCommand: ParsableCommand {
                 words.append(String(character))
             }
         }
-        try tokenizer.tokenize(Data(sentence.utf8), mode: .words) { token in
+        try tokenizer.tokenize(Data(sentence.utf8)) { token in
             guard !token.isColocated, token.start >= position, token.end <= bytes.count else { return }
             uncovered(until: token.start)
             words.append(String(decoding: bytes[token.start..<token.end], as: UTF8.self))

@@ -9,8 +9,9 @@
 static inline sqlite3_destructor_type sift_sqlite_transient(void) { return SQLITE_TRANSIENT; }
 static inline sqlite3_destructor_type sift_sqlite_static(void) { return SQLITE_STATIC; }
 
-// The fts5_api of a connection. The pointer bound to the statement must outlive sqlite3_step and the
-// type tag must be static storage, both easier to guarantee here than from Swift.
+// The fts5_api of a connection, or NULL. The pointer bound to the statement must outlive sqlite3_step and the
+// type tag must be static storage, both easier to guarantee here than from Swift. The one fetcher: Sift's
+// tokenizer instances and SiftICUCore's sift_icu_register (which includes this header) both use it.
 static inline fts5_api *sift_fts5_api(sqlite3 *db) {
     static const char *const type = "fts5_api_ptr";
     fts5_api *api = NULL;

@@ -2,23 +2,11 @@ import Foundation
 import Sift
 import SiftICUCore
 
-/// One token from the ICU tokenizer, with exact UTF-8 byte offsets into the input.
-public struct ICUToken: Sendable, Hashable {
-    /// The normalized token text.
-    public let text: String
-    /// Byte offset of the first byte in the input.
-    public let start: Int
-    /// Byte offset just past the token.
-    public let end: Int
-    /// At the same position as the previous token (pinyin and other synonyms).
-    public let isColocated: Bool
-    /// From a Han, kana or Hangul run.
-    public let isCJK: Bool
-    /// The `|` marker between two CJK runs that only punctuation separates (query builders skip it).
-    public let isSeparator: Bool
-}
-
-/// The ICU tokenizer outside SQLite: the same tokens FTS5 indexes, for query builders, tools and tests.
+/// The ICU tokenizer outside SQLite: the same tokens FTS5 indexes, for query builders, tools and tests, as
+/// ``Token``s (the type `Database.tokenize(_:with:reason:)` returns for any FTS5 tokenizer).
+///
+/// For dictionary words instead of one token per CJK character (word segmentation, say), create it with
+/// `arguments: ["cjk", "words"]`.
 ///
 /// Not thread-safe (ICU break iterators are per instance): use one per thread.
 public final class ICUTokenizer {
@@ -42,27 +30,18 @@ public final class ICUTokenizer {
 
     deinit { sift_icu_tokenizer_destroy(raw) }
 
-    /// Whether text is tokenized as indexed text, as a query, or into dictionary words.
-    public enum Mode: Sendable {
-        case document, query, words
-        var flags: Int32 {
-            switch self {
-            case .document: return SIFT_ICU_TOKENIZE_DOCUMENT
-            case .query: return SIFT_ICU_TOKENIZE_QUERY
-            case .words: return SIFT_ICU_TOKENIZE_WORDS
-            }
-        }
-    }
-
-    /// The tokens of `text`.
-    public func tokenize(_ text: String, mode: Mode = .document) throws -> [ICUToken] {
-        var tokens: [ICUToken] = []
-        try tokenize(Data(text.utf8), mode: mode) { tokens.append($0) }
+    /// The tokens of `text`, as a document being indexed or as a query (byte offsets index its UTF-8).
+    ///
+    /// With the default `cjk unigram`, text has a `|` token between two CJK runs that only punctuation or
+    /// spaces separate, so phrases do not match across the gap; in a query its range is empty (`start == end`).
+    public func tokenize(_ text: String, reason: TokenizeReason = .document) throws -> [Token] {
+        var tokens: [Token] = []
+        try tokenize(Data(text.utf8), reason: reason) { tokens.append($0) }
         return tokens
     }
 
     /// The tokens of raw bytes (invalid UTF-8 and NULs separate tokens; offsets index these bytes).
-    public func tokenize(_ bytes: Data, mode: Mode = .document, _ body: (ICUToken) -> Void) throws {
+    public func tokenize(_ bytes: Data, reason: TokenizeReason = .document, _ body: (Token) -> Void) throws {
         guard !bytes.isEmpty else { return }
         guard bytes.count < Int(Int32.max) else {
             throw SiftError(code: .tooBig, message: "Text over 2 GB cannot be tokenized.", operation: .tokenize)
@@ -71,7 +50,7 @@ public final class ICUTokenizer {
             var context = body
             let rc = bytes.withUnsafeBytes { buffer in
                 withUnsafeMutablePointer(to: &context) { ctx in
-                    sift_icu_tokenize(raw, mode.flags, buffer.baseAddress?.assumingMemoryBound(to: CChar.self),
+                    sift_icu_tokenize(raw, reason.icuFlags, buffer.baseAddress?.assumingMemoryBound(to: CChar.self),
                                       Int32(buffer.count), ctx, icuTokenCallback)
                 }
             }
@@ -82,13 +61,21 @@ public final class ICUTokenizer {
     }
 }
 
+private extension TokenizeReason {
+    var icuFlags: Int32 {
+        switch self {
+        case .document: return SIFT_ICU_TOKENIZE_DOCUMENT
+        case .query: return SIFT_ICU_TOKENIZE_QUERY
+        }
+    }
+}
+
 private let icuTokenCallback: sift_icu_token_callback = { context, flags, token, length, start, end in
     guard let context else { return SIFT_ICU_OK }
-    let body = context.assumingMemoryBound(to: ((ICUToken) -> Void).self).pointee
+    let body = context.assumingMemoryBound(to: ((Token) -> Void).self).pointee
     let bytes = UnsafeBufferPointer(start: token.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) },
                                     count: Int(max(0, length)))
-    body(ICUToken(text: String(decoding: bytes, as: UTF8.self), start: Int(start), end: Int(end),
-                  isColocated: flags & SIFT_ICU_TOKEN_COLOCATED != 0, isCJK: flags & SIFT_ICU_TOKEN_CJK != 0,
-                  isSeparator: flags & SIFT_ICU_TOKEN_SEPARATOR != 0))
+    body(Token(text: String(decoding: bytes, as: UTF8.self), start: Int(start), end: Int(end),
+               isColocated: flags & SIFT_ICU_TOKEN_COLOCATED != 0))
     return SIFT_ICU_OK
 }

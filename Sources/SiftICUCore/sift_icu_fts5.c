@@ -1,6 +1,7 @@
 /* FTS5 glue: the tokenizer as an fts5_tokenizer, and sift_highlight(), registered per connection. */
-#include <sqlite3.h>
 #include <stdlib.h>
+
+#include "../CSQLite/shim.h" /* the CSQLite target (a dependency): sqlite3.h and sift_fts5_api() */
 
 #include "sift_icu_internal.h"
 
@@ -119,21 +120,9 @@ static void sift_highlight(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite
     sqlite3_free(ranges);
 }
 
-/* The fts5_api pointer comes from `SELECT fts5(?1)` with a bound pointer of type "fts5_api_ptr"; the variable
-   it is written to must outlive sqlite3_step, so bind and step happen here, on this frame. */
-static fts5_api *fts5_api_of(sqlite3 *db) {
-    fts5_api *api = NULL;
-    sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, NULL) != SQLITE_OK) return NULL;
-    sqlite3_bind_pointer(stmt, 1, (void *)&api, "fts5_api_ptr", NULL);
-    sqlite3_step(stmt);
-    sqlite3_finalize(stmt);
-    return api;
-}
-
 int sift_icu_register(struct sqlite3 *db, const char *name) {
     if (!db) return SQLITE_MISUSE;
-    fts5_api *api = fts5_api_of(db);
+    fts5_api *api = sift_fts5_api(db);
     if (!api || api->iVersion < 2) return SQLITE_ERROR;
     fts5_tokenizer tokenizer = {x_create, x_delete, x_tokenize}; /* FTS5 copies it */
     int rc = api->xCreateTokenizer(api, name ? name : "sift_icu", NULL, &tokenizer, NULL);

@@ -16,10 +16,6 @@ typedef enum {
     SIFT_CJK_BIGRAM,         /* overlapping bigrams; the run's last character also as a colocated unigram
                                 unless it already began a token earlier in the same text */
     SIFT_CJK_WORDS,          /* ICU dictionary words */
-    SIFT_CJK_BIGRAM_PLAIN,   /* experiment only: bigrams without the run-final unigram */
-    SIFT_CJK_BIGRAM_UNIGRAM, /* experiment only: bigrams with a colocated unigram at every position */
-    SIFT_CJK_BIGRAM_TAIL,    /* experiment only: bigrams, then the last character as a unigram at its own position */
-    SIFT_CJK_BIGRAM_COLOC,   /* experiment only: like BIGRAM, but the colocated last character is never elided */
 } sift_cjk_strategy;
 
 /* Internal tokenize flag: the caller is FTS5, so pass it no Sift-specific token flags. */

@@ -2,9 +2,9 @@
  * The tokenizer: UTF-8 in, normalized tokens with exact byte offsets out.
  *
  * The input is decoded once to UTF-16 with a map back to byte offsets, then cut into stretches:
- *   - CJK runs (Han, kana, Hangul) are indexed per the `cjk` strategy. The default, one token per character
- *     (phrase queries give exact contiguity), needs no dictionary, so ICU's (slow) dictionary segmentation only
- *     runs for the `words` strategy, for pinyin and for SIFT_ICU_TOKENIZE_WORDS;
+ *   - CJK runs (Han, kana, Hangul: sift_is_cjk in SiftText) are indexed per the `cjk` strategy. The default,
+ *     one token per character (phrase queries give exact contiguity), needs no dictionary, so ICU's (slow)
+ *     dictionary segmentation only runs for the `words` strategy and for pinyin;
  *   - everything else goes through ICU's word break iterator; segments with no letters or digits (spaces,
  *     punctuation, emoji) are dropped.
  * Every token is normalized with NFKC_Casefold (case folding, fullwidth forms, compatibility characters),
@@ -16,41 +16,13 @@
 #include <unicode/uversion.h>
 
 #include "sift_icu_internal.h"
+#include "sift_text.h"
 
 /* ---------------------------------------------------------------------------------------------------------- */
 /* Character classes */
 
-/* Characters indexed by the CJK strategy: Han, Hiragana, Katakana (and their halfwidth forms), Hangul. */
-static int is_cjk(UChar32 c) {
-    if (c < 0x1100) return 0;
-    if (c <= 0x11FF) return 1; /* Hangul Jamo */
-    if (c == 0x25CB) return 1; /* ○, written for 〇 (zero) in Chinese years: 二○○○年 */
-    if (c < 0x2E80) return 0;
-    if (c <= 0x2FDF) return 1;                  /* CJK and Kangxi radicals */
-    if (c >= 0x3005 && c <= 0x3007) return 1;   /* 々 〆 〇 */
-    if (c >= 0x3021 && c <= 0x3029) return 1;   /* Hangzhou numerals */
-    if (c >= 0x3031 && c <= 0x3035) return 1;   /* vertical kana repeat marks */
-    if (c >= 0x3038 && c <= 0x303C) return 1;
-    if (c >= 0x3041 && c <= 0x30FF) return c != 0x30FB; /* kana, ー; not the middle dot, which is punctuation */
-    if (c >= 0x3131 && c <= 0x318E) return 1;   /* Hangul compatibility jamo */
-    if (c >= 0x31F0 && c <= 0x31FF) return 1;   /* small katakana */
-    if (c >= 0x3400 && c <= 0x4DBF) return 1;   /* ext A */
-    if (c >= 0x4E00 && c <= 0x9FFF) return 1;   /* unified ideographs */
-    if (c >= 0xA960 && c <= 0xA97F) return 1;   /* Hangul jamo ext A */
-    if (c >= 0xAC00 && c <= 0xD7FF) return 1;   /* Hangul syllables, jamo ext B */
-    if (c >= 0xF900 && c <= 0xFAFF) return 1;   /* compatibility ideographs */
-    if (c >= 0xFF66 && c <= 0xFF9F) return 1;   /* halfwidth katakana */
-    if (c >= 0xFFA0 && c <= 0xFFDC) return 1;   /* halfwidth Hangul */
-    if (c >= 0x1B000 && c <= 0x1B16F) return 1; /* kana supplement */
-    if (c >= 0x20000 && c <= 0x323AF) return 1; /* ext B..H */
-    return 0;
-}
-
-/* Marks that belong to the CJK character before them (voicing marks, variation selectors, tone marks). */
-static int is_cjk_mark(UChar32 c) {
-    return c == 0x3099 || c == 0x309A || c == 0xFF9E || c == 0xFF9F || (c >= 0x302A && c <= 0x302F) ||
-           (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0xE0100 && c <= 0xE01EF);
-}
+/* Which characters form CJK runs: sift_is_cjk and sift_is_cjk_mark (SiftText), the table Sift's query builder
+   uses too. */
 
 /* Cheap test for stretches between CJK runs that cannot hold a word (spaces, ASCII and CJK punctuation), so
    the word break iterator is not even started for them. */
@@ -96,12 +68,6 @@ static int parse_cjk(const char *v, sift_cjk_strategy *out) {
     if (!strcmp(v, "bigram")) *out = SIFT_CJK_BIGRAM;
     else if (!strcmp(v, "unigram")) *out = SIFT_CJK_UNIGRAM;
     else if (!strcmp(v, "words")) *out = SIFT_CJK_WORDS;
-#ifdef SIFT_ICU_EXPERIMENTS
-    else if (!strcmp(v, "bigram_plain")) *out = SIFT_CJK_BIGRAM_PLAIN;
-    else if (!strcmp(v, "bigram_unigram")) *out = SIFT_CJK_BIGRAM_UNIGRAM;
-    else if (!strcmp(v, "bigram_tail")) *out = SIFT_CJK_BIGRAM_TAIL;
-    else if (!strcmp(v, "bigram_coloc")) *out = SIFT_CJK_BIGRAM_COLOC;
-#endif
     else return 0;
     return 1;
 }
@@ -186,24 +152,13 @@ typedef struct {
     sift_icu_tokenizer *t;
     void *context;
     sift_icu_token_callback callback;
-    int query;      /* QUERY: no colocated extras, run-final unigram only when another token follows */
+    int query;      /* QUERY: no colocated extras */
     int aux;        /* AUX: same positions as DOCUMENT; colocated extras are skipped (highlight ignores them) */
-    int words;      /* WORDS: CJK runs as ICU words */
     int ext_flags;  /* pass Sift's own token flags (not to FTS5) */
-    /* query mode: the run-final unigram waits here until we know whether another token follows */
-    int pending;
-    char pending_tok[8];
-    int pending_len, pending_start, pending_end;
     int last_cjk_end; /* end offset of the last token if it came from a CJK run, else -1 */
 } emitter;
 
 static int emit(emitter *e, int flags, const char *tok, int len, int start, int end) {
-    if (e->pending && !(flags & SIFT_ICU_TOKEN_COLOCATED)) {
-        e->pending = 0;
-        int rc = e->callback(e->context, e->ext_flags ? SIFT_ICU_TOKEN_CJK : 0, e->pending_tok, e->pending_len,
-                             e->pending_start, e->pending_end);
-        if (rc != SIFT_ICU_OK) return rc;
-    }
     if (!(flags & SIFT_ICU_TOKEN_COLOCATED)) e->last_cjk_end = (flags & SIFT_ICU_TOKEN_CJK) ? end : -1;
     if (!e->ext_flags) flags &= SIFT_ICU_TOKEN_COLOCATED;
     return e->callback(e->context, flags, tok, len, start, end);
@@ -334,7 +289,7 @@ static int word_stretch(emitter *e, int32_t a, int32_t b) {
 
 static int add_char(sift_icu_tokenizer *t, int32_t *n, UChar32 c, int32_t s16, int32_t x16) {
     /* compatibility characters can normalize to punctuation (㈱ -> (株)): keep only letters and digits */
-    if (!is_cjk(c) && !u_isalnum(c)) return SIFT_ICU_OK;
+    if (!sift_is_cjk(c) && !u_isalnum(c)) return SIFT_ICU_OK;
     if (t->traditional_to_simplified) c = sift_han_simplify(t, c);
     if (!sift_grow((void **)&t->chars, &t->chars_cap, (int64_t)*n + 1, sizeof(sift_cjk_char))) return SIFT_ICU_NOMEM;
     sift_cjk_char *ch = &t->chars[(*n)++];
@@ -368,7 +323,7 @@ static int32_t run_chars(sift_icu_tokenizer *t, int32_t a, int32_t b) {
         while (i < b) {
             int32_t j = i;
             U16_NEXT(u, j, b, c);
-            if (!is_cjk_mark(c)) break;
+            if (!sift_is_cjk_mark(c)) break;
             i = j;
         }
         int32_t m = normalize_into(t->nfkc_cf, u + s, i - s, &t->norm2, &t->norm2_cap);
@@ -453,85 +408,84 @@ static int seen_before(sift_icu_tokenizer *t, UChar32 c) {
     }
 }
 
+/* Pinyin for the ICU word that starts at character i, after the tokens of that character (when enabled). */
+static int pinyin_at(emitter *e, int pinyin, int32_t i) {
+    if (!pinyin) return SIFT_ICU_OK; /* t->word_end is only filled for pinyin and `words` */
+    int32_t q = e->t->word_end[i];
+    return q > i ? emit_pinyin(e, i, q) : SIFT_ICU_OK;
+}
+
+/* `cjk unigram`: one token per character of the run t->chars[0, n). */
+static int unigram_run(emitter *e, int32_t n, int pinyin) {
+    sift_icu_tokenizer *t = e->t;
+    int rc = SIFT_ICU_OK;
+    /* Runs separated by punctuation or spaces only would otherwise be adjacent, so the phrase 一切 would match
+       一，切: a separator token keeps them one position apart, and a query with the same gap, like "一，切",
+       produces it too, so it finds the text it was copied from. In a document it covers the gap; in a query it
+       covers no bytes, because it stands for no text the user typed: a query builder that takes its terms from
+       the tokens' byte ranges (Sift's) skips it without knowing this tokenizer. */
+    int32_t gap = e->last_cjk_end, next = t->chars[0].start;
+    if (gap >= 0 && gap < next) rc = emit(e, SIFT_ICU_TOKEN_SEPARATOR, "|", 1, gap, e->query ? gap : next);
+    for (int32_t i = 0; i < n && rc == SIFT_ICU_OK; i++) {
+        rc = emit_chars(e, 0, i, i + 1);
+        if (rc == SIFT_ICU_OK) rc = pinyin_at(e, pinyin, i);
+    }
+    return rc;
+}
+
+/* `cjk bigram`: overlapping bigrams of the run t->chars[0, n).
+   Bigram i covers characters i and i+1, so a CJK string of 2+ characters is the phrase of its bigrams: exact
+   contiguity, and positions stay those of plain bigrams, so phrases that cross into the next run or word still
+   line up. A one-character query is a prefix query (c*), which finds c wherever it begins a bigram; the run's
+   last character begins none, so it is added as a unigram colocated with the last bigram, but only if it has
+   not begun a token earlier in this text (the prefix query only needs one per text). */
+static int bigram_run(emitter *e, int32_t n, int pinyin) {
+    sift_icu_tokenizer *t = e->t;
+    int rc = SIFT_ICU_OK;
+    for (int32_t i = 0; i < n && rc == SIFT_ICU_OK; i++) {
+        if (n == 1) {
+            rc = emit_chars(e, 0, i, i + 1);
+            if (!e->query) (void)seen_before(t, t->chars[i].c);
+        } else if (i + 1 < n) {
+            rc = emit_chars(e, 0, i, i + 2);
+            if (!e->query) (void)seen_before(t, t->chars[i].c);
+            if (rc == SIFT_ICU_OK && i + 2 == n && !e->query && !e->aux && !seen_before(t, t->chars[i + 1].c))
+                rc = emit_chars(e, SIFT_ICU_TOKEN_COLOCATED, i + 1, i + 2);
+        }
+        if (rc == SIFT_ICU_OK) rc = pinyin_at(e, pinyin, i);
+    }
+    return rc;
+}
+
+/* `cjk words`: the ICU dictionary words of the run t->chars[0, n). */
+static int words_run(emitter *e, int32_t n, int pinyin) {
+    sift_icu_tokenizer *t = e->t;
+    int rc = SIFT_ICU_OK;
+    for (int32_t i = 0; i < n && rc == SIFT_ICU_OK; i++) {
+        if (t->word_end[i] < 0) continue;
+        rc = emit_chars(e, 0, i, t->word_end[i]);
+        if (rc == SIFT_ICU_OK) rc = pinyin_at(e, pinyin, i);
+    }
+    return rc;
+}
+
 static int cjk_run(emitter *e, int32_t a, int32_t b) {
     sift_icu_tokenizer *t = e->t;
     int32_t n = run_chars(t, a, b);
     if (n < 0) return SIFT_ICU_NOMEM;
     if (n == 0) return SIFT_ICU_OK;
-    sift_cjk_strategy strategy = e->words ? SIFT_CJK_WORDS : t->cjk;
+    sift_cjk_strategy strategy = t->cjk;
     int pinyin = t->pinyin && !e->query && !e->aux;
     if (strategy == SIFT_CJK_WORDS || pinyin) {
         int rc = run_words(t, a, b, n);
         if (rc != SIFT_ICU_OK) return rc;
     }
-    int rc = SIFT_ICU_OK;
-    for (int32_t i = 0; i < n && rc == SIFT_ICU_OK; i++) {
-        int last = i + 1 == n;
-        switch (strategy) {
-        case SIFT_CJK_WORDS:
-            if (t->word_end[i] < 0) continue;
-            rc = emit_chars(e, 0, i, t->word_end[i]);
-            break;
-        case SIFT_CJK_UNIGRAM:
-            /* Runs separated by punctuation or spaces only would otherwise be adjacent, so the phrase 一切
-               would match 一，切: a separator token keeps them one position apart (and a query with the same
-               gap, like "一，切", produces it too). */
-            if (i == 0 && e->last_cjk_end >= 0 && e->last_cjk_end < t->chars[0].start)
-                rc = emit(e, SIFT_ICU_TOKEN_SEPARATOR, "|", 1, e->last_cjk_end, t->chars[0].start);
-            if (rc == SIFT_ICU_OK) rc = emit_chars(e, 0, i, i + 1);
-            break;
-        case SIFT_CJK_BIGRAM_PLAIN:
-            rc = emit_chars(e, 0, i, i + (n > 1 ? 2 : 1));
-            if (n > 1 && i + 2 == n) i++; /* the last bigram covers the last character */
-            break;
-        case SIFT_CJK_BIGRAM_UNIGRAM:
-            if (!last) {
-                rc = emit_chars(e, 0, i, i + 2);
-                if (rc == SIFT_ICU_OK && !e->query) rc = emit_chars(e, SIFT_ICU_TOKEN_COLOCATED, i, i + 1);
-            } else {
-                rc = e->query && n > 1 ? SIFT_ICU_OK : emit_chars(e, 0, i, i + 1);
-            }
-            break;
-        case SIFT_CJK_BIGRAM_TAIL:
-            if (!last) {
-                rc = emit_chars(e, 0, i, i + 2);
-            } else if (!e->query || n == 1) {
-                rc = emit_chars(e, 0, i, i + 1);
-            } else {
-                /* A query string's run ends here. Where another token follows, the document's run ends here
-                   too and has this unigram; where the query string ends, the document's run may go on. */
-                int32_t len = chars_utf8(t, i, i + 1);
-                if (len < 0) return SIFT_ICU_NOMEM;
-                memcpy(e->pending_tok, t->tok, (size_t)len);
-                e->pending_len = len;
-                e->pending_start = t->chars[i].start;
-                e->pending_end = t->chars[i].end;
-                e->pending = 1;
-            }
-            break;
-        case SIFT_CJK_BIGRAM:
-        case SIFT_CJK_BIGRAM_COLOC:
-            /* Bigram i covers characters i and i+1, so a CJK string of 2+ characters is the phrase of its
-               bigrams: exact contiguity, and positions stay those of plain bigrams, so phrases that cross into
-               the next run or word still line up. A one-character query is a prefix query (c*), which finds c
-               wherever it begins a bigram; the run's last character begins none, so it is added as a unigram
-               colocated with the last bigram, but only if it has not begun a token earlier in this text (the
-               prefix query only needs one per text). */
-            if (n == 1) {
-                rc = emit_chars(e, 0, i, i + 1);
-                if (!e->query) (void)seen_before(t, t->chars[i].c);
-            } else if (!last) {
-                rc = emit_chars(e, 0, i, i + 2);
-                if (!e->query) (void)seen_before(t, t->chars[i].c);
-                if (rc == SIFT_ICU_OK && i + 2 == n && !e->query && !e->aux &&
-                    (!seen_before(t, t->chars[i + 1].c) || strategy == SIFT_CJK_BIGRAM_COLOC))
-                    rc = emit_chars(e, SIFT_ICU_TOKEN_COLOCATED, i + 1, i + 2);
-            }
-            break;
-        }
-        if (rc == SIFT_ICU_OK && pinyin && t->word_end[i] > i) rc = emit_pinyin(e, i, t->word_end[i]);
+    switch (strategy) {
+    case SIFT_CJK_UNIGRAM: return unigram_run(e, n, pinyin);
+    case SIFT_CJK_BIGRAM: return bigram_run(e, n, pinyin);
+    case SIFT_CJK_WORDS: return words_run(e, n, pinyin);
     }
-    return rc;
+    return SIFT_ICU_ERROR;
 }
 
 /* ---------------------------------------------------------------------------------------------------------- */
@@ -554,7 +508,6 @@ int sift_icu_tokenize(sift_icu_tokenizer *t, int flags, const char *text, int le
     e.callback = callback;
     e.query = (flags & SIFT_ICU_TOKENIZE_QUERY) != 0;
     e.aux = (flags & SIFT_ICU_TOKENIZE_AUX) != 0;
-    e.words = (flags & SIFT_ICU_TOKENIZE_WORDS) != 0;
     e.ext_flags = (flags & SIFT_ICU_TOKENIZE_FTS5) == 0;
     e.last_cjk_end = -1;
     if (++t->stamp == 0) { /* wrapped: really clear the seen set once every 2^32 texts */
@@ -570,17 +523,16 @@ int sift_icu_tokenize(sift_icu_tokenizer *t, int flags, const char *text, int le
         int32_t j = i;
         UChar32 c;
         U16_NEXT(u, j, n, c);
-        int cjk = is_cjk(c);
+        int cjk = sift_is_cjk(c);
         while (j < n) {
             int32_t k = j;
             UChar32 d;
             U16_NEXT(u, k, n, d);
-            if (cjk ? !(is_cjk(d) || is_cjk_mark(d)) : is_cjk(d)) break;
+            if (cjk ? !(sift_is_cjk(d) || sift_is_cjk_mark(d)) : sift_is_cjk(d)) break;
             j = k;
         }
         rc = cjk ? cjk_run(&e, i, j) : word_stretch(&e, i, j);
         i = j;
     }
-    /* A pending run-final unigram at the very end of a query is dropped (see cjk_run). */
     return rc;
 }

@@ -4,14 +4,16 @@ import Sift
 import SiftICU
 
 final class ICUTokenizerTests: XCTestCase {
-    private func tokens(_ text: String, _ arguments: [String] = [], mode: ICUTokenizer.Mode = .document) throws -> [String] {
-        try ICUTokenizer(arguments: arguments).tokenize(text, mode: mode).map { "\($0.isColocated ? "+" : "")\($0.text)@\($0.start)-\($0.end)" }
+    private func tokens(_ text: String, _ arguments: [String] = [], reason: TokenizeReason = .document) throws -> [String] {
+        try ICUTokenizer(arguments: arguments).tokenize(text, reason: reason).map { "\($0.isColocated ? "+" : "")\($0.text)@\($0.start)-\($0.end)" }
     }
 
     func testChineseIsIndexedPerCharacterWithRunSeparators() throws {
         XCTAssertEqual(try tokens("北京大学"), ["北@0-3", "京@3-6", "大@6-9", "学@9-12"])
         XCTAssertEqual(try tokens("我爱北京，天安门。"), ["我@0-3", "爱@3-6", "北@6-9", "京@9-12", "|@12-15", "天@15-18", "安@18-21", "门@21-24"])
         XCTAssertEqual(try tokens("一切 abc 中文"), ["一@0-3", "切@3-6", "abc@7-10", "中@11-14", "文@14-17"])
+        // In a query the separator is there for the positions only: it covers no text, so it is no query term.
+        XCTAssertEqual(try tokens("北京，天安门", reason: .query), ["北@0-3", "京@3-6", "|@6-6", "天@9-12", "安@12-15", "门@15-18"])
     }
 
     func testTraditionalJapaneseKoreanThai() throws {
@@ -32,13 +34,13 @@ final class ICUTokenizerTests: XCTestCase {
     func testPinyinAndWords() throws {
         let pinyin = try tokens("北京大学女", ["pinyin", "1"])
         XCTAssertTrue(pinyin.contains("+beijing@0-6") && pinyin.contains("+bj@0-6"), "\(pinyin)")
-        XCTAssertEqual(try ICUTokenizer().tokenize("北京大学生活在哪里？", mode: .words).map(\.text), ["北京", "大学", "生活", "在", "哪里"])
+        XCTAssertEqual(try ICUTokenizer(arguments: ["cjk", "words"]).tokenize("北京大学生活在哪里？").map(\.text), ["北京", "大学", "生活", "在", "哪里"])
     }
 
     func testHostileInput() throws {
         let tokenizer = try ICUTokenizer()
-        var collected: [ICUToken] = []
-        try tokenizer.tokenize(Data([0x61, 0xFF, 0x62]), mode: .document) { collected.append($0) }
+        var collected: [Token] = []
+        try tokenizer.tokenize(Data([0x61, 0xFF, 0x62]), reason: .document) { collected.append($0) }
         XCTAssertEqual(collected.map { "\($0.text)@\($0.start)-\($0.end)" }, ["a@0-1", "b@2-3"])
         XCTAssertEqual(try tokens("ab\u{0}cd"), ["ab@0-2", "cd@3-5"])
         XCTAssertEqual(try tokens(""), [])
@@ -46,7 +48,7 @@ final class ICUTokenizerTests: XCTestCase {
         XCTAssertThrowsError(try ICUTokenizer(arguments: ["cjk"]))
         let big = String(repeating: "混合 mixed テキスト text ", count: 100_000)  // ~3 MB
         var count = 0
-        try tokenizer.tokenize(Data(big.utf8), mode: .document) { token in
+        try tokenizer.tokenize(Data(big.utf8), reason: .document) { token in
             count += 1
             XCTAssertLessThanOrEqual(token.end, big.utf8.count)
         }
@@ -87,6 +89,26 @@ final class ICUSearchTests: XCTestCase {
         XCTAssertEqual(try match(database, "\"タワー\""), ["東京[タワー]に行きました"])
         XCTAssertEqual(try match(database, "\"서울\""), ["[서울]특별시에서 만나요"])
         XCTAssertEqual(try match(database, "istanbul AND abc AND cafe"), ["[İstanbul] [ＡＢＣ] [café]"])
+    }
+
+    func testPhrasesCopiedWithPunctuationFindTheirText() throws {
+        let database = try database()
+        XCTAssertEqual(try match(database, "\"一，切\""), ["[一，切]"])
+        XCTAssertEqual(try match(database, "\"一 切\""), ["[一，切]"], "any gap of punctuation or spaces is one position")
+        let phrase = try XCTUnwrap(try database.expression(for: SearchQuery("一，切", mode: .phrase), in: "docs"))
+        XCTAssertEqual(phrase, "(\"一 切\")")
+        XCTAssertEqual(try match(database, phrase), ["[一，切]"])
+        XCTAssertEqual(try database.expression(for: SearchQuery("一，切"), in: "docs"), "(\"一\" \"切\")", "the separator is no term")
+    }
+
+    func testICUTokenizerGivesTheTokensFTS5Gets() throws {
+        let database = try database()
+        for text in ["我爱北京，天安门。iPhone手机壳 3.14", "東京タワーに行きました", "İstanbul ＡＢＣ café"] {
+            for (arguments, reason) in [([], TokenizeReason.document), ([], .query), (["pinyin", "1"], .document)] {
+                XCTAssertEqual(try ICUTokenizer(arguments: arguments).tokenize(text, reason: reason),
+                               try database.tokenize(text, with: ["sift_icu"] + arguments, reason: reason), "\(text) \(reason)")
+            }
+        }
     }
 
     func testPinyinAndTraditionalOptionsThroughFTS5() throws {

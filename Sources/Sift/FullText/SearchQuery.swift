@@ -222,18 +222,6 @@ public struct SearchQuery: Sendable, Hashable {
         return pieces
     }
 
-    /// Han, kana, Hangul and their symbols: the scripts written without spaces between words.
-    static func isCJK(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x1100...0x11FF, 0x2E80...0x2FDF, 0x3005...0x3007, 0x3040...0x30FF, 0x3100...0x31BF, 0x31F0...0x31FF,
-             0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA960...0xA97F, 0xAC00...0xD7FF, 0xF900...0xFAFF, 0xFF66...0xFF9F,
-             0x20000...0x3FFFF:
-            return true
-        default:
-            return false
-        }
-    }
-
 }
 
 extension String {

@@ -1,19 +1,31 @@
 import CSQLite
 import Foundation
+import SiftText
 
-/// One token as an FTS5 tokenizer reports it: its text and the byte range of the input it came from.
+/// One token as a tokenizer reports it: its text and the byte range of the input it came from. What
+/// `Database.tokenize(_:with:reason:)` returns for any FTS5 tokenizer, and SiftICU's `ICUTokenizer` too.
 public struct Token: Sendable, Hashable {
     /// The token as indexed (folded, normalized).
     public let text: String
     /// UTF-8 byte offset of the token's first byte in the input.
     public let start: Int
-    /// UTF-8 byte offset just past the token in the input.
+    /// UTF-8 byte offset just past the token in the input (equal to `start` for a token that stands for no
+    /// text, such as a marker a tokenizer adds to a query).
     public let end: Int
     /// Whether the token shares the position of the previous one (a synonym such as a pinyin reading).
     public let isColocated: Bool
+
+    /// A token with its byte range in the input, for tokenizers that report tokens outside SQLite.
+    public init(text: String, start: Int, end: Int, isColocated: Bool = false) {
+        self.text = text
+        self.start = start
+        self.end = end
+        self.isColocated = isColocated
+    }
 }
 
-/// Whether text is tokenized as a document being indexed or as a query.
+/// Whether text is tokenized as a document being indexed or as a query (FTS5's `FTS5_TOKENIZE_DOCUMENT` and
+/// `FTS5_TOKENIZE_QUERY`).
 public enum TokenizeReason: Sendable {
     case document, query
     var flags: Int32 { self == .document ? FTS5_TOKENIZE_DOCUMENT : FTS5_TOKENIZE_QUERY }
@@ -58,12 +70,13 @@ final class TokenizerInstance {
         }
     }
 
-    /// The byte ranges of the query terms in `text`. Synonyms share their word's span, and sift_icu's "|" run
-    /// separator stands for punctuation: neither is a term.
+    /// The byte ranges of the query terms in `text`. Synonyms share their word's span, and a token over an empty
+    /// range stands for no text of the query (a tokenizer's own marker, such as one that keeps phrase positions
+    /// apart): neither is a term.
     func querySpans(_ text: String) throws -> [Range<Int>] {
         var spans: [Range<Int>] = []
-        try tokenize(text, reason: .query) { token, start, end, colocated in
-            if !colocated && start < end && !(token.count == 1 && token[0] == UInt8(ascii: "|")) { spans.append(start..<end) }
+        try tokenize(text, reason: .query) { _, start, end, colocated in
+            if !colocated && start < end { spans.append(start..<end) }
         }
         return spans
     }
@@ -93,4 +106,11 @@ extension Database {
             return tokens
         }
     }
+}
+
+extension SearchQuery {
+    /// Han, kana, Hangul and their symbols: the scripts written without spaces between words. The query builder
+    /// joins touching tokens that begin with such a character into one run. The table is SiftText's, the one
+    /// the sift_icu tokenizer cuts CJK runs with, so both agree on every code point.
+    static func isCJK(_ scalar: Unicode.Scalar) -> Bool { sift_is_cjk(scalar.value) != 0 }
 }

@@ -12,8 +12,9 @@
  * name and value, parsed once when the tokenizer is created; an unknown name or value is an error:
  *   cjk unigram|bigram|words         how Han/kana/Hangul runs are indexed (default unigram):
  *       unigram: one token per character, and a "|" token between two runs that only punctuation or spaces
- *                separate. A CJK string is the phrase of its characters, so a phrase query ("天安" or 天安)
- *                matches exactly the texts containing it contiguously, for any length including one character;
+ *                separate (so 一，切 is no match for the phrase 一切; a query "一，切" has the token too, with
+ *                an empty byte range). A CJK string is the phrase of its characters, so a phrase query ("天安"
+ *                or 天安) matches exactly the texts containing it contiguously, for any length including one character;
  *                highlight() marks exactly the matched characters. Smallest index (about half of bigrams).
  *                Natural-language queries: OR of every adjacent character pair of each CJK run as a quoted
  *                phrase ("北京" OR "京大" ...), every CJK character, and every other word.
@@ -35,18 +36,19 @@ struct sqlite3;
 #define SIFT_ICU_ERROR 1
 #define SIFT_ICU_NOMEM 7
 
-/* Tokenize flags: the first four have the values of FTS5's FTS5_TOKENIZE_* flags. */
+/* Tokenize flags: the values of FTS5's FTS5_TOKENIZE_* flags. */
 #define SIFT_ICU_TOKENIZE_QUERY 0x0001    /* a query string: no colocated extras, no run-final unigram */
 #define SIFT_ICU_TOKENIZE_PREFIX 0x0002   /* with QUERY: the string is followed by '*' in the FTS5 query */
 #define SIFT_ICU_TOKENIZE_DOCUMENT 0x0004 /* a document being indexed */
 #define SIFT_ICU_TOKENIZE_AUX 0x0008      /* highlight()/snippet(): same tokens and positions as DOCUMENT */
-#define SIFT_ICU_TOKENIZE_WORDS 0x0100    /* Sift extension: ICU words, never n-grams (for query builders) */
 
 /* Token flags passed to the callback. */
 #define SIFT_ICU_TOKEN_COLOCATED 0x0001 /* same position as the previous token (FTS5_TOKEN_COLOCATED) */
 #define SIFT_ICU_TOKEN_CJK 0x0100       /* the token comes from a Han/kana/Hangul run */
 #define SIFT_ICU_TOKEN_SEPARATOR 0x0200 /* `cjk unigram`: the "|" token between two CJK runs with only
-                                           punctuation or space between them; query builders skip it */
+                                           punctuation or space between them. Its byte range is the gap in a
+                                           document, and empty (start == end) in a query: it stands for no
+                                           query text, so it is no query term */
 
 /*
  * Receives one token: its normalized UTF-8 bytes (not NUL-terminated) and the byte range [start, end) of the
