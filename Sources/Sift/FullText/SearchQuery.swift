@@ -1,4 +1,5 @@
 import Foundation
+import SiftText
 
 /// What a person typed, turned into an FTS5 query that can never be a syntax error.
 ///
@@ -179,6 +180,11 @@ public struct SearchQuery: Sendable, Hashable {
             return Segment(text: String(decoding: utf8[segment.range], as: UTF8.self), isCJK: segment.cjk, parts: parts)
         }
     }
+
+    /// Han, kana, Hangul and their symbols: the scripts written without spaces between words. The query builder
+    /// joins touching tokens that begin with such a character into one run. The table is SiftText's, the one
+    /// the sift_icu tokenizer cuts CJK runs with, so both agree on every code point.
+    static func isCJK(_ scalar: Unicode.Scalar) -> Bool { sift_is_cjk(scalar.value) != 0 }
 
     /// The byte ranges of `range` between white space.
     static func words(in range: Range<Int>, of utf8: [UInt8]) -> [Range<Int>] {

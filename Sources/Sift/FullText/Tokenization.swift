@@ -1,6 +1,5 @@
 import CSQLite
 import Foundation
-import SiftText
 
 /// One token as a tokenizer reports it: its text and the byte range of the input it came from. What
 /// `Database.tokenize(_:with:reason:)` returns for any FTS5 tokenizer, and SiftICU's `ICUTokenizer` too.
@@ -106,11 +105,4 @@ extension Database {
             return tokens
         }
     }
-}
-
-extension SearchQuery {
-    /// Han, kana, Hangul and their symbols: the scripts written without spaces between words. The query builder
-    /// joins touching tokens that begin with such a character into one run. The table is SiftText's, the one
-    /// the sift_icu tokenizer cuts CJK runs with, so both agree on every code point.
-    static func isCJK(_ scalar: Unicode.Scalar) -> Bool { sift_is_cjk(scalar.value) != 0 }
 }
