@@ -13,11 +13,12 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 command=(apt-get install -y -qq "${missing[@]}")
-echo "sift: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 if [ "$(id -u)" -eq 0 ]; then
+    echo "sift: installing ${missing[*]}" >&2
     apt-get update -qq && "${command[@]}"
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    echo "sift: installing ${missing[*]} (sudo)" >&2
     sudo -n apt-get update -qq && sudo -n env DEBIAN_FRONTEND=noninteractive "${command[@]}"
 else
     echo "sift: these Debian packages are missing: ${missing[*]}" >&2
