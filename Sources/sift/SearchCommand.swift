@@ -20,6 +20,8 @@ struct SearchCommand: ParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @OptionGroup var rankingOptions: RankingOptions
+
     @Option(name: .shortAndLong, help: "Number of hits.")
     var limit = 10
 
@@ -57,7 +59,8 @@ struct SearchCommand: ParsableCommand {
             let corpus = try CorpusDatabase.open(at: database.db)
             let options = CorpusSearchOptions(mode: mode.searchMode, limit: limit, offset: offset,
                                               filters: try filters.map(FieldFilter.init(parsing:)),
-                                              markers: json ? SearchOptions.Markers("[", "]") : Terminal.markers)
+                                              markers: json ? SearchOptions.Markers("[", "]") : Terminal.markers,
+                                              ranking: rankingOptions.value)
             let results = try corpus.search(query, options: options)
             if json {
                 for hit in results.hits { print(try HitPrinter.json(hit)) }
