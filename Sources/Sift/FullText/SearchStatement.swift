@@ -31,7 +31,7 @@ struct SearchStatement: RenderedStatement {
         /// FTS5's `bm25()` with a weight per index column, in the index's column order.
         case bm25(weights: [Double])
         /// Sift's `sift_rank()` (see `sift_rank.h`) with a weight per index column, in the index's column order,
-        /// and per phrase of the expression, in FTS5's phrase order (nil: every phrase weighs 1).
+        /// and per phrase of the expression, in FTS5's phrase order, passed as one text (nil: every phrase weighs 1).
         case siftRank(k1: Double, b: Double, weights: [Double], phraseWeights: [Int]?)
 
         /// The function call FTS5 evaluates (its arguments as SQL literals), bound as a value.
@@ -41,8 +41,10 @@ struct SearchStatement: RenderedStatement {
             case .bm25(let weights):
                 return "bm25(" + weights.map { number($0, 1) }.joined(separator: ", ") + ")"
             case .siftRank(let k1, let b, let weights, let phraseWeights):
+                // The phrase weights are one text ('2 1 0'): a query can have more phrases than SQLite's 127 arguments.
+                let phrases = phraseWeights.map { "'" + $0.map { String(max(0, $0)) }.joined(separator: " ") + "'" }
                 let arguments = [number(k1, Ranking.defaultK1), number(b, Ranking.defaultB), String(weights.count)]
-                    + weights.map { number($0, 1) } + (phraseWeights ?? []).map { String($0) }
+                    + weights.map { number($0, 1) } + (phrases.map { [$0] } ?? [])
                 return "sift_rank(" + arguments.joined(separator: ", ") + ")"
             }
         }

@@ -228,9 +228,9 @@ final class RankingTests: SiftTestCase {
 
     func testRawSQLWithTheConventionDocumentedInTheHeader() throws {
         let database = try corpus()
-        // As the table's rank (k1, b, ncolumns, weights, one weight per phrase) and called directly.
+        // As the table's rank (k1, b, ncolumns, column weights, a text of phrase weights) and called directly.
         let ranked = try database.getRows(sql: "SELECT rowid, rank FROM articles_fts WHERE articles_fts MATCH ? "
-                                          + "AND rank MATCH 'sift_rank(1.2, 0.75, 2, 3.0, 1.0, 2, 1)' ORDER BY rank",
+                                          + "AND rank MATCH 'sift_rank(1.2, 0.75, 2, 3.0, 1.0, ''2 1'')' ORDER BY rank",
                                           values: ["\"apple\" OR \"banana\""])
         XCTAssertEqual(ranked.count, 4)
         for row in ranked {
@@ -257,17 +257,24 @@ final class RankingTests: SiftTestCase {
                 return "\(error)"
             }
         }
-        XCTAssertEqual(message("1.2"), "sift_rank: wrong number of arguments (1): a table of 2 columns and a query of 1 phrases "
-                       + "takes sift_rank(k1, b, ncolumns, 2 column weights[, 1 phrase weights]), 5 or 6 arguments, or none")
+        XCTAssertEqual(message("1.2"), "sift_rank: wrong number of arguments (1): a table of 2 columns takes "
+                       + "sift_rank(k1, b, ncolumns, 2 column weights[, phrase weights]), 5 or 6 arguments, or none")
         XCTAssertTrue(message("1.2, 0.75, 2, 1, 1, 1, 1").hasPrefix("sift_rank: wrong number of arguments (7)"))
         XCTAssertEqual(message("1.2, 0.75, 3, 1, 1, 1"), "sift_rank: argument 3 (ncolumns) must be 2")
         XCTAssertEqual(message("-1, 0.75, 2, 1, 1"), "sift_rank: argument 1 (k1) must be a number >= 0")
         XCTAssertEqual(message("1.2, 2, 2, 1, 1"), "sift_rank: argument 2 (b) must be a number from 0 to 1")
         XCTAssertEqual(message("1.2, 0.75, 2, 'heavy', 1"), "sift_rank: argument 4 (column weight) must be a number >= 0")
-        XCTAssertEqual(message("1.2, 0.75, 2, 1, 1, -2"), "sift_rank: argument 6 (phrase weight) must be a number >= 0")
-        XCTAssertEqual(message("1.2, 0.75, 2, 1, 1, 1e999"), "sift_rank: argument 6 (phrase weight) must be a number >= 0",
-                       "infinity is no weight")
         XCTAssertEqual(message("NULL, 0.75, 2, 1, 1"), "sift_rank: argument 1 (k1) must be a number >= 0")
+        XCTAssertEqual(message("1.2, 0.75, 2, 1e999, 1"), "sift_rank: argument 4 (column weight) must be a number >= 0",
+                       "infinity is no weight")
+        let phraseWeights = "sift_rank: argument 6 (phrase weights) must be 1 numbers >= 0 separated by spaces, "
+            + "one per phrase of the query, such as '2 1'"
+        for bad in ["-2", "'1 1'", "''", "'x'", "'2,'", "'1 '' OR 1'", "1e999", "NULL", "X'01'"] {
+            XCTAssertEqual(message("1.2, 0.75, 2, 1, 1, \(bad)"), phraseWeights, bad)
+        }
+        for good in ["2", "2.5", "'3'", "' 0.25 '", "0"] {
+            XCTAssertEqual(message("1.2, 0.75, 2, 1, 1, \(good)"), "no error", good)
+        }
         XCTAssertEqual(message("1.2, 0.75, 2, 1, 1, 1"), "no error")
         XCTAssertEqual(message(""), "no error")
         // As the table's rank, FTS5 (3.40) reports a rank function's error without its message: still an error.
@@ -286,6 +293,18 @@ final class RankingTests: SiftTestCase {
         }
         XCTAssertEqual(try search(SearchQuery("apple"), .bm25, weights: ["title": -1], in: database).hits.count, 3,
                        "FTS5's bm25 takes negative weights, as before")
+    }
+
+    func testMorePhrasesThanSQLiteTakesArguments() throws {
+        let database = try corpus()
+        // 64 words (the most a query keeps, one repeated) and 64 excluded ones: 127 phrases, which with k1, b,
+        // ncolumns and two column weights would be more than the 127 arguments SQLite lets a function take.
+        let filler = (0..<61).map { "w\($0)" }.joined(separator: " ")
+        let query = SearchQuery("apple banana apple " + filler, mode: .anyTerm,
+                                excluding: (0..<64).map { "x\($0)" }.joined(separator: " "))
+        let results = try search(query, in: database)
+        XCTAssertEqual(results.expression?.components(separatedBy: "\"").count, 2 * 127 + 1, "127 phrases")
+        assertScores(results, ids: [1, 2, 3, 4]) { self.expected($0, [("apple", 2), ("banana", 1)]) }
     }
 
     func testDescription() {
