@@ -111,7 +111,8 @@ extension CorpusDatabase {
     }
 
     /// The keys of the best `limit` documents for `text` and their scores, without snippets or
-    /// totals: what a ranking evaluation needs, at the least cost per query.
+    /// totals: what a ranking evaluation needs, at the least cost per query. `titleWeight` and `ranking` are
+    /// those of ``CorpusSearchOptions``.
     public func rankedKeys(_ text: String, mode: SearchQuery.Mode = .anyTerm, limit: Int = 1000,
                            titleWeight: Double = 1, ranking: Ranking = .bm25) throws -> [(key: String, score: Double)] {
         try translatingErrors {

@@ -20,8 +20,6 @@ struct SearchCommand: ParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @OptionGroup var rankingOptions: RankingOptions
-
     @Option(name: .shortAndLong, help: "Number of hits.")
     var limit = 10
 
@@ -33,6 +31,8 @@ struct SearchCommand: ParsableCommand {
 
     @Option(name: .customLong("where"), help: ArgumentHelp("Only hits whose field equals a value.", valueName: "field=value"))
     var filters: [String] = []
+
+    @OptionGroup var rankingOptions: RankingOptions
 
     @Flag(help: "One JSON object per hit.")
     var json = false
