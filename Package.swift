@@ -23,7 +23,9 @@ let package = Package(
                        providers: [.apt(["libicu-dev"])]),
         // The CJK character table shared by Sift's query builder and the sift_icu tokenizer (C, no ICU, no SQLite).
         .target(name: "SiftText"),
-        .target(name: "Sift", dependencies: ["CSQLite", "SiftText"]),
+        // sift_rank(), Sift's BM25F ranking function for FTS5 (C, no ICU), registered on every connection.
+        .target(name: "SiftRank", dependencies: ["CSQLite"], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "Sift", dependencies: ["CSQLite", "SiftText", "SiftRank"]),
         // `@TableRowCoding`, in its own product so that only its users build swift-syntax.
         .macro(name: "SiftMacrosPlugin", dependencies: [
             .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),

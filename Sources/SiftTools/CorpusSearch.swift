@@ -43,18 +43,21 @@ public struct CorpusSearchOptions: Sendable, Hashable {
     public var mode: SearchQuery.Mode
     /// Conditions every hit must meet.
     public var filters: [FieldFilter]
-    /// bm25 weight of the title relative to the body: a word in a short title says more about the document.
+    /// Weight of the title relative to the body: a word in a short title says more about the document.
     public var titleWeight: Double
+    /// How hits are scored: FTS5's bm25 (the default) or Sift's BM25F.
+    public var ranking: Ranking
     /// Paging, markers and snippet size (the title is highlighted and the body snippeted, whatever they say).
     public var search: SearchOptions
 
-    /// Ten hits, all terms, matches marked with `[` and `]`, titles weighted 2, snippets of 24 tokens.
+    /// Ten hits, all terms, matches marked with `[` and `]`, titles weighted 2, bm25, snippets of 24 tokens.
     public init(mode: SearchQuery.Mode = .allTerms, limit: Int = 10, offset: Int = 0, filters: [FieldFilter] = [],
                 markers: SearchOptions.Markers = SearchOptions.Markers("[", "]"), titleWeight: Double = 2,
-                snippetTokens: Int = 24) {
+                ranking: Ranking = .bm25, snippetTokens: Int = 24) {
         self.mode = mode
         self.filters = filters
         self.titleWeight = titleWeight
+        self.ranking = ranking
         search = SearchOptions(limit: limit, offset: offset, markers: markers, snippetTokens: snippetTokens)
     }
 }
@@ -67,7 +70,7 @@ public struct CorpusHit: Sendable, Hashable {
     public var key: String
     /// The title, matched words marked.
     public var title: String
-    /// bm25 relevance; larger is better, comparable only within one query.
+    /// Relevance under the search's ranking; larger is better, comparable only within one query.
     public var score: Double
     /// A fragment of the body around the matched words, marked.
     public var snippet: String
@@ -93,6 +96,7 @@ extension CorpusDatabase {
             for filter in options.filters { condition = condition.map { $0 && filter.condition } ?? filter.condition }
             var searchOptions = options.search
             searchOptions.weights = ["title": options.titleWeight]
+            searchOptions.ranking = options.ranking
             searchOptions.highlight = ["title"]
             searchOptions.snippet = ["body"]
             let results: SearchResults<DocumentSummary> = try database.search(
@@ -107,13 +111,15 @@ extension CorpusDatabase {
     }
 
     /// The keys of the best `limit` documents for `text` and their scores, without snippets or
-    /// totals: what a ranking evaluation needs, at the least cost per query.
+    /// totals: what a ranking evaluation needs, at the least cost per query. `titleWeight` and `ranking` are
+    /// those of ``CorpusSearchOptions``.
     public func rankedKeys(_ text: String, mode: SearchQuery.Mode = .anyTerm, limit: Int = 1000,
-                           titleWeight: Double = 1) throws -> [(key: String, score: Double)] {
+                           titleWeight: Double = 1, ranking: Ranking = .bm25) throws -> [(key: String, score: Double)] {
         try translatingErrors {
             let results: SearchResults<DocumentKey> = try database.search(
                 SearchQuery(text, mode: mode), in: Self.indexTable,
-                options: SearchOptions(limit: limit, weights: titleWeight == 1 ? [:] : ["title": titleWeight], countTotal: false))
+                options: SearchOptions(limit: limit, weights: titleWeight == 1 ? [:] : ["title": titleWeight],
+                                       ranking: ranking, countTotal: false))
             return results.hits.map { ($0.object.key, $0.score) }
         }
     }

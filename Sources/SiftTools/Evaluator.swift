@@ -9,6 +9,8 @@ public struct EvaluationOutcome: Sendable {
     public var collection: String
     /// The tokenizer the corpus was indexed with.
     public var tokenizer: String
+    /// The ranking the queries ran with.
+    public var ranking: Ranking
     /// nDCG@10, MAP, Recall@100, MRR@10, P@10 per query and on average.
     public var report: EvaluationReport
     /// The ranking of every query, with BEIR `_id`s as document IDs.
@@ -41,11 +43,12 @@ public enum Evaluator {
     /// - Parameters:
     ///   - databasePath: where to keep the corpus; nil uses a temporary file, deleted afterwards.
     ///     An existing file is an error, so timings are always those of a fresh index.
-    ///   - titleWeight: bm25 weight of titles relative to bodies (1 treats them alike, as BEIR baselines do).
+    ///   - titleWeight: weight of titles relative to bodies (1 treats them alike, as BEIR baselines do).
+    ///   - ranking: how results are scored (FTS5's bm25 by default, as `database.search` does).
     ///   - onProgress: indexing progress, for a progress display.
     public static func run(collection: URL, tokenizer: String = CorpusDatabase.defaultTokenizer,
                            databasePath: String? = nil, depth: Int = TRECRunFile.defaultDepth, titleWeight: Double = 1,
-                           onProgress: ((IndexProgress) -> Void)? = nil) throws -> EvaluationOutcome {
+                           ranking: Ranking = .bm25, onProgress: ((IndexProgress) -> Void)? = nil) throws -> EvaluationOutcome {
         let testCollection = TestCollection(folder: collection)
         try testCollection.validate()
         let queries = try testCollection.loadQueries()
@@ -71,15 +74,16 @@ public enum Evaluator {
         try corpus.optimize()
         let indexingSeconds = Date().timeIntervalSince(indexStart)
 
-        var run = Run(tag: "sift-" + tokenizer.split(whereSeparator: \.isWhitespace).joined(separator: "-"))
+        var run = Run(tag: "sift-" + tokenizer.split(whereSeparator: \.isWhitespace).joined(separator: "-")
+                          + (ranking == .bm25 ? "" : "-bm25f"))
         let queryStart = Date()
         for query in queries {
-            let ranked = try corpus.rankedKeys(query.text, mode: .anyTerm, limit: depth, titleWeight: titleWeight)
+            let ranked = try corpus.rankedKeys(query.text, mode: .anyTerm, limit: depth, titleWeight: titleWeight, ranking: ranking)
             run.results[query.id] = ranked.map { ScoredDocument(id: $0.key, score: $0.score) }
         }
         let querySeconds = Date().timeIntervalSince(queryStart)
 
-        return EvaluationOutcome(collection: testCollection.name, tokenizer: tokenizer, report: EvaluationReport(run: run, qrels: qrels),
+        return EvaluationOutcome(collection: testCollection.name, tokenizer: tokenizer, ranking: ranking, report: EvaluationReport(run: run, qrels: qrels),
                                  run: run, documents: indexed.written, corpusBytes: indexed.bytes, indexingSeconds: indexingSeconds,
                                  queries: queries.count, querySeconds: querySeconds)
     }

@@ -10,7 +10,7 @@ struct EvalCommand: ParsableCommand {
         abstract: "Evaluate search quality on a BEIR-layout collection (corpus.jsonl, queries.jsonl, qrels.tsv).",
         discussion: """
             Indexes the corpus (title and text) into a temporary database, runs every query as any-term \
-            search keeping the top 1000, and prints nDCG@10, MAP, Recall@100, MRR@10 and P@10 averaged \
+            search keeping the top 1000 (ranked as --ranking says, titles and bodies weighing the same), and prints nDCG@10, MAP, Recall@100, MRR@10 and P@10 averaged \
             over the judged queries (trec_eval conventions), with indexing and query throughput. \
             --run writes the ranking as a TREC run file (qid Q0 docid rank score tag) for trec_eval.
             """)
@@ -20,6 +20,8 @@ struct EvalCommand: ParsableCommand {
 
     @Option(help: "FTS5 tokenizer, e.g. sift_icu (default) or \"unicode61 remove_diacritics 2\".")
     var tokenizer = CorpusDatabase.defaultTokenizer
+
+    @OptionGroup var rankingOptions: RankingOptions
 
     @Option(name: .customLong("run"), help: ArgumentHelp("Write the run to this TREC run file.", valueName: "file"))
     var runFile: String?
@@ -37,7 +39,7 @@ struct EvalCommand: ParsableCommand {
         try Terminal.run {
             let progress = ProgressLine("indexing", quiet: quiet)
             let outcome = try Evaluator.run(collection: URL(fileURLWithPath: collection), tokenizer: tokenizer,
-                                            databasePath: db, onProgress: progress.observer)
+                                            databasePath: db, ranking: rankingOptions.value, onProgress: progress.observer)
             ProgressLine.clear()
             if let runFile { try TRECRunFile.write(outcome.run, to: URL(fileURLWithPath: runFile)) }
             print(json ? try Self.json(outcome) : Self.text(outcome))
@@ -48,7 +50,8 @@ struct EvalCommand: ParsableCommand {
         let summary = outcome.report.summary
         func f(_ value: Double) -> String { String(format: "%.4f", value) }
         var lines = [
-            "\(outcome.collection): \(outcome.documents) documents, \(outcome.queries) queries, tokenizer \(outcome.tokenizer)",
+            "\(outcome.collection): \(outcome.documents) documents, \(outcome.queries) queries, tokenizer \(outcome.tokenizer), "
+                + "ranking \(outcome.ranking)",
             "nDCG@10  \(f(summary.ndcgAt10))",
             "MAP      \(f(summary.map))",
             "R@100    \(f(summary.recallAt100))",
@@ -65,7 +68,8 @@ struct EvalCommand: ParsableCommand {
     static func json(_ outcome: EvaluationOutcome) throws -> String {
         let summary = outcome.report.summary
         let object: [String: Any] = [
-            "collection": outcome.collection, "tokenizer": outcome.tokenizer, "documents": outcome.documents,
+            "collection": outcome.collection, "tokenizer": outcome.tokenizer, "ranking": outcome.ranking.description,
+            "documents": outcome.documents,
             "ndcg_at_10": summary.ndcgAt10, "map": summary.map, "recall_at_100": summary.recallAt100,
             "mrr_at_10": summary.mrrAt10, "precision_at_10": summary.precisionAt10,
             "judged_queries": summary.queryCount, "queries_without_results": summary.queriesWithoutResults,

@@ -32,6 +32,8 @@ struct SearchCommand: ParsableCommand {
     @Option(name: .customLong("where"), help: ArgumentHelp("Only hits whose field equals a value.", valueName: "field=value"))
     var filters: [String] = []
 
+    @OptionGroup var rankingOptions: RankingOptions
+
     @Flag(help: "One JSON object per hit.")
     var json = false
 
@@ -57,7 +59,8 @@ struct SearchCommand: ParsableCommand {
             let corpus = try CorpusDatabase.open(at: database.db)
             let options = CorpusSearchOptions(mode: mode.searchMode, limit: limit, offset: offset,
                                               filters: try filters.map(FieldFilter.init(parsing:)),
-                                              markers: json ? SearchOptions.Markers("[", "]") : Terminal.markers)
+                                              markers: json ? SearchOptions.Markers("[", "]") : Terminal.markers,
+                                              ranking: rankingOptions.value)
             let results = try corpus.search(query, options: options)
             if json {
                 for hit in results.hits { print(try HitPrinter.json(hit)) }

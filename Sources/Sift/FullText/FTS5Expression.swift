@@ -30,6 +30,20 @@ indirect enum FTS5Expression: Hashable, Sendable {
         }
     }
 
+    /// How many phrases FTS5 numbers in the expression (each string and prefix is one, excluded ones too), or
+    /// nil when it holds trusted syntax Sift does not parse.
+    var phraseCount: Int? {
+        switch self {
+        case .string, .prefix: return 1
+        case .all(let operands), .any(let operands):
+            return operands.reduce(0 as Int?) { total, operand in total.flatMap { total in operand.phraseCount.map { total + $0 } } }
+        case .excluding(let kept, let excluded): return kept.phraseCount.flatMap { kept in excluded.phraseCount.map { kept + $0 } }
+        case .near(let strings, _): return strings.count
+        case .columns(_, let operand): return operand.phraseCount
+        case .trusted: return nil
+        }
+    }
+
     /// The node without surrounding parentheses.
     private var bare: String {
         switch self {

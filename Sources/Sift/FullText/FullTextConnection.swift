@@ -1,3 +1,5 @@
+import SiftRank
+
 /// The full-text layer's part of each connection, plugged into Core's one seam (``ConnectionObserver``): the
 /// writer's sync tracker, its bulk-load policy, and the tokenizers the query builder created on the connection.
 final class FullTextConnection: ConnectionObserver {
@@ -48,7 +50,12 @@ final class FullTextConnection: ConnectionObserver {
 
 /// Every connection of every `Database` gets its full-text part (see ``ConnectionObserverProviding``).
 extension Database: ConnectionObserverProviding {
-    static func makeObserver(for handle: Handle) -> any ConnectionObserver { FullTextConnection() }
+    static func makeObserver(for handle: Handle) -> any ConnectionObserver {
+        // Sift's ranking function on every connection, for any search (or SQL) that ranks with it. It cannot fail
+        // short of a connection without FTS5, where no search runs anyway.
+        _ = sift_rank_register(handle.raw)
+        return FullTextConnection()
+    }
 }
 
 extension Handle {

@@ -20,8 +20,11 @@ public struct SearchOptions: Sendable, Hashable {
     public var limit: Int = 20
     /// Hits to skip (for paging).
     public var offset: Int = 0
-    /// bm25 weight per index column (1 when not given): `["title": 10, "body": 1]`.
+    /// Weight per index column (1 when not given): `["title": 10, "body": 1]`. Either ranking takes them;
+    /// ``Ranking/bm25f(k1:b:)`` needs them finite and not negative.
     public var weights: [String: Double] = [:]
+    /// How hits are scored: FTS5's `bm25()` (the default) or Sift's BM25F (see ``Ranking``).
+    public var ranking: Ranking = .bm25
     /// Columns returned whole with the matched words marked.
     public var highlight: [String] = []
     /// Columns returned as short fragments around the matched words.
@@ -36,9 +39,10 @@ public struct SearchOptions: Sendable, Hashable {
     public var countTotal: Bool = true
 
     /// Default options: 20 hits, bm25 with equal weights, no highlights, totals counted.
-    public init(limit: Int = 20, offset: Int = 0, weights: [String: Double] = [:], highlight: [String] = [],
-                snippet: [String] = [], markers: Markers = Markers("[", "]"), ellipsis: String = "…",
-                snippetTokens: Int = 16, countTotal: Bool = true) {
+    public init(limit: Int = 20, offset: Int = 0, weights: [String: Double] = [:], ranking: Ranking = .bm25,
+                highlight: [String] = [], snippet: [String] = [], markers: Markers = Markers("[", "]"),
+                ellipsis: String = "…", snippetTokens: Int = 16, countTotal: Bool = true) {
+        self.ranking = ranking
         self.ellipsis = ellipsis
         self.snippetTokens = snippetTokens
         self.limit = limit
@@ -57,7 +61,7 @@ public struct SearchHit<Object> {
     public let object: Object
     /// The rowid of the object.
     public let rowid: Int64
-    /// bm25 relevance, larger is better.
+    /// Relevance under the search's ``SearchOptions/ranking``: larger is better, comparable only within one search.
     public let score: Double
     /// Highlighted columns, by name.
     public let highlights: [String: String]
@@ -84,17 +88,21 @@ extension Database {
     public func search<Object: TableDecodable>(_ query: SearchQuery, in index: String, of type: Object.Type = Object.self,
                                                where condition: Condition? = nil,
                                                options: SearchOptions = SearchOptions()) throws -> SearchResults<Object> {
-        try read { handle in
+        if let invalidity = options.rankingInvalidity { throw pool.report(SiftError.misuse(invalidity, operation: .query)) }
+        return try read { handle in
             let info = try ftsInfo(index, on: handle)
             let tokenizer = try handle.tokenizer(info.tokenizer)
-            guard let expression = try query.expression(spans: tokenizer.querySpans) else {
+            guard let weighted = try query.weightedTree(spans: tokenizer.querySpans, distinct: options.ranking.weighsQueryTerms)
+            else {
                 return SearchResults(hits: [], totalCount: options.countTotal ? 0 : nil, expression: nil)
             }
             for column in query.columns + options.highlight + options.snippet + Array(options.weights.keys)
             where !info.columns.contains(column) {
                 throw pool.report(SiftError.misuse("\(index) has no column \(column).", operation: .query))
             }
-            return try runSearch(expression, info, Object.self, condition, options, isAdvanced: query.isAdvanced, on: handle)
+            let rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
+            return try runSearch(weighted.tree.rendered, rank, info, Object.self, condition, options,
+                                 isAdvanced: query.isAdvanced, on: handle)
         }
     }
 
@@ -105,11 +113,28 @@ extension Database {
         try search(SearchQuery(text, mode: mode), in: index, of: type, where: condition, options: options)
     }
 
-    /// The FTS5 expression Sift runs for `query` on `index` (nil when there is nothing to search for).
-    public func expression(for query: SearchQuery, in index: String) throws -> String? {
+    /// The FTS5 expression Sift runs for `query` on `index` under `ranking` (nil when there is nothing to search
+    /// for). ``Ranking/bm25f(k1:b:)`` searches a repeated word once and weighs it by its count, so its expression
+    /// can be shorter.
+    public func expression(for query: SearchQuery, in index: String, ranking: Ranking = .bm25) throws -> String? {
         try read { handle in
             let tokenizer = try handle.tokenizer(try ftsInfo(index, on: handle).tokenizer)
-            return try query.expression(spans: tokenizer.querySpans)
+            return try query.weightedTree(spans: tokenizer.querySpans, distinct: ranking.weighsQueryTerms)?.tree.rendered
+        }
+    }
+
+    /// The rank function of `options` for an index with `columns` and a query `tree` whose phrases weigh
+    /// `phraseWeights` (nil for FTS5's default ranking).
+    private func rank(_ options: SearchOptions, _ columns: [String], _ tree: FTS5Expression, _ phraseWeights: [Int]?)
+        -> SearchStatement.Rank? {
+        let weights = columns.map { options.weights[$0] ?? 1 }
+        switch options.ranking.kind {
+        case .bm25:
+            return options.weights.isEmpty ? nil : .bm25(weights: weights)
+        case .bm25f(let k1, let b):
+            // Weights for exactly the phrases FTS5 numbers, else none (each phrase then weighs 1).
+            let counted = phraseWeights.flatMap { $0.count == tree.phraseCount ? $0 : nil }
+            return .siftRank(k1: k1, b: b, weights: weights, phraseWeights: counted)
         }
     }
 
@@ -123,9 +148,9 @@ extension Database {
         return info
     }
 
-    private func runSearch<Object: TableDecodable>(_ expression: String, _ info: FTSTableInfo, _ type: Object.Type,
-                                                   _ condition: Condition?, _ options: SearchOptions, isAdvanced: Bool,
-                                                   on handle: Handle) throws -> SearchResults<Object> {
+    private func runSearch<Object: TableDecodable>(_ expression: String, _ rank: SearchStatement.Rank?, _ info: FTSTableInfo,
+                                                   _ type: Object.Type, _ condition: Condition?, _ options: SearchOptions,
+                                                   isAdvanced: Bool, on handle: Handle) throws -> SearchResults<Object> {
         let binding = Object.CodingKeys.objectRelationalMapping
         var statement = SearchStatement(index: info.name, content: info.content, columns: binding.columnNames,
                                         expression: expression, limit: options.limit, offset: options.offset)
@@ -137,7 +162,7 @@ extension Database {
             SearchStatement.Snippet(column: position($0), open: options.markers.open, close: options.markers.close,
                                     ellipsis: options.ellipsis, tokens: options.snippetTokens)
         }
-        if !options.weights.isEmpty { statement.weights = info.columns.map { options.weights[$0] ?? 1 } }
+        statement.rank = rank
         statement.condition = condition
         let rendered = statement.statementSQL
         let decoder = RowDecoder(binding: binding, ordinals: Array(binding.keys.indices))
@@ -175,6 +200,18 @@ extension Database {
             }
         }
         return SearchResults(hits: hits, totalCount: total, expression: expression)
+    }
+}
+
+extension SearchOptions {
+    /// Why the ranking cannot run with these options (a parameter or a weight out of its range), or nil.
+    var rankingInvalidity: String? {
+        if let invalidity = ranking.invalidity { return invalidity }
+        guard ranking.weighsQueryTerms else { return nil }
+        if let bad = weights.sorted(by: { $0.key < $1.key }).first(where: { !$0.value.isFinite || $0.value < 0 }) {
+            return "The weight of \(bad.key) must be a finite number >= 0 for \(ranking), not \(bad.value)."
+        }
+        return nil
     }
 }
 

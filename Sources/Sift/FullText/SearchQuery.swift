@@ -83,29 +83,63 @@ public struct SearchQuery: Sendable, Hashable {
 
     /// The query as an FTS5 expression tree: the text only ever fills its strings.
     func tree(spans: (String) throws -> [Range<Int>]) throws -> FTS5Expression? {
+        try weightedTree(spans: spans, distinct: false)?.tree
+    }
+
+    /// The expression tree and the weight of each of its phrases, in FTS5's phrase order (the order they are
+    /// written in, excluded phrases included): what Sift's ranking function takes as query-term frequencies.
+    ///
+    /// A phrase weighs as many times as the question holds it. With `distinct`, `.allTerms` and `.prefix`
+    /// search each repeated word once with its count (`"to be or not to be"`: `"to" "be" "or" "not"` weighing
+    /// 2, 2, 1, 1); without it they repeat it, as `tree(spans:)` does, each weighing 1. `.anyTerm` always searches
+    /// each piece once with its count. Phrase and `near` queries weigh each of their phrases 1, excluded phrases
+    /// weigh 0, and an advanced query has no weights (nil): its phrases are the caller's.
+    func weightedTree(spans: (String) throws -> [Range<Int>], distinct: Bool) throws -> (tree: FTS5Expression, weights: [Int]?)? {
         var tree: FTS5Expression
+        var weights: [Int]?
         switch kind {
         case .advanced(let expression):
             tree = .trusted(expression)
         case .text(let text, let mode):
             let segments = try SearchQuery.segments(text, spans)
             guard !segments.isEmpty else { return nil }
+            var terms: [(term: FTS5Expression, count: Int)]
             switch mode {
-            case .allTerms: tree = .all(segments.map { .string($0.text) })
-            case .anyTerm: tree = .any(SearchQuery.anyTermPieces(segments).map { .string($0) })
-            case .prefix: tree = .all(segments.dropLast().map { .string($0.text) } + [.prefix(segments[segments.count - 1].text)])
-            case .phrase: tree = .all([.string(segments.map(\.text).joined(separator: " "))])
+            case .allTerms: terms = segments.map { (.string($0.text), 1) }
+            case .anyTerm: terms = SearchQuery.anyTermPieceCounts(segments).map { (.string($0.piece), $0.count) }
+            case .prefix: terms = segments.dropLast().map { (.string($0.text), 1) } + [(.prefix(segments[segments.count - 1].text), 1)]
+            case .phrase: terms = [(.string(segments.map(\.text).joined(separator: " ")), 1)]
             }
+            if distinct { terms = SearchQuery.counted(terms) }
+            tree = mode == .anyTerm ? .any(terms.map(\.term)) : .all(terms.map(\.term))
+            weights = terms.map(\.count)
         case .near(let text, let distance):
             let segments = try SearchQuery.segments(text, spans)
             guard !segments.isEmpty else { return nil }
             tree = .near(segments.map(\.text), distance: distance)
+            weights = Array(repeating: 1, count: segments.count)
         }
         if !columns.isEmpty { tree = .columns(columns, tree) }
         if let excluding, case let excluded = try SearchQuery.segments(excluding, spans), !excluded.isEmpty {
             tree = .excluding(tree, .any(excluded.map { .string($0.text) }))
+            weights = weights.map { $0 + Array(repeating: 0, count: excluded.count) }
         }
-        return tree
+        return (tree, weights)
+    }
+
+    /// Each distinct term once, where it first occurs, with the sum of its counts.
+    static func counted(_ terms: [(term: FTS5Expression, count: Int)]) -> [(term: FTS5Expression, count: Int)] {
+        var distinct: [(term: FTS5Expression, count: Int)] = []
+        var positions: [FTS5Expression: Int] = [:]
+        for (term, count) in terms {
+            if let position = positions[term] {
+                distinct[position].count += count
+            } else {
+                positions[term] = distinct.count
+                distinct.append((term, count))
+            }
+        }
+        return distinct
     }
 
     /// A piece of the query text: a word, or a run of CJK characters (which has no spaces to split on).
@@ -213,10 +247,20 @@ public struct SearchQuery: Sendable, Hashable {
     /// document sharing more of the question's characters and pairs ranks higher (measured on cmrc2018 and
     /// jsquad: this beats words, bigrams and characters alone). Duplicates removed.
     static func anyTermPieces(_ segments: [Segment]) -> [String] {
-        var pieces: [String] = []
-        var seen = Set<String>()
+        anyTermPieceCounts(segments).map(\.piece)
+    }
+
+    /// ``anyTermPieces(_:)`` with how many times the question holds each piece (at most `2 * maxTerms` pieces).
+    static func anyTermPieceCounts(_ segments: [Segment]) -> [(piece: String, count: Int)] {
+        var pieces: [(piece: String, count: Int)] = []
+        var positions: [String: Int] = [:]
         func add(_ piece: String) {
-            if pieces.count < maxTerms * 2, seen.insert(piece).inserted { pieces.append(piece) }
+            if let position = positions[piece] {
+                pieces[position].count += 1
+            } else if pieces.count < maxTerms * 2 {
+                positions[piece] = pieces.count
+                pieces.append((piece, 1))
+            }
         }
         for segment in segments {
             // Pairs and singles of the tokenizer's own pieces: a tokenizer that keeps 北京大学 (or 𩊵title) as one

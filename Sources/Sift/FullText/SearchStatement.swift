@@ -2,9 +2,9 @@
 ///
 /// It selects the content table's columns (or the index's own, without external content), the rowid, the
 /// rank, highlighted columns and snippets, from the index joined with its content table; filters by `MATCH`
-/// (the expression is always a bound value), by ranking weights (`rank MATCH 'bm25(...)'`, which keeps FTS5's
-/// own `ORDER BY rank`) and by an optional condition; and orders by rank with a limit and an offset. With
-/// `countsOnly` it renders `SELECT count(*)` over the same rows.
+/// (the expression is always a bound value), by a rank function (`rank MATCH 'bm25(...)'` or
+/// `rank MATCH 'sift_rank(...)'`, which keeps FTS5's own `ORDER BY rank`) and by an optional condition; and
+/// orders by rank with a limit and an offset. With `countsOnly` it renders `SELECT count(*)` over the same rows.
 ///
 ///     SearchStatement(index: "notes_fts", columns: ["id", "body"], expression: "(\"coffee\")", limit: 20).description
 ///     // SELECT notes_fts.id, notes_fts.body, notes_fts.rowid, notes_fts.rank FROM notes_fts
@@ -26,6 +26,30 @@ struct SearchStatement: RenderedStatement {
         let tokens: Int
     }
 
+    /// The rank function in place of FTS5's default (`bm25()`, every column weighing 1).
+    enum Rank: Hashable {
+        /// FTS5's `bm25()` with a weight per index column, in the index's column order.
+        case bm25(weights: [Double])
+        /// Sift's `sift_rank()` (see `sift_rank.h`) with a weight per index column, in the index's column order,
+        /// and per phrase of the expression, in FTS5's phrase order, passed as one text (nil: every phrase weighs 1).
+        case siftRank(k1: Double, b: Double, weights: [Double], phraseWeights: [Int]?)
+
+        /// The function call FTS5 evaluates (its arguments as SQL literals), bound as a value.
+        var call: String {
+            func number(_ value: Double, _ fallback: Double) -> String { String(value.isFinite ? value : fallback) }
+            switch self {
+            case .bm25(let weights):
+                return "bm25(" + weights.map { number($0, 1) }.joined(separator: ", ") + ")"
+            case .siftRank(let k1, let b, let weights, let phraseWeights):
+                // The phrase weights are one text ('2 1 0'): a query can have more phrases than SQLite's 127 arguments.
+                let phrases = phraseWeights.map { "'" + $0.map { String(max(0, $0)) }.joined(separator: " ") + "'" }
+                let arguments = [number(k1, Ranking.defaultK1), number(b, Ranking.defaultB), String(weights.count)]
+                    + weights.map { number($0, 1) } + (phrases.map { [$0] } ?? [])
+                return "sift_rank(" + arguments.joined(separator: ", ") + ")"
+            }
+        }
+    }
+
     var index: String
     /// The external content table and its rowid column, when the index has one.
     var content: (table: String, rowid: String)?
@@ -35,8 +59,8 @@ struct SearchStatement: RenderedStatement {
     var expression: String
     var highlights: [Highlight] = []
     var snippets: [Snippet] = []
-    /// bm25 weights per index column, in the index's column order; empty for FTS5's default ranking.
-    var weights: [Double] = []
+    /// The rank function; nil for FTS5's default ranking.
+    var rank: Rank?
     var condition: SQLExpression?
     var limit = 20
     var offset = 0
@@ -87,9 +111,9 @@ struct SearchStatement: RenderedStatement {
         }
         builder.append(" WHERE \(index) MATCH ")
         builder.appendValue(FundamentalValue(expression))
-        if !weights.isEmpty {
+        if let rank {
             builder.append(" AND \(index).rank MATCH ")
-            builder.appendValue(FundamentalValue("bm25(" + weights.map { String($0.isFinite ? $0 : 1) }.joined(separator: ", ") + ")"))
+            builder.appendValue(FundamentalValue(rank.call))
         }
         if let condition {
             builder.append(" AND (")

@@ -3,7 +3,7 @@ import XCTest
 @testable import Sift
 
 /// Byte ranges of tokens, as kinds of tokenizer report them: `SearchQuery` without a database.
-private enum Spans {
+enum Spans {
     /// A word tokenizer (like `unicode61`): runs of anything but ASCII spaces and punctuation; a CJK run is one token.
     static func words(_ text: String) -> [Range<Int>] { runs(text, cjkAlone: false) }
 

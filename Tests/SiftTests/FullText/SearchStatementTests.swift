@@ -15,7 +15,7 @@ final class SearchStatementTests: XCTestCase {
                                         expression: "(\"x\")", limit: 5, offset: 10)
         statement.highlights = [.init(column: 0, open: "<b>", close: "</b>")]
         statement.snippets = [.init(column: 1, open: "[", close: "]", ellipsis: "…", tokens: 100)]
-        statement.weights = [10, 1]
+        statement.rank = .bm25(weights: [10, 1])
         statement.condition = Column(named: "views") > 3
         XCTAssertEqual(statement.description,
                        "SELECT articles.id, articles.title, articles_fts.rowid, articles_fts.rank, "

@@ -1,0 +1,77 @@
+/// How search results are scored: FTS5's built-in `bm25()`, or Sift's BM25F (`sift_rank`).
+///
+///     SearchOptions(ranking: .bm25)                        // FTS5's bm25(), the default
+///     SearchOptions(weights: ["title": 2], ranking: .bm25f())  // BM25F, k1 1.2, b 0.75
+///     SearchOptions(ranking: .bm25f(k1: 0.9, b: 0.4))
+///
+/// Both take ``SearchOptions/weights`` as per-column weights (1 for a column not named) and return scores where
+/// larger is better, comparable only within one query.
+///
+/// `.bm25` is FTS5's `bm25()`: k1 1.2 and b 0.75, fixed; an idf floored at 1e-6 for a word in more than half
+/// the rows (such words then barely count); the weighted column counts normalized by the whole row's length;
+/// every phrase of the query counted once per time it is written (`.allTerms` keeps a repeated word twice,
+/// `.anyTerm` once).
+///
+/// `.bm25f` is Sift's `sift_rank()` function (registered on every connection): per phrase p of the query,
+/// with N rows, n(p) rows containing p, tf(p, c) its instances in column c of the row, len(c) the row's length
+/// of column c in tokens and avglen(c) that column's average,
+///
+///     idf(p) = ln(1 + (N - n(p) + 0.5) / (n(p) + 0.5))                          never negative (Lucene's)
+///     tf~(p) = Σ_c weight(c) · tf(p, c) / (1 - b + b · len(c) / avglen(c))      each column normalized by its own length
+///     score  = Σ_p qtf(p) · idf(p) · tf~(p) / (k1 + tf~(p))
+///
+/// where qtf(p) is how many times the question holds p: with `.bm25f`, `.allTerms`, `.anyTerm` and `.prefix`
+/// queries search each distinct word once and weigh it by its count (`"to be or not to be"` searches
+/// `"to" "be" "or" "not"`, weighing 2, 2, 1, 1), a phrase or `near` query weighs each of its phrases 1, excluded
+/// words weigh nothing, and each phrase of a ``SearchQuery/advanced(_:)`` query weighs 1.
+///
+/// The function is also there for SQL on any connection Sift opened (`rank MATCH 'sift_rank(...)'`); its
+/// arguments are documented in `Sources/SiftRank/include/sift_rank.h`.
+public struct Ranking: Sendable, Hashable, CustomStringConvertible {
+    enum Kind: Sendable, Hashable {
+        case bm25
+        case bm25f(k1: Double, b: Double)
+    }
+
+    let kind: Kind
+
+    /// The k1 of ``bm25f(k1:b:)`` when not given: how fast repeated occurrences of a word stop adding to the
+    /// score (the value of Robertson's and Lucene's BM25).
+    public static let defaultK1 = 1.2
+    /// The b of ``bm25f(k1:b:)`` when not given: how much a long column's occurrences count less (0.75, as
+    /// Robertson and Lucene).
+    public static let defaultB = 0.75
+
+    /// FTS5's built-in `bm25()` (k1 1.2, b 0.75, one length for all columns): the default.
+    public static let bm25 = Ranking(kind: .bm25)
+
+    /// Sift's BM25F: per-column length normalization, a never-negative idf, repeated query words counted.
+    ///
+    /// - Parameters:
+    ///   - k1: term-frequency saturation, 0 or more (0 scores presence only: a word once counts as much as ten
+    ///     times). Searching throws a ``SiftError`` (`.misuse`) for a negative or non-finite value.
+    ///   - b: length normalization from 0 (none) to 1 (full); outside that range searching throws.
+    public static func bm25f(k1: Double = Ranking.defaultK1, b: Double = Ranking.defaultB) -> Ranking {
+        Ranking(kind: .bm25f(k1: k1, b: b))
+    }
+
+    /// `bm25` or `bm25f(k1: 1.2, b: 0.75)`.
+    public var description: String {
+        switch kind {
+        case .bm25: return "bm25"
+        case .bm25f(let k1, let b): return "bm25f(k1: \(k1), b: \(b))"
+        }
+    }
+
+    /// Whether the ranking takes query-term weights (Sift's `sift_rank`): the query builder then searches each
+    /// repeated phrase once and passes its count.
+    var weighsQueryTerms: Bool { kind != .bm25 }
+
+    /// Why searching with this ranking would fail, or nil when its parameters are in range.
+    var invalidity: String? {
+        guard case .bm25f(let k1, let b) = kind else { return nil }
+        if !k1.isFinite || k1 < 0 { return "The ranking's k1 must be a finite number >= 0, not \(k1)." }
+        if !b.isFinite || b < 0 || b > 1 { return "The ranking's b must be between 0 and 1, not \(b)." }
+        return nil
+    }
+}

@@ -1,0 +1,192 @@
+/* sift_rank(): BM25F with Lucene's idf and query-term frequencies, as an FTS5 auxiliary function (see sift_rank.h). */
+#include <math.h>
+#include <string.h>
+
+#include "../CSQLite/shim.h" /* the CSQLite target (a dependency): sqlite3.h and sift_fts5_api() */
+
+#include "sift_rank.h"
+
+/* What does not change from row to row of one query, kept in FTS5's auxiliary-data slot. */
+typedef struct {
+    int columns, phrases;
+    sqlite3_int64 rows;
+    double *avglen; /* per column: total tokens / rows */
+    double *idf;    /* per phrase; negative until computed (only phrases with a weight are ever counted) */
+    double *tf;     /* per phrase and column, phrase-major: this row's instance counts (scratch) */
+    double *qtf;    /* per phrase: the weights parsed from `parsed` */
+    char *parsed;   /* the phrase-weights text qtf was parsed from (sqlite3_malloc'd), or NULL */
+    int parsed_bytes;
+} rank_query;
+
+static void rank_query_delete(void *pointer) {
+    rank_query *q = pointer;
+    if (q) sqlite3_free(q->parsed);
+    sqlite3_free(q);
+}
+
+static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *context) {
+    (void)api, (void)fts;
+    (*(sqlite3_int64 *)context)++;
+    return SQLITE_OK;
+}
+
+static int rank_query_new(const Fts5ExtensionApi *api, Fts5Context *fts, rank_query **out) {
+    *out = NULL;
+    int columns = api->xColumnCount(fts), phrases = api->xPhraseCount(fts);
+    size_t doubles = (size_t)columns + 2 * (size_t)phrases + (size_t)phrases * (size_t)columns;
+    rank_query *q = sqlite3_malloc64(sizeof *q + sizeof(double) * doubles);
+    if (!q) return SQLITE_NOMEM;
+    q->columns = columns;
+    q->phrases = phrases;
+    q->avglen = (double *)(q + 1);
+    q->idf = q->avglen + columns;
+    q->tf = q->idf + phrases;
+    q->qtf = q->tf + (size_t)phrases * (size_t)columns;
+    q->parsed = NULL;
+    q->parsed_bytes = 0;
+    for (int p = 0; p < phrases; p++) q->idf[p] = -1;
+    int rc = api->xRowCount(fts, &q->rows);
+    for (int c = 0; rc == SQLITE_OK && c < columns; c++) {
+        sqlite3_int64 total = 0;
+        rc = api->xColumnTotalSize(fts, c, &total);
+        q->avglen[c] = q->rows > 0 ? (double)total / (double)q->rows : 0;
+    }
+    if (rc == SQLITE_OK) rc = api->xSetAuxdata(fts, q, rank_query_delete); /* deletes q itself on failure */
+    else sqlite3_free(q);
+    if (rc == SQLITE_OK) *out = q;
+    return rc;
+}
+
+/* Lucene's idf of phrase p, counted on first use and kept for the rest of the query. */
+static int phrase_idf(const Fts5ExtensionApi *api, Fts5Context *fts, rank_query *q, int p, double *idf) {
+    if (q->idf[p] < 0) {
+        sqlite3_int64 n = 0;
+        int rc = api->xQueryPhrase(fts, p, &n, count_row);
+        if (rc != SQLITE_OK) return rc;
+        double rows = (double)q->rows, having = (double)n;
+        q->idf[p] = log(1.0 + (rows - having + 0.5) / (having + 0.5));
+    }
+    *idf = q->idf[p];
+    return SQLITE_OK;
+}
+
+/* Reads argument i as a finite number within [min, max]; else sets an error naming the argument and returns 0. */
+static int number_argument(sqlite3_context *context, sqlite3_value **argv, int i, const char *name, double min,
+                           double max, double *out) {
+    int type = sqlite3_value_numeric_type(argv[i]);
+    double value = sqlite3_value_double(argv[i]);
+    if ((type == SQLITE_INTEGER || type == SQLITE_FLOAT) && isfinite(value) && value >= min && value <= max) {
+        *out = value;
+        return 1;
+    }
+    char *message = min == max   ? sqlite3_mprintf("sift_rank: argument %d (%s) must be %g", i + 1, name, min)
+                    : isinf(max) ? sqlite3_mprintf("sift_rank: argument %d (%s) must be a number >= %g", i + 1, name, min)
+                                 : sqlite3_mprintf("sift_rank: argument %d (%s) must be a number from %g to %g", i + 1,
+                                                   name, min, max);
+    sqlite3_result_error(context, message ? message : "sift_rank: bad argument", -1);
+    sqlite3_free(message);
+    return 0;
+}
+
+/* Parses the phrase weights, argument i: q->phrases non-negative decimal numbers separated by spaces (a number
+   for one phrase), into q->qtf, unless the text is the one parsed last. Else sets the error and returns 0. */
+static int phrase_weights(sqlite3_context *context, rank_query *q, sqlite3_value **argv, int i) {
+    const char *text = (const char *)sqlite3_value_text(argv[i]);
+    int bytes = sqlite3_value_bytes(argv[i]);
+    if (text && q->parsed && q->parsed_bytes == bytes && memcmp(q->parsed, text, (size_t)bytes) == 0) return 1;
+    const char *s = text;
+    int p = 0;
+    for (; s && p < q->phrases; p++) {
+        while (*s == ' ') s++;
+        if (*s < '0' || *s > '9') break;
+        double value = 0, scale = 1;
+        for (; *s >= '0' && *s <= '9'; s++) value = value * 10 + (*s - '0');
+        if (*s == '.')
+            for (s++; *s >= '0' && *s <= '9'; s++) value += (*s - '0') * (scale /= 10);
+        if (*s != ' ' && *s != 0) break;
+        q->qtf[p] = value;
+    }
+    while (s && *s == ' ') s++;
+    if (!s || p < q->phrases || *s != 0) {
+        char *message = sqlite3_mprintf("sift_rank: argument %d (phrase weights) must be %d numbers >= 0 separated "
+                                        "by spaces, one per phrase of the query, such as '2 1'",
+                                        i + 1, q->phrases);
+        sqlite3_result_error(context, message ? message : "sift_rank: bad phrase weights", -1);
+        sqlite3_free(message);
+        return 0;
+    }
+    sqlite3_free(q->parsed);
+    q->parsed = sqlite3_malloc(bytes + 1);
+    if (q->parsed) memcpy(q->parsed, text, (size_t)bytes + 1);
+    q->parsed_bytes = q->parsed ? bytes : 0;
+    return 1;
+}
+
+static void sift_rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
+                      sqlite3_value **argv) {
+    int columns = api->xColumnCount(fts), phrases = api->xPhraseCount(fts);
+    double k1 = 1.2, b = 0.75, count = columns;
+    if (argc != 0 && argc != 3 + columns && argc != 4 + columns) {
+        char *message = sqlite3_mprintf(
+            "sift_rank: wrong number of arguments (%d): a table of %d columns takes "
+            "sift_rank(k1, b, ncolumns, %d column weights[, phrase weights]), %d or %d arguments, or none",
+            argc, columns, columns, 3 + columns, 4 + columns);
+        sqlite3_result_error(context, message ? message : "sift_rank: wrong number of arguments", -1);
+        sqlite3_free(message);
+        return;
+    }
+    if (argc != 0) {
+        if (!number_argument(context, argv, 0, "k1", 0, INFINITY, &k1)) return;
+        if (!number_argument(context, argv, 1, "b", 0, 1, &b)) return;
+        if (!number_argument(context, argv, 2, "ncolumns", columns, columns, &count)) return;
+        for (int i = 3; i < 3 + columns; i++) {
+            double weight;
+            if (!number_argument(context, argv, i, "column weight", 0, INFINITY, &weight)) return;
+        }
+    }
+    rank_query *q = api->xGetAuxdata(fts, 0);
+    int rc = q ? SQLITE_OK : rank_query_new(api, fts, &q);
+    if (rc == SQLITE_OK && (q->columns != columns || q->phrases != phrases)) rc = SQLITE_INTERNAL;
+    int weighted = argc == 4 + columns;
+    if (rc == SQLITE_OK && weighted && !phrase_weights(context, q, argv, 3 + columns)) return;
+
+    /* This row's instances of each phrase in each column. */
+    int instances = 0;
+    if (rc == SQLITE_OK) {
+        memset(q->tf, 0, sizeof(double) * (size_t)phrases * (size_t)columns);
+        rc = api->xInstCount(fts, &instances);
+    }
+    for (int i = 0; rc == SQLITE_OK && i < instances; i++) {
+        int phrase = 0, column = 0, offset = 0;
+        rc = api->xInst(fts, i, &phrase, &column, &offset);
+        if (rc == SQLITE_OK && phrase >= 0 && phrase < phrases && column >= 0 && column < columns)
+            q->tf[phrase * columns + column] += 1;
+    }
+
+    double score = 0;
+    for (int p = 0; rc == SQLITE_OK && p < phrases; p++) {
+        double qtf = weighted ? q->qtf[p] : 1;
+        if (qtf <= 0) continue;
+        double pseudo = 0;
+        for (int c = 0; rc == SQLITE_OK && c < columns; c++) {
+            double tf = q->tf[p * columns + c], weight = argc ? sqlite3_value_double(argv[3 + c]) : 1;
+            if (tf <= 0 || weight <= 0 || q->avglen[c] <= 0) continue;
+            int length = 0;
+            rc = api->xColumnSize(fts, c, &length);
+            pseudo += weight * tf / (1 - b + b * (double)length / q->avglen[c]);
+        }
+        if (rc != SQLITE_OK || pseudo <= 0) continue;
+        double idf = 0;
+        rc = phrase_idf(api, fts, q, p, &idf);
+        score += qtf * idf * pseudo / (k1 + pseudo);
+    }
+    if (rc != SQLITE_OK) sqlite3_result_error_code(context, rc);
+    else sqlite3_result_double(context, score > 0 ? -score : 0.0);
+}
+
+int sift_rank_register(struct sqlite3 *db) {
+    if (!db) return SQLITE_MISUSE;
+    fts5_api *api = sift_fts5_api(db);
+    if (!api || api->iVersion < 2) return SQLITE_ERROR;
+    return api->xCreateFunction(api, "sift_rank", NULL, sift_rank, NULL);
+}

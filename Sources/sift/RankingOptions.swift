@@ -1,0 +1,35 @@
+import ArgumentParser
+import Sift
+
+/// `--ranking`, `--k1` and `--b`, shared by `search` and `eval`: the same ``Ranking`` the library takes.
+struct RankingOptions: ParsableArguments {
+    @Option(help: """
+        bm25: FTS5's bm25() (the default); bm25f: Sift's BM25F (each column normalized by its own length, \
+        an idf that never goes negative, a word repeated in the query counts more).
+        """)
+    var ranking: Kind = .bm25
+
+    @Option(help: ArgumentHelp("bm25f term-frequency saturation, 0 or more (default \(Ranking.defaultK1)).", valueName: "k1"))
+    var k1: Double?
+
+    @Option(help: ArgumentHelp("bm25f length normalization, 0 (none) to 1 (full) (default \(Ranking.defaultB)).", valueName: "b"))
+    var b: Double?
+
+    enum Kind: String, ExpressibleByArgument, CaseIterable {
+        case bm25, bm25f
+    }
+
+    func validate() throws {
+        if ranking == .bm25 && (k1 != nil || b != nil) { throw ValidationError("--k1 and --b apply to --ranking bm25f") }
+        if let k1, !(k1.isFinite && k1 >= 0) { throw ValidationError("--k1 must be 0 or more") }
+        if let b, !(b >= 0 && b <= 1) { throw ValidationError("--b must be between 0 and 1") }
+    }
+
+    /// The ranking the options choose.
+    var value: Ranking {
+        switch ranking {
+        case .bm25: return .bm25
+        case .bm25f: return .bm25f(k1: k1 ?? Ranking.defaultK1, b: b ?? Ranking.defaultB)
+        }
+    }
+}
