@@ -159,3 +159,33 @@ final class ArticleV3: TableCodable {
         static var columnConstraintBindings: [CodingKeys: ColumnConstraintBinding]? { [id: ColumnConstraintBinding(isPrimary: true)] }
     }
 }
+
+/// Article after a migration added `summary`, which its index covers too.
+final class ArticleWithSummary: TableCodable {
+    var id: Int? = nil
+    var title: String = ""
+    var body: String = ""
+    var views: Int = 0
+    var summary: String? = nil
+    enum CodingKeys: String, CodingTableKey {
+        typealias Root = ArticleWithSummary
+        static let objectRelationalMapping = TableBinding(CodingKeys.self)
+        case id, title, body, views, summary
+        static var columnConstraintBindings: [CodingKeys: ColumnConstraintBinding]? { [id: ColumnConstraintBinding(isPrimary: true)] }
+    }
+}
+
+/// The index over title, body and the new summary.
+final class ArticleSummaryIndex: TableCodable {
+    var title: String = ""
+    var body: String = ""
+    var summary: String = ""
+    enum CodingKeys: String, CodingTableKey {
+        typealias Root = ArticleSummaryIndex
+        static let objectRelationalMapping = TableBinding(CodingKeys.self)
+        case title, body, summary
+        static var virtualTableBinding: VirtualTableBinding? {
+            VirtualTableBinding(with: .fts5, and: ModuleArgument(withTokenize: "unicode61 remove_diacritics 2"))
+        }
+    }
+}

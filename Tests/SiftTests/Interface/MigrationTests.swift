@@ -326,6 +326,25 @@ final class MigrationTests: SiftTestCase {
         }
     }
 
+    func testAnIndexGainsTheColumnAStepAdds() throws {
+        let database = makeDatabase()
+        try seededArticles(database, mode: .explicit)
+        try database.migrate(table: "articles", of: ArticleWithSummary.self, toVersion: 1) { migrator in
+            try migrator.update(property: "summary", with: Column(named: "title").concat(" digest"))
+            try migrator.database.create(virtualTable: "articles_fts", of: ArticleSummaryIndex.self, syncedWith: "articles")
+        }
+        XCTAssertTrue(try database.verify(index: "articles_fts").isConsistent)
+        XCTAssertEqual(try database.getValue(on: Column(named: "columns"), fromTable: "sift_fts_sync").stringValue,
+                       "title\u{1F}body\u{1F}summary")
+        let results: SearchResults<ArticleWithSummary> = try database.search("digest", in: "articles_fts")
+        XCTAssertEqual(results.hits.compactMap(\.object.id).sorted(), [1, 2])
+        try database.update(table: "articles", on: ArticleWithSummary.Properties.summary, with: ["précis"],
+                            where: ArticleWithSummary.Properties.id == 2)
+        let updated: SearchResults<ArticleWithSummary> = try database.search("precis", in: "articles_fts")
+        XCTAssertEqual(updated.hits.compactMap(\.object.id), [2])
+        XCTAssertTrue(try database.verify(index: "articles_fts").isConsistent)
+    }
+
     func testAFailedStepLeavesTheIndexAsItWas() throws {
         let database = makeDatabase()
         try seededArticles(database, mode: .explicit)
