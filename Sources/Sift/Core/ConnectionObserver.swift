@@ -27,6 +27,16 @@ protocol ConnectionObserver: AnyObject {
     func batchDidEnd(completed: Bool, on handle: Handle) throws
     /// `handle` is closing.
     func connectionWillClose(_ handle: Handle)
+    /// A migration step is about to change `table`'s schema and rows on `handle`, inside a transaction that is
+    /// already open: until ``tableMigrationDidEnd(_:on:)`` the observer must not follow the table row by row
+    /// (its columns may move under it).
+    func tableMigrationWillBegin(_ table: String, on handle: Handle) throws
+    /// The step's changes to `table` are done and the transaction is still open: the observer brings whatever
+    /// depends on the table up to date. `renamedColumns` maps each column renamed by the step (old name) to its
+    /// new name. Throwing fails the step, and its transaction rolls back.
+    func tableMigrationWillCommit(_ table: String, renamedColumns: [String: String], on handle: Handle) throws
+    /// The step on `table` committed or rolled back: the observer follows the table again.
+    func tableMigrationDidEnd(_ table: String, on handle: Handle)
 }
 
 /// How a layer above Core provides the observer of each new connection: it makes ``Database`` conform, and the

@@ -16,7 +16,7 @@ public struct SiftError: Error, CustomStringConvertible, Sendable {
 
     /// What Sift was doing when the error happened.
     public enum Operation: String, Sendable {
-        case open, close, config, prepare, bind, step, exec, transaction, encode, decode, schema, query, tokenize, file, other
+        case open, close, config, prepare, bind, step, exec, transaction, encode, decode, schema, query, tokenize, file, migration, other
     }
 
     /// A SQLite primary result code (or the closest one for errors Sift raises itself).
@@ -93,6 +93,9 @@ public struct SiftError: Error, CustomStringConvertible, Sendable {
     public var tag: Int?
     /// What Sift was doing.
     public var operation: Operation
+    /// For a failed migration step (``Operation/migration``), the version that step was migrating to; the
+    /// table kept the version and data it had before that step.
+    public var migrationVersion: Int?
     /// Whether the error tracer has seen this error: each error is reported once, where it leaves Sift.
     var isReported = false
 
@@ -113,6 +116,7 @@ public struct SiftError: Error, CustomStringConvertible, Sendable {
     public var description: String {
         var parts = ["[\(level)] \(operation): \(message)", "code: \(code)"]
         if let extendedCode, extendedCode != code.rawValue { parts.append("extended code: \(extendedCode)") }
+        if let migrationVersion { parts.append("migration step: version \(migrationVersion)") }
         if let sql { parts.append("SQL: \(sql)") }
         if let path { parts.append("path: \(path)") }
         if let tag { parts.append("tag: \(tag)") }

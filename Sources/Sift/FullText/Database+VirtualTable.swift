@@ -13,7 +13,9 @@ extension Database {
     /// Creates an FTS5 index over `contentTable` (external content keyed by its integer primary key) and
     /// records the pairing in the database, so every later `Database` on this file keeps it in sync.
     /// Rows already in the content table are indexed. `rootType` names the indexed columns, which must
-    /// exist in the content table.
+    /// exist in the content table. An existing index with other columns (or another content table or rowid
+    /// column) is recreated from `rootType` and rebuilt: that is how an index gains a column, for example in a
+    /// migration step that adds the column to the content table.
     ///
     ///     try database.create(table: "articles", of: Article.self)
     ///     try database.create(virtualTable: "articles_fts", of: ArticleIndex.self, syncedWith: "articles")
@@ -35,9 +37,21 @@ extension Database {
             }
             let rowid = try handle.integerPrimaryKey(of: contentTable) ?? "rowid"
             let synced = SyncedIndex(index: name, content: contentTable, rowidColumn: rowid, columns: binding.columnNames, mode: mode)
-            let existed = try handle.withStatement("SELECT 1 FROM sqlite_master WHERE name = ?") { stmt in
+            var existed = try handle.withStatement("SELECT 1 FROM sqlite_master WHERE name = ?") { stmt in
                 try handle.bind([FundamentalValue(name)], to: stmt, sql: "")
                 return try handle.step(stmt)
+            }
+            if existed {
+                // An index whose columns or content differ from the model's is recreated from the model (and
+                // rebuilt below), as a table gains the columns its model declares.
+                let info = try FTSTableInfo.load(name, on: handle)
+                if info.columns != binding.columnNames || info.content?.table != contentTable || info.content?.rowid != rowid {
+                    for sql in SyncedIndex(index: name, content: contentTable, rowidColumn: rowid, columns: [], mode: mode).dropTriggerSQL {
+                        try handle.execute(sql)
+                    }
+                    try handle.execute("DROP TABLE \(SQLBuilder.quote(name))")
+                    existed = false
+                }
             }
             try handle.execute(try Database.createVirtualTable(name, binding, extra: [
                 ModuleArgument(withContentTable: contentTable), ModuleArgument(withContentRowID: rowid),

@@ -34,6 +34,23 @@ final class FullTextConnection: ConnectionObserver {
         if completed { try tracker.finishBulk(on: handle) } else { tracker.endBulk() }
     }
 
+    /// A migration step rewrites `table`: its indexes are rebuilt when the step ends, so its rows are not followed
+    /// meanwhile, and the triggers of trigger-synced indexes go until then (a rollback brings them back).
+    func tableMigrationWillBegin(_ table: String, on handle: Handle) throws {
+        try tracker.suspend(table, on: handle)
+        for index in try SyncedIndex.load(on: handle) where index.content == table {
+            for sql in index.dropTriggerSQL { try handle.execute(sql) }
+        }
+    }
+
+    func tableMigrationWillCommit(_ table: String, renamedColumns: [String: String], on handle: Handle) throws {
+        try SyncedIndex.follow(migrationOf: table, renamedColumns: renamedColumns, on: handle)
+    }
+
+    func tableMigrationDidEnd(_ table: String, on handle: Handle) {
+        tracker.resume(table, on: handle)
+    }
+
     func connectionWillClose(_ handle: Handle) {
         tracker.uninstall(from: handle)
         tokenizers.removeAll()

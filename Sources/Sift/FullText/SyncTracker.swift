@@ -47,6 +47,9 @@ final class SyncTracker {
     /// of its indexes.
     private var bulkContent: [CChar]?
     private var bulkRowids: [Int64] = []
+    /// Content tables a migration step is rewriting: their indexes are rebuilt when the step ends, so their row
+    /// changes are not followed meanwhile (their columns may move while the step runs).
+    private var suspended: Set<String> = []
 
     var isActive: Bool { !targets.isEmpty }
 
@@ -66,7 +69,7 @@ final class SyncTracker {
             try handle.execute("PRAGMA recursive_triggers = ON")
             recursiveTriggers = true
         }
-        let indexes = all.filter { $0.mode == .explicit }
+        let indexes = all.filter { $0.mode == .explicit && !suspended.contains($0.content) }
         var loaded: [Target] = []
         do {
             for index in indexes {
@@ -87,6 +90,21 @@ final class SyncTracker {
             sqlite3_preupdate_hook(handle.raw, nil, nil)
         }
         handle.isObserved = isActive
+    }
+
+    /// Stops following `content` until `resume`: a migration step is rewriting it.
+    func suspend(_ content: String, on handle: Handle) throws {
+        suspended.insert(content)
+        schemaVersion = -1
+        try refresh(on: handle)
+    }
+
+    /// Follows `content` again once its migration step has committed or rolled back.
+    func resume(_ content: String, on handle: Handle) {
+        suspended.remove(content)
+        schemaVersion = -1
+        // When the reload fails here, the next checkout of the writer retries it (the version no longer matches).
+        try? refresh(on: handle)
     }
 
     func uninstall(from handle: Handle) {

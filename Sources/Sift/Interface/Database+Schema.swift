@@ -45,7 +45,7 @@ extension Database {
     }
 
     /// `ALTER TABLE ADD COLUMN` cannot add primary keys or unique columns; they keep their type and defaults.
-    private static func addableColumnDefinition<Key: CodingTableKey>(_ binding: TableBinding<Key>, _ ordinal: Int) -> ColumnDefinition {
+    static func addableColumnDefinition<Key: CodingTableKey>(_ binding: TableBinding<Key>, _ ordinal: Int) -> ColumnDefinition {
         let constraint = binding.columnConstraints[ordinal]
         let addable = constraint.map {
             ColumnConstraintBinding(isNotNull: $0.isNotNull && $0.defaultValue != nil, defaultTo: $0.defaultValue)

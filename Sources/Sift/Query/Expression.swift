@@ -20,6 +20,7 @@ public struct SQLExpression: ExpressionOperable, CustomStringConvertible, @unche
         case list(Node, String, [Node])
         case collate(Node, String)
         case cast(Node, String)
+        case subquery(StatementSelect)
     }
     let node: Node
 
@@ -122,6 +123,10 @@ extension SQLExpression: SQLRenderable {
             builder.append("CAST(")
             render(operand, into: &builder, nested: false)
             builder.append(" AS \(type))")
+        case .subquery(let select):
+            builder.append("(")
+            select.render(into: &builder)
+            builder.append(")")
         }
     }
 }

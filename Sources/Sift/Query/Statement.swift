@@ -125,6 +125,16 @@ public final class StatementSelect: RenderedStatement {
     }
 }
 
+/// A select inside an expression is a scalar subquery, `(SELECT ...)`: its first row's first column, or NULL.
+///
+///     let messages = StatementSelect().select(Column.all.count()).from("chat")
+///         .where(Column(named: "userId", table: "chat") == Column(named: "id", table: "user"))
+///     StatementUpdate().update(table: "user").set(Column(named: "msgCount"), to: messages)
+extension StatementSelect: ExpressionConvertible {
+    /// This select as a scalar subquery.
+    public func asExpression() -> SQLExpression { SQLExpression(.subquery(self)) }
+}
+
 /// `INSERT`.
 public final class StatementInsert: RenderedStatement {
     var table = ""
