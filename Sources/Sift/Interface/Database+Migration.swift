@@ -148,6 +148,8 @@ extension Database {
             wrapped = SiftError(code: .error, message: "Migrating \(table) to version \(version) failed: \(error)", operation: .migration)
         }
         wrapped.migrationVersion = version
+        // The error tracer saw the step's error where it left the call inside the step: once is enough.
+        wrapped.isReported = (error as? SiftError)?.isReported ?? false
         return wrapped
     }
 

@@ -78,4 +78,21 @@ final class ErrorReportingTests: SiftTestCase {
         XCTAssertEqual(try database.getRows(sql: "SELECT count(*) FROM articles").first?.first?.int64Value, 0)
         XCTAssertTrue(try database.verify(index: "articles_fts").isConsistent)
     }
+
+    /// A failing migration step: the caller gets the step's error, the tracer sees one report.
+    func testAFailedMigrationStepIsReportedOnce() throws {
+        let database = makeDatabase()
+        try database.create(table: "articles", of: Article.self)
+        let reported = Collected<SiftError>()
+        database.trace(ofError: { reported.append($0) })
+        XCTAssertThrowsError(try database.migrate(table: "articles", of: Article.self, toVersion: 1) { migrator in
+            try migrator.exec(sql: "INSERT INTO no_such_table VALUES(1)")
+        }) { error in XCTAssertEqual((error as? SiftError)?.migrationVersion, 1) }
+        XCTAssertEqual(reported.all.count, 1, "\(reported.all)")
+        XCTAssertEqual(reported.all.first?.operation, .migration)
+        XCTAssertThrowsError(try database.migrate(table: "articles", of: Article.self, toVersion: 1) { _ in
+            let _: [Article] = try database.getObjects(fromTable: "no_such_table")
+        })
+        XCTAssertEqual(reported.all.count, 2, "one more report for the second failure, not two: \(reported.all)")
+    }
 }
