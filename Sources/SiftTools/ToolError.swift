@@ -33,6 +33,8 @@ public enum SiftToolError: Error, Sendable, CustomStringConvertible {
     case cannotLock(String, detail: String)
     /// A database this process may not write, for something that needs to (`detail` says what).
     case readOnly(String, detail: String)
+    /// An output file that cannot be created or written (`detail` says why).
+    case cannotWrite(String, detail: String)
 
     /// One line for standard error.
     public var description: String {
@@ -65,6 +67,8 @@ public enum SiftToolError: Error, Sendable, CustomStringConvertible {
             return "cannot lock \(path) for indexing: \(detail)"
         case .readOnly(let path, let detail):
             return "\(path) is read-only here: \(detail)"
+        case .cannotWrite(let path, let detail):
+            return "cannot write \(path): \(detail)"
         }
     }
 
@@ -81,6 +85,7 @@ public enum SiftToolError: Error, Sendable, CustomStringConvertible {
         case .indexingInProgress(let p): return .indexingInProgress(fix(p))
         case .cannotLock(let p, let detail): return .cannotLock(fix(p), detail: fix(detail))
         case .readOnly(let p, let detail): return .readOnly(fix(p), detail: fix(detail))
+        case .cannotWrite(let p, let detail): return .cannotWrite(fix(p), detail: fix(detail))
         case .unknownTokenizer, .unknownFormat, .missingColumn, .invalidArgument, .badInput: return self
         }
     }
