@@ -12,8 +12,10 @@ struct ExportCommand: ParsableCommand {
             (key, title, body, origin, source, and the source's other fields under "fields"). The index \
             definition is the body of PUT /NAME: analyzers matching the corpus's tokenizer (sift_icu needs the \
             analysis-icu plugin) and the mappings. Load them with
-              curl -XPUT http://localhost:9200/NAME -H 'Content-Type: application/json' -d @index.json
-              curl -XPOST http://localhost:9200/_bulk -H 'Content-Type: application/x-ndjson' --data-binary @docs.ndjson
+              curl -XPUT localhost:9200/NAME -d @index.json \\
+                   -H 'Content-Type: application/json'
+              curl -XPOST localhost:9200/_bulk --data-binary @docs.ndjson \\
+                   -H 'Content-Type: application/x-ndjson'
             What the engines cannot reproduce exactly (CJK phrase handling, ranking, highlighting) is listed on \
             standard error. Documents are read in pages, so any corpus size exports in bounded memory.
             """)
@@ -23,7 +25,7 @@ struct ExportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The index name (default: the database file's name, lower case).", valueName: "name"))
     var index: String?
 
-    @Option(help: ArgumentHelp("The bulk NDJSON file (default: standard output).", valueName: "file"))
+    @Option(help: ArgumentHelp("The bulk NDJSON file (default, or -: standard output).", valueName: "file"))
     var out: String?
 
     @Option(help: ArgumentHelp("The index definition file (default: <out>.settings.json, or <name>.settings.json when writing to standard output).",
@@ -50,6 +52,7 @@ struct ExportCommand: ParsableCommand {
             let name = index ?? SearchEngineExport.defaultIndexName(forDatabase: database.db)
             try SearchEngineExport.validateIndexName(name)
             let definition = try SearchEngineExport.indexDefinition(forTokenizer: corpus.tokenizer, wordTokenizer: wordTokenizer)
+            let out = self.out == "-" ? nil : self.out
             let settingsPath = settings ?? (out.map { $0 + ".settings.json" } ?? "\(name).settings.json")
             try SearchEngineExport.write(definition, to: settingsPath)
             let summary = try corpus.exportBulk(index: name, toFile: out, pageSize: pageSize)

@@ -112,6 +112,11 @@ final class ExportTests: ToolTestCase {
                        Self.corpusLines.count)
         XCTAssertNoThrow(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path("out.ndjson.settings.json")))))
 
+        let dash = try sift("export", "--db", "My Notes.sift", "--out", "-", "--index", "dash", "--page-size", "1")
+        XCTAssertEqual(dash.status, 0, dash.stderr)
+        XCTAssertEqual(try bulkPairs(Data(dash.stdout.utf8), index: "dash").count, Self.corpusLines.count)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("dash.settings.json")), dash.stderr)
+
         let badName = try sift("export", "--db", "My Notes.sift", "--index", "Bad Name")
         XCTAssertEqual(badName.status, 2)
         XCTAssertTrue(badName.stderr.contains("invalid index name \"Bad Name\""), badName.stderr)
@@ -122,6 +127,17 @@ final class ExportTests: ToolTestCase {
         let missing = try sift("export", "--db", "nothing.db")
         XCTAssertEqual(missing.status, 2)
         XCTAssertTrue(missing.stderr.contains("nothing.db: no such file"), missing.stderr)
+    }
+
+    func testOverlongKeysAreExportedAndReported() throws {
+        let key = String(repeating: "k", count: SearchEngineExport.maximumIDBytes + 1)
+        try write("long.jsonl", "{\"_id\": \"\(key)\", \"text\": \"long key\"}\n{\"_id\": \"short\", \"text\": \"short key\"}\n")
+        XCTAssertEqual(try sift("index", "long.jsonl", "--db", "long.db", "--quiet").status, 0)
+        let export = try sift("export", "--db", "long.db", "--out", "long.ndjson")
+        XCTAssertEqual(export.status, 0, export.stderr)
+        XCTAssertTrue(export.stderr.contains("warning: 1 key longer than 512 bytes"), export.stderr)
+        let ids = try bulkPairs(try Data(contentsOf: URL(fileURLWithPath: path("long.ndjson"))), index: "long").map(\.id)
+        XCTAssertEqual(Set(ids), [key, "short"])
     }
 
     func testEmptyCorpusExportsAnEmptyStream() throws {
