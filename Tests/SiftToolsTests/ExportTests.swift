@@ -69,6 +69,9 @@ final class ExportTests: ToolTestCase {
 
         let data = try Data(contentsOf: URL(fileURLWithPath: path("docs.ndjson")))
         let pairs = try bulkPairs(data, index: "corpus")
+        let text = String(decoding: data, as: UTF8.self)
+        XCTAssertTrue(text.contains("\"ok\":true") && text.contains("\"b\":[true,false]") && text.contains("\"c\":null"),
+                      "JSON booleans and null stay booleans and null, not numbers")
         let ids = pairs.map(\.id)
         XCTAssertEqual(ids.count, Self.corpusLines.count)
         XCTAssertEqual(Set(ids).count, ids.count, "every document exported once")
