@@ -32,7 +32,7 @@ public enum TextDecoding {
 
     /// Decodes bytes that are not UTF-8: in the `declared` charset (an HTML `<meta charset>` or XML declaration,
     /// say) when ICU knows it and it fits the bytes (a declaration that at most 2% of the bytes contradict;
-    /// UTF-8 declarations are ignored, ISO-8859-1 and US-ASCII read as windows-1252 as browsers do), else in
+    /// UTF-8, UTF-16 and UTF-32 declarations are ignored, ISO-8859-1 and US-ASCII read as windows-1252 as browsers do), else in
     /// the detected charset when its confidence is at least `minimumConfidence`. Nil when nothing fits.
     ///
     /// Valid UTF-8 needs no call: this always goes through ICU.

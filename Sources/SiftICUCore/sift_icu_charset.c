@@ -135,11 +135,18 @@ int sift_icu_convert_to_utf8(const char *bytes, int32_t n, const char *charset, 
 }
 
 /* What a declaration names, as browsers read it (WHATWG Encoding): Latin-1 and ASCII labels mean windows-1252,
-   whose printable characters are a superset; UTF-8 is ignored, since the caller only asks about invalid UTF-8. */
+   whose printable characters are a superset. UTF-8 is ignored (the caller only asks about invalid UTF-8), and so
+   are charsets with no single-byte characters (UTF-16, UTF-32): a declaration found by reading the bytes as ASCII
+   is not written in them. */
 static const char *effective_declared(const char *declared) {
-    if (!declared || !*declared) return NULL;
-    if (ucnv_compareNames(declared, "UTF-8") == 0 || ucnv_compareNames(declared, "utf8") == 0) return NULL;
+    if (!declared || !*declared || ucnv_compareNames(declared, "UTF-8") == 0) return NULL;
     UErrorCode status = U_ZERO_ERROR;
+    UConverter *converter = ucnv_open(declared, &status);
+    if (U_FAILURE(status)) return NULL;
+    int8_t min_size = ucnv_getMinCharSize(converter);
+    ucnv_close(converter);
+    if (min_size > 1) return NULL;
+    status = U_ZERO_ERROR;
     const char *canonical = ucnv_getCanonicalName(declared, "IANA", &status);
     if (U_FAILURE(status) || !canonical) canonical = declared;
     if (ucnv_compareNames(canonical, "ISO-8859-1") == 0 || ucnv_compareNames(canonical, "US-ASCII") == 0 ||

@@ -3,27 +3,6 @@ import SiftICU
 
 /// Turns file contents into a document's title and searchable text.
 public enum TextExtraction {
-    /// Decodes UTF-8 (a leading byte order mark dropped), or returns the 1-based line of the first
-    /// invalid byte so the problem can be reported where an editor will find it.
-    public static func decodeUTF8(_ data: Data) -> Result<String, LineNumber> {
-        var bytes = data[...]
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-        if let text = String(validating: bytes, as: UTF8.self) { return .success(text) }
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        var line = 1
-        while case .scalarValue(let scalar) = decoder.decode(&iterator) {
-            if scalar == "\n" { line += 1 }
-        }
-        return .failure(LineNumber(value: line))
-    }
-
-    /// A line number as an error, for `decodeUTF8`.
-    public struct LineNumber: Error, Sendable, Hashable {
-        /// 1-based.
-        public var value: Int
-    }
-
     /// A file's text and the charset it was read as.
     public struct DecodedText: Sendable, Hashable {
         /// The text, a leading byte order mark dropped.

@@ -114,8 +114,8 @@ int sift_icu_convert_to_utf8(const char *bytes, int32_t n, const char *charset, 
 /*
  * sift_icu_transcode: n bytes that are not valid UTF-8, as UTF-8 (*out and *out_length as above). A declared
  * charset is honoured when ICU knows it and converting with it replaces at most 2% of the bytes; declarations
- * of UTF-8 are ignored (the bytes are not UTF-8) and ISO-8859-1 and US-ASCII are read as windows-1252, as
- * browsers do. Otherwise the charset is detected and used when its confidence is at least min_confidence.
+ * of UTF-8 are ignored (the bytes are not UTF-8), so are UTF-16 and UTF-32 (a declaration read as ASCII is not
+ * written in them), and ISO-8859-1 and US-ASCII are read as windows-1252, as browsers do. Otherwise the charset is detected and used when its confidence is at least min_confidence.
  * The charset used (or, on failure, the best guess) goes to charset (charset_capacity bytes) and its confidence
  * to *confidence (100 for a declaration; may be NULL). Returns SIFT_ICU_OK, SIFT_ICU_ERROR when no charset
  * was found or its confidence is too low (*out is then NULL), SIFT_ICU_NOMEM.
