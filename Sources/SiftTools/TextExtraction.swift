@@ -35,21 +35,17 @@ public enum TextExtraction {
     /// How far the binary checks and the search for a charset declaration look.
     static let binaryProbeLength = 8192, declarationProbeLength = 1024
 
-    /// Decodes a text file in any charset. Valid UTF-8 (with or without a byte order mark) is taken as it is,
-    /// without ICU. A UTF-16 or UTF-32 byte order mark selects that encoding. Anything else is binary when its
-    /// first 8 KB hold a NUL byte or are over 10% control characters; otherwise it is read in the charset that
-    /// an HTML `<meta charset>` or `<meta http-equiv="Content-Type">` or an XML declaration in the first 1 KB
-    /// names (looked for when the file starts with `<` or `isMarkup` is set), else in the one ICU detects.
+    /// Decodes a text file in any charset. A UTF-16 or UTF-32 byte order mark selects that encoding. Anything
+    /// else is binary when its first 8 KB hold a NUL byte or are over 10% control characters (other than tab,
+    /// line and page breaks, backspace, escape and SUB), even if it is valid UTF-8. Valid UTF-8 (with or
+    /// without a byte order mark) is taken as it is, without ICU. Other text is read in the charset that an HTML
+    /// `<meta charset>` or `<meta http-equiv="Content-Type">` or an XML declaration in the first 1 KB names
+    /// (looked for when the file starts with `<` or `isMarkup` is set), else in the one ICU detects.
     public static func decode(_ data: Data, isMarkup: Bool = false) -> Result<DecodedText, NotText> {
         let bytes = data[...]
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
-            if let text = String(validating: bytes.dropFirst(3), as: UTF8.self) { return .success(DecodedText(text: text, charset: "UTF-8")) }
-        } else if let text = String(validating: bytes, as: UTF8.self) {
-            return .success(DecodedText(text: text, charset: "UTF-8"))
-        }
         for (mark, charset) in byteOrderMarks where bytes.starts(with: mark) {
             // ICU's UTF-16 and UTF-32 converters read the byte order from the mark and drop it.
-            if let converted = TextDecoding.convert(Data(bytes), from: charset) {
+            if let converted = TextDecoding.convert(data, from: charset) {
                 return .success(DecodedText(text: converted.text, charset: charset + (mark.first == 0xFF ? "LE" : "BE")))
             }
         }
@@ -57,6 +53,9 @@ public enum TextExtraction {
         if let nul = probe.firstIndex(of: 0) { return .failure(.nulBytes(offset: nul - bytes.startIndex)) }
         let controls = probe.count { $0 < 0x20 && !allowedControls.contains($0) || $0 == 0x7F }
         if controls * 10 > probe.count { return .failure(.controlCharacters(percent: controls * 100 / probe.count)) }
+        if let text = String(validating: bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes, as: UTF8.self) {
+            return .success(DecodedText(text: text, charset: "UTF-8"))
+        }
         let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
         let declared = isMarkup || first == UInt8(ascii: "<") ? declaredCharset(bytes.prefix(declarationProbeLength)) : nil
         if let decoded = TextDecoding.decode(data, declared: declared) {
@@ -71,8 +70,9 @@ public enum TextExtraction {
         ([0xFF, 0xFE, 0x00, 0x00], "UTF-32"), ([0x00, 0x00, 0xFE, 0xFF], "UTF-32"), ([0xFF, 0xFE], "UTF-16"), ([0xFE, 0xFF], "UTF-16"),
     ]
 
-    /// Tab, line feed, vertical tab, form feed, carriage return, escape (ISO-2022 charsets) and SUB (DOS end of file).
-    private static let allowedControls: Set<UInt8> = [0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1A, 0x1B]
+    /// Backspace (nroff's overstrike bold), tab, line feed, vertical tab, form feed, carriage return, SUB (DOS end
+    /// of file) and escape (terminal colours, ISO-2022 charsets).
+    private static let allowedControls: Set<UInt8> = [0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1A, 0x1B]
 
     /// The charset an HTML `<meta charset=...>`, `<meta http-equiv="Content-Type" content="...; charset=...">`
     /// or XML declaration `<?xml ... encoding="..."?>` names in `bytes` (lowercased), which are read as ASCII (as in

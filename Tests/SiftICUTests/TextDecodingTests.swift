@@ -19,6 +19,13 @@ final class TextDecodingTests: XCTestCase {
         XCTAssertEqual(decoded.charset, detected.charset)
     }
 
+    func testALongASCIIPreambleDoesNotHideTheCharset() throws {
+        let text = String(repeating: "An ASCII licence header line, the same in every charset.\n", count: 3000) + Self.german
+        let decoded = try XCTUnwrap(TextDecoding.decode(try XCTUnwrap(text.data(using: .isoLatin1))))
+        XCTAssertEqual(decoded.text, text)
+        XCTAssertTrue(["ISO-8859-1", "windows-1252"].contains(decoded.charset), decoded.charset)
+    }
+
     func testShiftJIS() throws {
         let text = "日本語の文章です。東京と大阪は大きな都市で、毎日たくさんの人が新幹線で移動しています。京都には古いお寺がたくさんあります。"
         let decoded = try XCTUnwrap(TextDecoding.decode(try XCTUnwrap(text.data(using: .shiftJIS))))

@@ -153,6 +153,8 @@ final class IndexingTests: ToolTestCase {
         XCTAssertEqual(try TextExtraction.decode(Data([0xEF, 0xBB, 0xBF]) + Data("é".utf8)).get().text, "é")
         XCTAssertEqual(TextExtraction.decode(Data(repeating: 0x01, count: 40) + Data([0xE9])),
                        .failure(.controlCharacters(percent: 97)))
+        XCTAssertEqual(TextExtraction.decode(Data("valid UTF-8 \u{0}".utf8)), .failure(.nulBytes(offset: 12)), "NUL is valid UTF-8 but no text")
+        XCTAssertEqual(try TextExtraction.decode(Data("N\u{8}NA\u{8}AM\u{8}ME\u{8}E".utf8)).get().charset, "UTF-8", "nroff overstrike is text")
     }
 
     /// The stored body (or another column) of the document with `key`.
