@@ -41,7 +41,10 @@ int sift_icu_detect_charset(const char *bytes, int32_t n, const char *declared, 
     int32_t length = n - start < SIFT_DETECT_SAMPLE ? n - start : SIFT_DETECT_SAMPLE;
     ucsdet_enableInputFilter(detector, 1); /* drops <markup> when enough text remains without it */
     ucsdet_setText(detector, bytes + start, length, &status);
-    if (declared && *declared) ucsdet_setDeclaredEncoding(detector, declared, -1, &status);
+    if (declared && *declared) {
+        UErrorCode hintStatus = U_ZERO_ERROR; /* a hint ICU may reject without harm */
+        ucsdet_setDeclaredEncoding(detector, declared, -1, &hintStatus);
+    }
     int32_t count = 0;
     const UCharsetMatch **matches = ucsdet_detectAll(detector, &count, &status);
     int rc = SIFT_ICU_ERROR;
