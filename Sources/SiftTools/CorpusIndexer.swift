@@ -225,6 +225,8 @@ public final class CorpusIndexer {
     // MARK: - Folders
 
     private static let textExtensions: Set<String> = ["txt", "md", "markdown", "html", "htm"]
+    /// Files whose charset declaration (`<meta charset>`, `<?xml encoding>`) is looked for even when they do not start with `<`.
+    private static let markupExtensions: Set<String> = ["html", "htm", "xhtml", "xml", "svg"]
 
     private func isCandidate(_ url: URL) -> Bool {
         let ext = url.pathExtension.lowercased()
@@ -310,16 +312,20 @@ public final class CorpusIndexer {
             try skip(failure)
             return nil
         }
+        let ext = url.pathExtension.lowercased()
         let text: String
-        switch TextExtraction.decodeUTF8(data) {
-        case .success(let decoded): text = decoded
-        case .failure(let line):
-            try skip(InputError(.invalidUTF8, line: line.value, path: path))
+        switch TextExtraction.decode(data, isMarkup: Self.markupExtensions.contains(ext)) {
+        case .success(let decoded): text = decoded.text
+        case .failure(let reason):
+            let error = SiftToolError.notText(path, reason: reason.description)
+            if options.strict { throw error }
+            report.skipped += 1
+            onProblem?(error.description)
             return nil
         }
         var title: String?
         var body = text
-        switch url.pathExtension.lowercased() {
+        switch ext {
         case "html", "htm":
             (title, body) = TextExtraction.html(text)
         case "md", "markdown":

@@ -1,26 +1,123 @@
 import Foundation
+import SiftICU
 
 /// Turns file contents into a document's title and searchable text.
 public enum TextExtraction {
-    /// Decodes UTF-8 (a leading byte order mark dropped), or returns the 1-based line of the first
-    /// invalid byte so the problem can be reported where an editor will find it.
-    public static func decodeUTF8(_ data: Data) -> Result<String, LineNumber> {
-        var bytes = data[...]
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-        if let text = String(validating: bytes, as: UTF8.self) { return .success(text) }
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        var line = 1
-        while case .scalarValue(let scalar) = decoder.decode(&iterator) {
-            if scalar == "\n" { line += 1 }
-        }
-        return .failure(LineNumber(value: line))
+    /// A file's text and the charset it was read as.
+    public struct DecodedText: Sendable, Hashable {
+        /// The text, a leading byte order mark dropped.
+        public var text: String
+        /// "UTF-8" for valid UTF-8, else the charset ICU read it as (see `SiftICU.TextDecoding`).
+        public var charset: String
     }
 
-    /// A line number as an error, for `decodeUTF8`.
-    public struct LineNumber: Error, Sendable, Hashable {
-        /// 1-based.
-        public var value: Int
+    /// Why a file's bytes are not taken as text; `description` is the reason given when it is skipped.
+    public enum NotText: Error, Sendable, Hashable, CustomStringConvertible {
+        /// NUL bytes in the first 8 KB (no text charset but UTF-16/32 has them, and those need a byte order mark).
+        case nulBytes(offset: Int)
+        /// Mostly control characters in the first 8 KB.
+        case controlCharacters(percent: Int)
+        /// No charset fits well enough; `guess` is ICU's best, with its confidence.
+        case unknownCharset(guess: String?, confidence: Int)
+
+        /// e.g. "binary content (NUL byte at offset 3)".
+        public var description: String {
+            switch self {
+            case .nulBytes(let offset): return "binary content (NUL byte at offset \(offset))"
+            case .controlCharacters(let percent): return "binary content (\(percent)% control characters)"
+            case .unknownCharset(let guess?, let confidence):
+                return "binary content or unknown charset (best guess \(guess), \(confidence)% confident)"
+            case .unknownCharset(nil, _): return "binary content or unknown charset (no charset fits)"
+            }
+        }
+    }
+
+    /// How far the binary checks and the search for a charset declaration look.
+    static let binaryProbeLength = 8192, declarationProbeLength = 1024
+
+    /// Decodes a text file in any charset. A UTF-16 or UTF-32 byte order mark selects that encoding. Anything
+    /// else is binary when its first 8 KB hold a NUL byte or are over 10% control characters (other than tab,
+    /// line and page breaks, backspace, escape and SUB), even if it is valid UTF-8. Valid UTF-8 (with or
+    /// without a byte order mark) is taken as it is, without ICU. Other text is read in the charset that an HTML
+    /// `<meta charset>` or `<meta http-equiv="Content-Type">` or an XML declaration in the first 1 KB names
+    /// (looked for when the file starts with `<` or `isMarkup` is set), else in the one ICU detects.
+    public static func decode(_ data: Data, isMarkup: Bool = false) -> Result<DecodedText, NotText> {
+        let bytes = data[...]
+        for (mark, charset) in byteOrderMarks where bytes.starts(with: mark) {
+            // ICU's UTF-16 and UTF-32 converters read the byte order from the mark and drop it.
+            if let converted = TextDecoding.convert(data, from: charset) {
+                return .success(DecodedText(text: converted.text, charset: charset + (mark.first == 0xFF ? "LE" : "BE")))
+            }
+        }
+        let probe = bytes.prefix(binaryProbeLength)
+        if let nul = probe.firstIndex(of: 0) { return .failure(.nulBytes(offset: nul - bytes.startIndex)) }
+        let controls = probe.count { $0 < 0x20 && !allowedControls.contains($0) || $0 == 0x7F }
+        if controls * 10 > probe.count { return .failure(.controlCharacters(percent: controls * 100 / probe.count)) }
+        if let text = String(validating: bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes, as: UTF8.self) {
+            return .success(DecodedText(text: text, charset: "UTF-8"))
+        }
+        let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        let declared = isMarkup || first == UInt8(ascii: "<") ? declaredCharset(bytes.prefix(declarationProbeLength)) : nil
+        if let decoded = TextDecoding.decode(data, declared: declared) {
+            return .success(DecodedText(text: decoded.text, charset: decoded.charset))
+        }
+        let guess = TextDecoding.detectCharset(data)
+        return .failure(.unknownCharset(guess: guess?.charset, confidence: guess?.confidence ?? 0))
+    }
+
+    /// UTF-32 first: its little-endian mark starts with UTF-16's.
+    private static let byteOrderMarks: [([UInt8], String)] = [
+        ([0xFF, 0xFE, 0x00, 0x00], "UTF-32"), ([0x00, 0x00, 0xFE, 0xFF], "UTF-32"), ([0xFF, 0xFE], "UTF-16"), ([0xFE, 0xFF], "UTF-16"),
+    ]
+
+    /// Backspace (nroff's overstrike bold), tab, line feed, vertical tab, form feed, carriage return, SUB (DOS end
+    /// of file) and escape (terminal colours, ISO-2022 charsets).
+    private static let allowedControls: Set<UInt8> = [0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1A, 0x1B]
+
+    /// The charset an HTML `<meta charset=...>`, `<meta http-equiv="Content-Type" content="...; charset=...">`
+    /// or XML declaration `<?xml ... encoding="..."?>` names in `bytes` (lowercased), which are read as ASCII (as in
+    /// every charset such a declaration can be written in).
+    public static func declaredCharset<Bytes: Collection>(_ bytes: Bytes) -> String? where Bytes.Element == UInt8 {
+        // Lowercased: charset names and HTML are case-insensitive.
+        let lower = String(decoding: bytes.map { $0 < 0x80 ? $0 : UInt8(ascii: "?") }, as: UTF8.self).lowercased()
+        let head = lower.drop { $0.isWhitespace }
+        if head.hasPrefix("<?xml"), let end = head.range(of: "?>"), let value = attribute("encoding", in: head[..<end.lowerBound]) {
+            return value
+        }
+        var rest = lower[...]
+        while let meta = rest.range(of: "<meta") {
+            let tagEnd = rest[meta.upperBound...].firstIndex(of: ">") ?? rest.endIndex
+            let tag = rest[meta.upperBound..<tagEnd]
+            if let value = attribute("charset", in: tag) { return value }
+            if let content = attribute("content", in: tag), let range = content.range(of: "charset=") {
+                let value = content[range.upperBound...].prefix { !";, \"'".contains($0) }
+                if !value.isEmpty { return String(value) }
+            }
+            rest = rest[tagEnd...]
+        }
+        return nil
+    }
+
+    /// The value of `name=value`, `name="value"` or `name='value'` in `tag`.
+    private static func attribute(_ name: String, in tag: Substring) -> String? {
+        var search = tag
+        while let found = search.range(of: name) {
+            search = search[found.upperBound...]
+            // A whole attribute name: not the tail of another (http-equiv="content-type" holds "content").
+            if found.lowerBound > tag.startIndex, !" \t\n\r\"'/".contains(tag[tag.index(before: found.lowerBound)]) { continue }
+            var rest = tag[found.upperBound...].drop { $0 == " " }
+            guard rest.first == "=" else { continue }
+            rest = rest.dropFirst().drop { $0 == " " }
+            let value: Substring
+            if let quote = rest.first, quote == "\"" || quote == "'" {
+                value = rest.dropFirst().prefix { $0 != quote }
+            } else {
+                value = rest.prefix { !" \t\n\r>/;\"'".contains($0) }
+            }
+            let trimmed = value.trimmingCharacters(in: .whitespaces)
+            return trimmed.isEmpty ? nil : trimmed
+        }
+        return nil
     }
 
     /// The title of a Markdown file: its first `#` heading, if any.

@@ -27,6 +27,8 @@ public enum SiftToolError: Error, Sendable, CustomStringConvertible {
     case badInput(InputError)
     /// A file that exists but cannot be read.
     case unreadable(String, detail: String)
+    /// A folder file that is not text in any charset (`reason` says why, e.g. "binary content (NUL byte at offset 3)").
+    case notText(String, reason: String)
     /// Another indexing run holds the corpus's indexing lock (see `CorpusIndexer`).
     case indexingInProgress(String)
     /// The indexing lock file beside the corpus cannot be created or locked.
@@ -61,6 +63,8 @@ public enum SiftToolError: Error, Sendable, CustomStringConvertible {
             return "\(error) (stopped because of --strict)"
         case .unreadable(let path, let detail):
             return "\(path): cannot read: \(detail)"
+        case .notText(let path, let reason):
+            return "\(path): \(reason)"
         case .indexingInProgress(let path):
             return "another `sift index` is running on \(path); run this one again when it has finished"
         case .cannotLock(let path, let detail):
@@ -82,6 +86,7 @@ public enum SiftToolError: Error, Sendable, CustomStringConvertible {
         case .locked(let p): return .locked(fix(p))
         case .tokenizerMismatch(let p, let existing, let requested): return .tokenizerMismatch(path: fix(p), existing: existing, requested: requested)
         case .unreadable(let p, let detail): return .unreadable(fix(p), detail: fix(detail))
+        case .notText(let p, let reason): return .notText(fix(p), reason: reason)
         case .indexingInProgress(let p): return .indexingInProgress(fix(p))
         case .cannotLock(let p, let detail): return .cannotLock(fix(p), detail: fix(detail))
         case .readOnly(let p, let detail): return .readOnly(fix(p), detail: fix(detail))

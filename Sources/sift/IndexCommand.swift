@@ -9,7 +9,8 @@ struct IndexCommand: ParsableCommand {
         abstract: "Index folders, JSON Lines, CSV/TSV files or BEIR folders into a corpus database.",
         discussion: """
             Formats (see Corpora/README.md) are detected from each source: a folder holding corpus.jsonl \
-            is BEIR; another folder is read recursively (.txt, .md, .html; more with --extensions); \
+            is BEIR; another folder is read recursively (.txt, .md, .html; more with --extensions; files \
+            that are not UTF-8 are transcoded from their declared or detected charset, binary files skipped); \
             .jsonl/.ndjson, .csv and .tsv files by extension. Re-indexing a folder reads only files whose \
             size or modification time changed and removes documents of deleted files; re-indexing a file \
             replaces its documents. Bad lines, records and files are reported with file:line and skipped \

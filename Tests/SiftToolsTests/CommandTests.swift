@@ -85,6 +85,21 @@ final class CommandTests: ToolTestCase {
         XCTAssertTrue(try sift("search", "alpha", "--db", "strict.db").stdout.contains("[alpha]"), "the line before is kept")
     }
 
+    func testFolderInOtherCharsetsIsTranscodedAndBinaryFilesSkippedWithTheReason() throws {
+        try write("docs/latin1.txt", try XCTUnwrap(IndexingTests.french.data(using: .isoLatin1)))
+        let page = #"<html><head><meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1">"#
+            + "<title>Crème</title></head><body>Crème brûlée</body></html>"
+        try write("docs/legacy.html", try XCTUnwrap(page.data(using: .isoLatin1)))
+        try write("docs/data.txt", Data([0x50, 0x4B, 0x03, 0x04, 0x00, 0x00]))
+        let outcome = try sift("index", "docs", "--db", "c.db")
+        XCTAssertEqual(outcome.status, 1, "the binary file was skipped")
+        XCTAssertTrue(outcome.stderr.contains("sift: skipped \(path("docs/data.txt")): binary content (NUL byte at offset 4)"), outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("indexed 2 documents from 3 files"), outcome.stderr)
+        let search = try sift("search", "brûlée", "--db", "c.db")
+        XCTAssertTrue(search.stdout.contains("latin1.txt"), search.stdout)
+        XCTAssertTrue(search.stdout.contains("Crème  (legacy.html"), search.stdout)
+    }
+
     func testClearErrors() throws {
         let missing = try sift("search", "x", "--db", "missing.db")
         XCTAssertEqual(missing.status, 2)

@@ -39,10 +39,10 @@ final class IndexingTests: ToolTestCase {
         XCTAssertEqual([third.written, third.unchanged, third.removed], [0, 3, 0])
     }
 
-    func testExtraExtensionsAndInvalidUTF8() throws {
+    func testExtraExtensionsAndBinaryFiles() throws {
         try write("docs/readme.rst", "Restructured text about walruses")
         try write("docs/good.txt", "Walruses have tusks")
-        try write("docs/bad.txt", Data("line one\nline two \u{FF}".utf8) + Data([0xFF, 0xFE]))
+        try write("docs/bad.txt", Data("walruses\n".utf8) + Data([0x00, 0x01, 0xFF, 0xFE]))
         let corpus = try makeCorpus()
         let indexer = CorpusIndexer(corpus: corpus, options: IndexOptions(extraExtensions: ["rst"]))
         var problems: [String] = []
@@ -52,7 +52,114 @@ final class IndexingTests: ToolTestCase {
         XCTAssertEqual(report.skipped, 1)
         XCTAssertEqual(report.exitStatus, 1)
         XCTAssertEqual(problems.count, 1)
-        XCTAssertTrue(problems[0].hasSuffix("bad.txt:2: invalid UTF-8"), problems[0])
+        XCTAssertTrue(problems[0].hasSuffix("bad.txt: binary content (NUL byte at offset 9)"), problems[0])
+
+        let strict = CorpusIndexer(corpus: try makeCorpus("strict.db"), options: IndexOptions(strict: true))
+        XCTAssertThrowsError(try strict.index([folder.appendingPathComponent("docs")])) { error in
+            XCTAssertTrue("\(error)".hasSuffix("bad.txt: binary content (NUL byte at offset 9)"), "\(error)")
+        }
+    }
+
+    /// French in ISO-8859-1, long enough for ICU's detector (which needs a few sentences).
+    static let french = """
+        Le dessert préféré de la maison est la crème brûlée, servie avec un café très serré. \
+        À la fin du repas, les invités goûtent aussi une tarte aux pommes légère et des crêpes à la châtaigne. \
+        Le chef explique que la crème doit être cuite lentement, à température douce, puis caramélisée à la dernière minute. \
+        Les enfants préfèrent les gâteaux au chocolat, mais leurs parents reviennent toujours à la crème brûlée.
+        """
+
+    /// Japanese, encoded as Shift_JIS by Foundation.
+    static let japanese = """
+        東京は日本の首都です。東京には多くの人が住んでいて、毎日たくさんの電車が走っています。\
+        週末には公園や美術館に行く人が多く、春には桜を見るために多くの人が集まります。\
+        東京タワーやスカイツリーからは、晴れた日に富士山が見えることもあります。
+        """
+
+    /// 北京是中华人民共和国的首都，也是全国的政治中心和文化中心。北京有很多名胜古迹，比如故宫、天坛和长城。
+    /// 每年都有很多游客来北京旅游，他们喜欢吃北京烤鸭。 in GBK (Foundation on Linux cannot encode GBK).
+    static let chineseGBK: [UInt8] = [
+        0xb1, 0xb1, 0xbe, 0xa9, 0xca, 0xc7, 0xd6, 0xd0, 0xbb, 0xaa, 0xc8, 0xcb, 0xc3, 0xf1, 0xb9, 0xb2, 0xba, 0xcd, 0xb9, 0xfa,
+        0xb5, 0xc4, 0xca, 0xd7, 0xb6, 0xbc, 0xa3, 0xac, 0xd2, 0xb2, 0xca, 0xc7, 0xc8, 0xab, 0xb9, 0xfa, 0xb5, 0xc4, 0xd5, 0xfe,
+        0xd6, 0xce, 0xd6, 0xd0, 0xd0, 0xc4, 0xba, 0xcd, 0xce, 0xc4, 0xbb, 0xaf, 0xd6, 0xd0, 0xd0, 0xc4, 0xa1, 0xa3, 0xb1, 0xb1,
+        0xbe, 0xa9, 0xd3, 0xd0, 0xba, 0xdc, 0xb6, 0xe0, 0xc3, 0xfb, 0xca, 0xa4, 0xb9, 0xc5, 0xbc, 0xa3, 0xa3, 0xac, 0xb1, 0xc8,
+        0xc8, 0xe7, 0xb9, 0xca, 0xb9, 0xac, 0xa1, 0xa2, 0xcc, 0xec, 0xcc, 0xb3, 0xba, 0xcd, 0xb3, 0xa4, 0xb3, 0xc7, 0xa1, 0xa3,
+        0xc3, 0xbf, 0xc4, 0xea, 0xb6, 0xbc, 0xd3, 0xd0, 0xba, 0xdc, 0xb6, 0xe0, 0xd3, 0xce, 0xbf, 0xcd, 0xc0, 0xb4, 0xb1, 0xb1,
+        0xbe, 0xa9, 0xc2, 0xc3, 0xd3, 0xce, 0xa3, 0xac, 0xcb, 0xfb, 0xc3, 0xc7, 0xcf, 0xb2, 0xbb, 0xb6, 0xb3, 0xd4, 0xb1, 0xb1,
+        0xbe, 0xa9, 0xbf, 0xbe, 0xd1, 0xbc, 0xa1, 0xa3,
+    ]
+
+    func testFolderFilesInOtherCharsetsAreTranscoded() throws {
+        try write("mixed/utf8.txt", "Une soupe à l’oignon gratinée, en UTF-8.")
+        try write("mixed/latin1.txt", try XCTUnwrap(Self.french.data(using: .isoLatin1)))
+        let page = """
+            <html><head><meta charset="windows-1252"><title>Menu du soir</title></head>
+            <body><p>Le serveur a dit \u{201C}délicieux\u{201D} en apportant l’assiette.</p></body></html>
+            """
+        try write("mixed/page.html", try XCTUnwrap(page.data(using: .windowsCP1252)))
+        try write("mixed/japanese.txt", try XCTUnwrap(Self.japanese.data(using: .shiftJIS)))
+        try write("mixed/chinese.txt", Data(Self.chineseGBK))
+        try write("mixed/utf16.txt", Data([0xFF, 0xFE]) + (try XCTUnwrap("Naïve résumé in UTF-16".data(using: .utf16LittleEndian))))
+        try write("mixed/archive.txt", Data([0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03]) + Data(repeating: 0xA7, count: 64))
+        let corpus = try makeCorpus()
+        let indexer = CorpusIndexer(corpus: corpus)
+        var problems: [String] = []
+        indexer.onProblem = { problems.append($0) }
+        let report = try indexer.index([folder.appendingPathComponent("mixed")])
+        XCTAssertEqual(report.written, 6)
+        XCTAssertEqual(report.skipped, 1)
+        XCTAssertEqual(problems.count, 1)
+        XCTAssertTrue(problems.first?.hasSuffix("archive.txt: binary content (NUL byte at offset 3)") == true, "\(problems)")
+
+        XCTAssertEqual(try keys(corpus, "brûlée"), ["latin1.txt"])
+        XCTAssertEqual(try keys(corpus, "gratinée"), ["utf8.txt"])
+        XCTAssertEqual(try keys(corpus, "délicieux"), ["page.html"])
+        XCTAssertEqual(try keys(corpus, "東京"), ["japanese.txt"])
+        XCTAssertEqual(try keys(corpus, "スカイツリー"), ["japanese.txt"])
+        XCTAssertEqual(try keys(corpus, "北京烤鸭"), ["chinese.txt"])
+        XCTAssertEqual(try keys(corpus, "résumé"), ["utf16.txt"])
+        XCTAssertEqual(try body(corpus, "page.html"), "Le serveur a dit \u{201C}délicieux\u{201D} en apportant l’assiette.")
+        XCTAssertEqual(try body(corpus, "page.html", column: "title"), "Menu du soir")
+        XCTAssertEqual(try body(corpus, "latin1.txt"), Self.french)
+        XCTAssertEqual(try body(corpus, "japanese.txt"), Self.japanese)
+        XCTAssertEqual(try body(corpus, "chinese.txt"), "北京是中华人民共和国的首都，也是全国的政治中心和文化中心。北京有很多名胜古迹，比如故宫、天坛和长城。"
+                       + "每年都有很多游客来北京旅游，他们喜欢吃北京烤鸭。")
+        XCTAssertEqual(try body(corpus, "utf16.txt"), "Naïve résumé in UTF-16")
+    }
+
+    func testDeclaredCharsetWinsOverDetection() throws {
+        // ICU would detect windows-1252 or ISO-8859-1 here; the page says ISO-8859-15, where 0xA4 is the euro sign.
+        let text = Self.french + " Prix du menu : 25 \u{20AC}."
+        var bytes = try XCTUnwrap(Self.french.data(using: .isoLatin1))
+        bytes.append(Data(" Prix du menu : 25 ".utf8) + Data([0xA4, 0x2E]))
+        try write("menu/tarif.html", Data("<?xml version=\"1.0\" encoding=\"ISO-8859-15\"?>\n<html><body><p>".utf8) + bytes
+                  + Data("</p></body></html>".utf8))
+        let corpus = try makeCorpus()
+        let report = try CorpusIndexer(corpus: corpus).index([folder.appendingPathComponent("menu")])
+        XCTAssertEqual(report.written, 1)
+        XCTAssertEqual(try body(corpus, "tarif.html"), text)
+    }
+
+    func testCharsetDeclarations() {
+        func declared(_ text: String) -> String? { TextExtraction.declaredCharset(Array(text.utf8)) }
+        XCTAssertEqual(declared(#"<!DOCTYPE html><html><head><meta charset="Windows-1252">"#), "windows-1252")
+        XCTAssertEqual(declared("<html><head><META CHARSET=shift_jis>"), "shift_jis")
+        XCTAssertEqual(declared(#"<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1">"#), "iso-8859-1")
+        XCTAssertEqual(declared(#"<meta content='text/html;charset=euc-jp' http-equiv='content-type'/>"#), "euc-jp")
+        XCTAssertEqual(declared(#"  <?xml version="1.0" encoding='GBK'?><root/>"#), "gbk")
+        XCTAssertNil(declared(#"<meta name="description" content="about charsets"><p>charset="koi8-r"</p>"#))
+        XCTAssertNil(declared(#"<?xml version="1.0"?><meta data-charset="x">"#))
+        XCTAssertNil(declared("plain text"))
+        XCTAssertEqual(try TextExtraction.decode(Data("<p>caf\u{E9}</p>".utf8)).get().charset, "UTF-8", "UTF-8 needs no ICU")
+        XCTAssertEqual(try TextExtraction.decode(Data([0xEF, 0xBB, 0xBF]) + Data("é".utf8)).get().text, "é")
+        XCTAssertEqual(TextExtraction.decode(Data(repeating: 0x01, count: 40) + Data([0xE9])),
+                       .failure(.controlCharacters(percent: 97)))
+        XCTAssertEqual(TextExtraction.decode(Data("valid UTF-8 \u{0}".utf8)), .failure(.nulBytes(offset: 12)), "NUL is valid UTF-8 but no text")
+        XCTAssertEqual(try TextExtraction.decode(Data("N\u{8}NA\u{8}AM\u{8}ME\u{8}E".utf8)).get().charset, "UTF-8", "nroff overstrike is text")
+    }
+
+    /// The stored body (or another column) of the document with `key`.
+    private func body(_ corpus: CorpusDatabase, _ key: String, column: String = "body") throws -> String? {
+        try corpus.database.getRows(sql: "SELECT \(column) FROM documents WHERE key = ?", values: [key]).first?[0].stringValue
     }
 
     func testJSONLinesWithMalformedLineIsReportedAndSkipped() throws {

@@ -2,7 +2,8 @@
 #define SIFT_ICU_H
 
 /*
- * SiftICUCore: an ICU-backed tokenizer for SQLite FTS5, and the same tokenization as a plain C API.
+ * SiftICUCore: an ICU-backed tokenizer for SQLite FTS5, the same tokenization as a plain C API, and charset
+ * detection and conversion to UTF-8.
  *
  * This header deliberately mentions no ICU type and includes neither ICU nor SQLite headers: Swift modules
  * import it next to Foundation, whose bundled ICU clashes with the system ICU headers. SQLite's connection type
@@ -24,6 +25,8 @@
  *   traditional_to_simplified 0|1    ICU Traditional-Simplified on Han characters: 臺灣 -> 台湾 (default 0)
  *   pinyin 0|1                       colocated pinyin tokens for Han words in documents: 北京 -> beijing, bj (default 0)
  */
+
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -85,6 +88,43 @@ int sift_icu_register(struct sqlite3 *db, const char *name);
 
 /* The ICU version linked at run time, e.g. "72.1". */
 const char *sift_icu_unicode_library_version(void);
+
+/*
+ * Character sets (ICU's ucsdet and ucnv): for text that is not UTF-8. Charset names are ICU's, e.g. "ISO-8859-1",
+ * "windows-1252", "Shift_JIS", "GB18030"; any alias ICU knows is accepted as input ("latin1", "sjis", "gbk").
+ *
+ * sift_icu_detect_charset: the likeliest charset of n bytes (markup in <angle brackets> is ignored when enough
+ * text remains without it; at most 64 KB are read, starting shortly before the first non-ASCII byte) and its
+ * confidence, 0-100, into name (NUL-terminated, truncated to name_capacity bytes) and *confidence. declared, a
+ * charset named by the text or its container, may be NULL; it is passed to ICU as a hint, which ICU 72 ignores.
+ * Returns SIFT_ICU_OK, SIFT_ICU_ERROR when no charset fits (binary data often does not), SIFT_ICU_NOMEM.
+ */
+int sift_icu_detect_charset(const char *bytes, int32_t n, const char *declared, char *name, int32_t name_capacity,
+                            int32_t *confidence);
+
+/*
+ * sift_icu_convert_to_utf8: n bytes in charset as UTF-8 in *out (malloc'd, NUL-terminated, *out_length bytes
+ * without the NUL; free it with sift_icu_free). Byte sequences that are invalid or unmapped in charset become
+ * U+FFFD; their number goes to *substitutions (may be NULL). Returns SIFT_ICU_OK, SIFT_ICU_ERROR when ICU does
+ * not know charset, SIFT_ICU_NOMEM.
+ */
+int sift_icu_convert_to_utf8(const char *bytes, int32_t n, const char *charset, char **out, int32_t *out_length,
+                             int32_t *substitutions);
+
+/*
+ * sift_icu_transcode: n bytes that are not valid UTF-8, as UTF-8 (*out and *out_length as above). A declared
+ * charset is honoured when ICU knows it and converting with it replaces at most 2% of the bytes; declarations
+ * of UTF-8 are ignored (the bytes are not UTF-8), so are UTF-16 and UTF-32 (a declaration read as ASCII is not
+ * written in them), and ISO-8859-1 and US-ASCII are read as windows-1252, as browsers do. Otherwise the charset is detected and used when its confidence is at least min_confidence.
+ * The charset used (or, on failure, the best guess) goes to charset (charset_capacity bytes) and its confidence
+ * to *confidence (100 for a declaration; may be NULL). Returns SIFT_ICU_OK, SIFT_ICU_ERROR when no charset
+ * was found or its confidence is too low (*out is then NULL), SIFT_ICU_NOMEM.
+ */
+int sift_icu_transcode(const char *bytes, int32_t n, const char *declared, int32_t min_confidence, char **out,
+                       int32_t *out_length, char *charset, int32_t charset_capacity, int32_t *confidence);
+
+/* Frees memory returned by sift_icu_convert_to_utf8 and sift_icu_transcode. */
+void sift_icu_free(void *pointer);
 
 #ifdef __cplusplus
 }
