@@ -84,6 +84,8 @@ final class ObservationRun<Value: Sendable>: Sendable {
     /// Fetches and delivers until no commit asked for more (on `queue`, one run at a time).
     private func fetchAndDeliver() {
         while true {
+            // Cancelled while this run waited in the queue: no fetch (the files may be on their way out).
+            if state.withLock({ $0.cancelled }) { return }
             let result = Result { () throws -> Value in
                 if state.withLock({ $0.region == nil }) {
                     let region = Set(try resolveRegion(database).map { $0.lowercased() })

@@ -114,8 +114,11 @@ final class ObservationTests: SiftTestCase {
         let database = try postsDatabase()
         do {
             let (_, token) = observeCount(database)
-            XCTAssertEqual(database.pool.commitObservers.count, 1)
-            _ = token
+            let deliveries = Deliveries<Int>()
+            let other = database.observe(tables: ["posts"]) { db in try db.postCount() }.start { deliveries.append($0) }
+            XCTAssertTrue(deliveries.wait { $0 == [0] })
+            XCTAssertEqual(database.pool.commitObservers.count, 2)
+            _ = (token, other)
         }
         XCTAssertEqual(database.pool.commitObservers.count, 0)
     }
