@@ -21,7 +21,8 @@ extension Database {
 
     /// Runs `body` with this database on one of Sift's threads, without blocking the caller, and returns its result.
     /// Each statement in `body` reads the latest committed data on a reader (no transaction spans them: use
-    /// ``write(_:)`` when several reads must see one state).
+    /// ``write(_:)`` when several reads must see one state). `body` is meant to read: nothing stops it from
+    /// writing, but each such write then commits on its own.
     ///
     ///     let objects: [Sample] = try await database.read { db in
     ///         try db.getObjects(fromTable: "sampleTable", where: Sample.Properties.identifier < 5)

@@ -155,11 +155,15 @@ final class ObservationTests: SiftTestCase {
     @MainActor
     func testAsyncSequenceOnTheMainActor() async throws {
         let database = try postsDatabase()
-        var iterator = database.observe(tables: ["POSTS"]) { db in try db.postCount() }.makeAsyncIterator()
-        let initial = try await iterator.next()
-        XCTAssertEqual(initial, 0)
-        try await database.write { db in try db.insert(objects: Post(1, "one"), intoTable: "posts") }
-        let next = try await iterator.next()
-        XCTAssertEqual(next, 1)
+        do {
+            var iterator = database.observe(tables: ["POSTS"]) { db in try db.postCount() }.makeAsyncIterator()
+            let initial = try await iterator.next()
+            XCTAssertEqual(initial, 0)
+            try await database.write { db in try db.insert(objects: Post(1, "one"), intoTable: "posts") }
+            let next = try await iterator.next()
+            XCTAssertEqual(next, 1)
+            XCTAssertEqual(database.pool.commitObservers.count, 1)
+        }
+        XCTAssertEqual(database.pool.commitObservers.count, 0, "dropping the iterator ends the subscription")
     }
 }
