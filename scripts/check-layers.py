@@ -91,7 +91,7 @@ def all_members(path):
 STANDARD = {"count", "insert", "filter", "first", "last", "contains", "append", "remove", "map", "values", "keys",
             "min", "max", "decode", "encode", "description", "index", "isEmpty", "reduce", "sorted", "joined",
             "rawValue", "container", "singleValueContainer", "unkeyedContainer", "nestedContainer", "encodeNil", "decodeNil",
-            "codingPath", "userInfo", "allKeys", "load"}
+            "codingPath", "userInfo", "allKeys", "load", "resume"}  # resume: every continuation's
 
 
 def main():

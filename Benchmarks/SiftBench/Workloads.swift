@@ -28,7 +28,7 @@ enum Workloads {
     static func all() -> [Workload] {
         [ormInsert, ormFetch, ftsInsert, search]
             + TokenizerUnderTest.all.map(tokenizerThroughput)
-            + [concurrentReads, concurrentReadsSift, memory, queryBuild]
+            + [concurrentReads, concurrentReadsSift, memory, queryBuild, observation]
     }
 
     /// Building an FTS5 query from user text (tokenizing with the index's tokenizer, quoting) must
@@ -187,6 +187,12 @@ enum Workloads {
     static let concurrentReadsSift = Workload.report(
         "concurrent-reads-sift", "Sift: getObject point selects by 2 reader threads for 1.5 s, without and with a writer") {
         try ConcurrentReads.run($0, sift: true)
+    }
+
+    /// How soon an observation delivers a fresh value after a commit (see `ObservationLatency`).
+    static let observation = Workload.report(
+        "observation", "Delivery latency of an observed query after each of 500 committed inserts") {
+        try ObservationLatency.run($0)
     }
 
     /// Peak memory during the measured region of three fts-insert variants: the process's peak

@@ -25,8 +25,16 @@ public final class Handle: @unchecked Sendable {
 
     private var cache: [String: CachedStatement] = [:]
     /// Statements that change rows of a table, as SQLite's authorizer reported while compiling them: INSERT,
-    /// UPDATE, DELETE, REPLACE and upserts, whatever comments or `WITH` clauses come first.
-    private var rowWriters: Set<OpaquePointer> = []
+    /// UPDATE, DELETE, REPLACE and upserts, whatever comments or `WITH` clauses come first; with the tables each
+    /// one writes (triggers' included), for the commit observers (see `CommitObservers`).
+    private var rowWriters: [OpaquePointer: [String]] = [:]
+    /// Tables written by the transaction under way (every statement that started stepping since it began).
+    private var changedTables: Set<String> = []
+    /// Tables written by transactions that committed since the pool last took them (`takeCommittedTables`).
+    private var committedTables: Set<String> = []
+    /// The statement whose tables were last added to `changedTables`: a statement stepped row after row (a batch
+    /// of inserts) is looked up once.
+    private var lastNoted: OpaquePointer?
     private var performanceSQLs: [String: Int] = [:]
     private var performanceCost: Int64 = 0
     private var statementStarts: [OpaquePointer: UInt64] = [:]
@@ -60,6 +68,11 @@ public final class Handle: @unchecked Sendable {
             sqlite3_close_v2(db)
             throw error
         }
+        // Which tables each committed transaction wrote: the statements' tables are noted as they step, the
+        // hooks (on this connection's thread, inside the COMMIT or ROLLBACK) keep or drop them.
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        sqlite3_commit_hook(db, handleCommitCallback, context)
+        sqlite3_rollback_hook(db, handleRollbackCallback, context)
         observer = Handle.observerProvider?.makeObserver(for: self)
     }
 
@@ -70,6 +83,9 @@ public final class Handle: @unchecked Sendable {
         for entry in cache.values { sqlite3_finalize(entry.stmt) }
         cache.removeAll()
         rowWriters.removeAll()
+        lastNoted = nil
+        sqlite3_commit_hook(raw, nil, nil)
+        sqlite3_rollback_hook(raw, nil, nil)
         if hooks.isActive { sqlite3_trace_v2(raw, 0, nil, nil) }
         sqlite3_close_v2(raw)
     }
@@ -123,7 +139,7 @@ public final class Handle: @unchecked Sendable {
             }
         }
         guard cached else {
-            rowWriters.remove(stmt)
+            forget(stmt)
             sqlite3_finalize(stmt)
             return
         }
@@ -134,10 +150,16 @@ public final class Handle: @unchecked Sendable {
 
     private func evictIdleStatements() {
         for (sql, entry) in cache where !entry.inUse {
-            rowWriters.remove(entry.stmt)
+            forget(entry.stmt)
             sqlite3_finalize(entry.stmt)
             cache[sql] = nil
         }
+    }
+
+    /// Drops what is known of a statement about to be finalized (its pointer may come back for another one).
+    private func forget(_ stmt: OpaquePointer) {
+        rowWriters[stmt] = nil
+        if lastNoted == stmt { lastNoted = nil }
     }
 
     /// A statement outside the cache, for owners that keep it for the connection's lifetime.
@@ -149,12 +171,12 @@ public final class Handle: @unchecked Sendable {
     private func prepareRaw(_ sql: String, persistent: Bool, recordingWrites: Bool = true) throws -> OpaquePointer {
         var stmt: OpaquePointer?
         let flags: UInt32 = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
-        var writesRows = false
+        var writtenTables: [String] = []
         // The tail points into the temporary C string, so it is inspected inside the closure. The authorizer
         // reports what the statement will do while SQLite compiles it, and only then.
         let (rc, trailing) = sql.withCString { text -> (Int32, Bool) in
-            withUnsafeMutablePointer(to: &writesRows) { flag in
-                if recordingWrites { sqlite3_set_authorizer(raw, rowWriteAuthorizer, flag) }
+            withUnsafeMutablePointer(to: &writtenTables) { tables in
+                if recordingWrites { sqlite3_set_authorizer(raw, rowWriteAuthorizer, tables) }
                 defer { if recordingWrites { sqlite3_set_authorizer(raw, nil, nil) } }
                 var tail: UnsafePointer<CChar>?
                 let rc = sqlite3_prepare_v3(raw, text, -1, flags, &stmt, &tail)
@@ -174,7 +196,7 @@ public final class Handle: @unchecked Sendable {
             throw pool.report(SiftError.misuse("Only one SQL statement can be prepared at a time.",
                                                operation: .prepare, sql: sql))
         }
-        if writesRows { rowWriters.insert(stmt) }
+        if !writtenTables.isEmpty { rowWriters[stmt] = writtenTables }
         return stmt
     }
 
@@ -193,8 +215,37 @@ public final class Handle: @unchecked Sendable {
     /// and a write outside any transaction gets one when the observer asks for it (see ``ConnectionObserver``).
     @inline(__always)
     func step(_ stmt: OpaquePointer) throws -> Bool {
+        if stmt != lastNoted { note(stmt) }
         if isObserved, let observer { return try observedStep(stmt, observer) }
         return try stepUnobserved(stmt)
+    }
+
+    /// Adds the tables `stmt` writes to the transaction's (before its step: a statement outside any transaction
+    /// commits inside it).
+    private func note(_ stmt: OpaquePointer) {
+        lastNoted = stmt
+        if let tables = rowWriters[stmt] { changedTables.formUnion(tables) }
+    }
+
+    fileprivate func transactionDidCommit() {
+        if !changedTables.isEmpty {
+            committedTables.formUnion(changedTables)
+            changedTables.removeAll(keepingCapacity: true)
+        }
+        lastNoted = nil
+    }
+
+    fileprivate func transactionDidRollBack() {
+        changedTables.removeAll(keepingCapacity: true)
+        lastNoted = nil
+    }
+
+    /// The tables written by the transactions that committed since the last call (empty when none did); only the
+    /// thread that holds this connection calls it.
+    func takeCommittedTables() -> Set<String> {
+        guard !committedTables.isEmpty else { return [] }
+        defer { committedTables = [] }
+        return committedTables
     }
 
     @inline(__always)
@@ -207,7 +258,7 @@ public final class Handle: @unchecked Sendable {
 
     private func observedStep(_ stmt: OpaquePointer, _ observer: any ConnectionObserver) throws -> Bool {
         let implicit = sqlite3_get_autocommit(raw) != 0 && sqlite3_stmt_busy(stmt) == 0 && sqlite3_stmt_readonly(stmt) == 0
-            && observer.statementNeedsTransaction(writesRows: rowWriters.contains(stmt))
+            && observer.statementNeedsTransaction(writesRows: rowWriters[stmt] != nil)
         // BEGIN IMMEDIATE is itself not read-only: run the transaction control unobserved, or it would recurse.
         if implicit {
             try executeUnobserved("BEGIN IMMEDIATE")
@@ -398,14 +449,30 @@ extension Handle {
     }
 }
 
-/// Marks a statement being compiled as one that changes rows of a table (SQLite's own schema tables aside:
-/// DDL writes those, and DDL such as `PRAGMA journal_mode` or `VACUUM` must stay outside Sift's transactions).
-/// It never denies anything.
+/// Records, in the `[String]` it is given, the tables whose rows a statement being compiled changes (SQLite's own
+/// schema tables aside: DDL writes those, and DDL such as `PRAGMA journal_mode` or `VACUUM` must stay outside
+/// Sift's transactions). It never denies anything.
 private let rowWriteAuthorizer: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
-                                                UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32 = { flag, action, table, _, _, _ in
-    guard let flag, let table, action == SQLITE_INSERT || action == SQLITE_UPDATE || action == SQLITE_DELETE else { return SQLITE_OK }
-    if sqlite3_strnicmp(table, "sqlite_", 7) != 0 { flag.assumingMemoryBound(to: Bool.self).pointee = true }
+                                                UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32 = { tables, action, table, _, _, _ in
+    guard let tables, let table, action == SQLITE_INSERT || action == SQLITE_UPDATE || action == SQLITE_DELETE else { return SQLITE_OK }
+    if sqlite3_strnicmp(table, "sqlite_", 7) != 0 {
+        let name = String(cString: table)
+        let list = tables.assumingMemoryBound(to: [String].self)
+        if !list.pointee.contains(name) { list.pointee.append(name) }
+    }
     return SQLITE_OK
+}
+
+/// A transaction is committing on the connection (its thread, inside the COMMIT): 0 lets it.
+private let handleCommitCallback: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { context in
+    guard let context else { return 0 }
+    Unmanaged<Handle>.fromOpaque(context).takeUnretainedValue().transactionDidCommit()
+    return 0
+}
+
+private let handleRollbackCallback: @convention(c) (UnsafeMutableRawPointer?) -> Void = { context in
+    guard let context else { return }
+    Unmanaged<Handle>.fromOpaque(context).takeUnretainedValue().transactionDidRollBack()
 }
 
 private let handleTraceCallback: @convention(c) (UInt32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?,

@@ -10,6 +10,8 @@ import Foundation
 final class HandlePool: @unchecked Sendable {
     let path: String
     static let maxReaders = 16
+    /// Who hears of committed transactions on this file (see ``CommitObservers``).
+    let commitObservers = CommitObservers()
 
     private let condition = NSCondition()
     // Everything below is guarded by `condition`.
@@ -179,17 +181,23 @@ final class HandlePool: @unchecked Sendable {
     }
 
     func checkin(_ handle: Handle) {
+        var committed: Set<String> = []
         locked {
             leases -= 1
             if handle === writer {
                 writerDepth -= 1
-                if writerDepth == 0 { writerOwner = nil }
+                if writerDepth == 0 {
+                    committed = handle.takeCommittedTables()
+                    writerOwner = nil
+                }
             } else {
                 readerHolders[ObjectIdentifier(handle)] = nil
                 freeReaders.append(handle)
             }
             condition.broadcast()
         }
+        // The writer is free again and what it committed is visible to every reader.
+        if !committed.isEmpty { commitObservers.notify(committed) }
     }
 
     private func createDirectory() throws {
