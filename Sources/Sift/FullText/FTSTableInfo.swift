@@ -43,21 +43,26 @@ enum ModuleArguments {
     /// The module arguments: from the first parenthesis outside quotes (a quoted table name may hold one) to the last.
     static func body(of sql: String) -> Substring {
         let scalars = sql.unicodeScalars
+        guard let open = topLevel("(", in: sql[...]).first, let close = scalars.lastIndex(of: ")"), open < close else { return "" }
+        return sql[scalars.index(after: open)..<close]
+    }
+
+    /// Where `target` occurs in `text` outside quotes, in order.
+    private static func topLevel(_ target: Unicode.Scalar, in text: Substring) -> [String.Index] {
+        var found: [String.Index] = []
         var quote: Unicode.Scalar?
-        var open: String.Index?
+        let scalars = text.unicodeScalars
         for i in scalars.indices {
             let c = scalars[i]
             if let q = quote {
                 if c == q { quote = nil }
             } else if let q = closing(c) {
                 quote = q
-            } else if c == "(" {
-                open = i
-                break
+            } else if c == target {
+                found.append(i)
             }
         }
-        guard let open, let close = scalars.lastIndex(of: ")"), open < close else { return "" }
-        return sql[scalars.index(after: open)..<close]
+        return found
     }
 
     private static func closing(_ c: Unicode.Scalar) -> Unicode.Scalar? {
@@ -73,31 +78,17 @@ enum ModuleArguments {
     /// Splits on top-level commas.
     static func split(_ text: Substring) -> [Substring] {
         var parts: [Substring] = []
-        let scalars = text.unicodeScalars
-        var start = scalars.startIndex, quote: Unicode.Scalar?
-        for i in scalars.indices {
-            let c = scalars[i]
-            if let q = quote {
-                if c == q { quote = nil }
-            } else if let q = closing(c) {
-                quote = q
-            } else if c == "," {
-                parts.append(text[start..<i])
-                start = scalars.index(after: i)
-            }
+        var start = text.startIndex
+        for comma in topLevel(",", in: text) {
+            parts.append(text[start..<comma])
+            start = text.unicodeScalars.index(after: comma)
         }
         parts.append(text[start..<text.endIndex])
         return parts.map { $0.trimmingCharacters(in: .whitespacesAndNewlines)[...] }.filter { !$0.isEmpty }
     }
 
     static func topLevelEquals(_ text: Substring) -> String.Index? {
-        var quote: Unicode.Scalar?
-        let scalars = text.unicodeScalars
-        for i in scalars.indices {
-            let c = scalars[i]
-            if let q = quote { if c == q { quote = nil } } else if let q = closing(c) { quote = q } else if c == "=" { return i }
-        }
-        return nil
+        topLevel("=", in: text).first
     }
 
     /// Removes one level of SQL quoting ('', "", ``, []), undoubling inner quotes.
