@@ -56,27 +56,19 @@ def strip(source):
     return "".join(out)
 
 
-def types_in(path):
-    """The top-level types, protocols and typealiases a file declares."""
-    types, depth = set(), 0
+CASE_DECL = re.compile(r"^\s*(?:indirect\s+)?case\s+([A-Za-z_]\w*(?:\s*(?:\([^)]*\))?\s*(?:=[^,]*)?,\s*[A-Za-z_]\w*)*)\s*(?:\(|=|,|$)")
+
+
+def declarations(path):
+    """What a file declares: top-level types, protocols and typealiases (brace depth 0); members, that is funcs,
+    vars and lets at depth 1 (in types and extensions alike), and enum cases at any depth (reached as `.name`)."""
+    types, members, depth = set(), set(), 0
     for line in strip(open(path, encoding="utf-8").read()).split("\n"):
         if depth == 0:
             m = TYPE_DECL.match(line)
             if m:
                 types.add(m.group(2))
-        depth += line.count("{") - line.count("}")
-    return types
-
-
-CASE_DECL = re.compile(r"^\s*(?:indirect\s+)?case\s+([A-Za-z_]\w*(?:\s*(?:\([^)]*\))?\s*(?:=[^,]*)?,\s*[A-Za-z_]\w*)*)\s*(?:\(|=|,|$)")
-
-
-def all_members(path):
-    """Every member a file declares: funcs, vars and lets at brace depth 1 (in types and extensions alike), and
-    enum cases at any depth (they are reached as `.name` too)."""
-    members, depth = set(), 0
-    for line in strip(open(path, encoding="utf-8").read()).split("\n"):
-        if depth == 1:
+        elif depth == 1:
             m = MEMBER_DECL.match(line)
             if m:
                 members.add(m.group(2))
@@ -84,7 +76,7 @@ def all_members(path):
         if m and depth >= 1:
             members.update(IDENTIFIER.findall(re.sub(r"\([^)]*\)|=[^,]*", "", m.group(1))))
         depth += line.count("{") - line.count("}")
-    return members
+    return types, members
 
 
 # Names the standard library's collections and coders use everywhere: a text scan cannot tell them from Sift's.
@@ -109,14 +101,11 @@ def main():
 
     type_layer, member_layers = {}, {}
     for path, layer in files.items():
-        for t in types_in(path):
+        types, members = declarations(path)
+        for t in types:
             type_layer.setdefault(t, set()).add(layer)
-    declared_at = {}
-    for path, layer in files.items():
-        for m in all_members(path) - STANDARD:
+        for m in members:
             member_layers.setdefault(m, set()).add(layer)
-        for m in all_members(path):
-            declared_at.setdefault(m, set()).add(layer)
 
     violations = []
     for path, layer in files.items():
@@ -130,7 +119,7 @@ def main():
                     violations.append((path, number, layer, word, sorted(declared)))
                     continue
                 layers = member_layers.get(word)
-                if not layers or any(LAYERS.index(l) <= level for l in declared_at.get(word, ())):
+                if not layers or word in STANDARD or any(LAYERS.index(l) <= level for l in layers):
                     continue
                 before = line[:match.start()]
                 after = line[match.end():]

@@ -142,6 +142,38 @@ public struct SearchQuery: Sendable, Hashable {
         return distinct
     }
 
+    /// The tokenizer spans a segment joins, in order.
+    struct Run {
+        private(set) var range: Range<Int>
+        let cjk: Bool
+        private(set) var spans: [Range<Int>]
+
+        init(_ span: Range<Int>, cjk: Bool) {
+            range = span
+            self.cjk = cjk
+            spans = [span]
+        }
+
+        mutating func add(_ span: Range<Int>) {
+            range = range.lowerBound..<max(range.upperBound, span.upperBound)
+            spans.append(span)
+        }
+
+        /// The tokenizer's own pieces: overlapping spans (n-grams) make one piece, touching ones (CJK characters)
+        /// one piece each.
+        var parts: [Range<Int>] {
+            var parts: [Range<Int>] = []
+            for span in spans {
+                if let last = parts.last, span.lowerBound < last.upperBound {
+                    parts[parts.count - 1] = last.lowerBound..<max(last.upperBound, span.upperBound)
+                } else {
+                    parts.append(span)
+                }
+            }
+            return parts
+        }
+    }
+
     /// A piece of the query text: a word, or a run of CJK characters (which has no spaces to split on).
     struct Segment: Equatable {
         let text: String
@@ -168,9 +200,8 @@ public struct SearchQuery: Sendable, Hashable {
             if case .scalarValue(let scalar) = decoder.decode(&iterator) { return SearchQuery.isCJK(scalar) }
             return false
         }
-        // Each segment keeps the byte ends of its parts: the tokenizer's own pieces (an overlapping n-gram extends
-        // the last part, a touching CJK token starts a new one).
-        var merged: [(range: Range<Int>, cjk: Bool, partEnds: [Int], spans: [Range<Int>])] = []
+        // Each segment is a run of the tokenizer's spans: overlapping ones (n-grams) or touching CJK ones.
+        var merged: [Run] = []
         // A tokenizer may report offsets inside a character (FTS5's trigram does after case folding changes a
         // character's length, e.g. Ɐ to ɐ): widen such a span to whole characters rather than cut one in two.
         func isContinuation(_ i: Int) -> Bool { i < utf8.count && utf8[i] & 0xC0 == 0x80 }
@@ -179,40 +210,28 @@ public struct SearchQuery: Sendable, Hashable {
             while span.lowerBound > 0 && isContinuation(span.lowerBound) { span = (span.lowerBound - 1)..<span.upperBound }
             while isContinuation(span.upperBound) { span = span.lowerBound..<(span.upperBound + 1) }
             let cjk = isCJK(span)
-            if let last = merged.last, span.lowerBound < last.range.upperBound {
-                let end = max(last.range.upperBound, span.upperBound)
-                merged[merged.count - 1].range = last.range.lowerBound..<end
-                merged[merged.count - 1].partEnds[last.partEnds.count - 1] = end
-                merged[merged.count - 1].spans.append(span)
-            } else if let last = merged.last, cjk && last.cjk && span.lowerBound == last.range.upperBound {
-                merged[merged.count - 1].range = last.range.lowerBound..<span.upperBound
-                merged[merged.count - 1].partEnds.append(span.upperBound)
-                merged[merged.count - 1].spans.append(span)
+            if let last = merged.last,
+               span.lowerBound < last.range.upperBound || (cjk && last.cjk && span.lowerBound == last.range.upperBound) {
+                merged[merged.count - 1].add(span)
             } else {
                 if merged.count == maxTerms { break }
-                merged.append((span, cjk, [span.upperBound], [span]))
+                merged.append(Run(span, cjk: cjk))
             }
         }
         // An n-gram tokenizer's grams run across spaces ("ck f", "k fo"), which merges every word into one
         // segment: "quick fox" would become the substring "quick fox". Split such a segment back into its words
         // when each word holds whole grams of its own (shorter words cannot be searched alone: they stay joined).
-        merged = merged.flatMap { segment -> [(range: Range<Int>, cjk: Bool, partEnds: [Int], spans: [Range<Int>])] in
-            guard segment.partEnds.count == 1, segment.spans.count > 1 else { return [segment] }
-            let words = SearchQuery.words(in: segment.range, of: utf8)
+        merged = merged.flatMap { run -> [Run] in
+            guard run.parts.count == 1, run.spans.count > 1 else { return [run] }
+            let words = SearchQuery.words(in: run.range, of: utf8)
             guard words.count > 1,
-                  words.allSatisfy({ word in segment.spans.contains { word.contains($0.lowerBound) && $0.upperBound <= word.upperBound } })
-            else { return [segment] }
-            return words.map { word in (word, isCJK(word), [word.upperBound], segment.spans.filter { word.contains($0.lowerBound) }) }
+                  words.allSatisfy({ word in run.spans.contains { word.contains($0.lowerBound) && $0.upperBound <= word.upperBound } })
+            else { return [run] }
+            return words.map { Run($0, cjk: isCJK($0)) }
         }
         if merged.count > maxTerms { merged.removeLast(merged.count - maxTerms) }
-        return merged.map { segment in
-            var start = segment.range.lowerBound
-            let parts = segment.partEnds.map { end in
-                defer { start = end }
-                return String(decoding: utf8[start..<end], as: UTF8.self)
-            }
-            return Segment(text: String(decoding: utf8[segment.range], as: UTF8.self), isCJK: segment.cjk, parts: parts)
-        }
+        func piece(_ range: Range<Int>) -> String { String(decoding: utf8[range], as: UTF8.self) }
+        return merged.map { Segment(text: piece($0.range), isCJK: $0.cjk, parts: $0.parts.map(piece)) }
     }
 
     /// Han, kana, Hangul and their symbols: the scripts written without spaces between words. The query builder

@@ -88,21 +88,18 @@ struct SearchStatement: RenderedStatement {
             builder.append("SELECT ")
             builder.append(columns.map { q(source) + "." + q($0) }.joined(separator: ", "))
             builder.append(", \(index).rowid, \(index).rank")
-            for highlight in highlights {
-                builder.append(", highlight(\(index), \(highlight.column), ")
-                builder.appendValue(FundamentalValue(highlight.open))
-                builder.append(", ")
-                builder.appendValue(FundamentalValue(highlight.close))
-                builder.append(")")
+            // The markers and the ellipsis are bound values: they are the caller's text.
+            func call(_ function: String, _ column: Int, _ texts: [String], _ tail: String = "") {
+                builder.append(", \(function)(\(index), \(column)")
+                for text in texts {
+                    builder.append(", ")
+                    builder.appendValue(FundamentalValue(text))
+                }
+                builder.append(tail + ")")
             }
+            for highlight in highlights { call("highlight", highlight.column, [highlight.open, highlight.close]) }
             for snippet in snippets {
-                builder.append(", snippet(\(index), \(snippet.column), ")
-                builder.appendValue(FundamentalValue(snippet.open))
-                builder.append(", ")
-                builder.appendValue(FundamentalValue(snippet.close))
-                builder.append(", ")
-                builder.appendValue(FundamentalValue(snippet.ellipsis))
-                builder.append(", \(min(64, max(1, snippet.tokens))))")
+                call("snippet", snippet.column, [snippet.open, snippet.close, snippet.ellipsis], ", \(min(64, max(1, snippet.tokens)))")
             }
         }
         builder.append(" FROM \(index)")
