@@ -1,5 +1,5 @@
 # The README's commands. Each installs the Debian packages Sift links first (scripts/install-deps.sh).
-.PHONY: demo test tsan deps
+.PHONY: demo test tsan docs deps
 
 deps:
 	@scripts/install-deps.sh
@@ -16,3 +16,8 @@ test: deps
 # The library's tests (the concurrency tests among them) under Thread Sanitizer, in a build folder of its own.
 tsan: deps
 	swift test --sanitize=thread --scratch-path .build-tsan --filter 'SiftTests\.'
+
+# The DocC documentation of Sift and SiftICU (Sources/*/*.docc), warnings as errors, into .build/plugins/Swift-DocC.
+# Browse it with `swift package --disable-sandbox preview-documentation --target Sift`.
+docs: deps
+	swift package --disable-sandbox generate-documentation --target Sift --target SiftICU --warnings-as-errors

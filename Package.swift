@@ -13,6 +13,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax.git", "600.0.0"..<"700.0.0"),
+        // `swift package generate-documentation` (the DocC catalogs in Sources/Sift and Sources/SiftICU); build-time only.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.4.0"),
     ],
     targets: [
         // The system SQLite (Debian's libsqlite3-dev has FTS5); a shim header supplies what Swift cannot import.
@@ -25,7 +27,9 @@ let package = Package(
         .target(name: "SiftText"),
         // sift_rank(), Sift's BM25F ranking function for FTS5 (C, no ICU), registered on every connection.
         .target(name: "SiftRank", dependencies: ["CSQLite"], linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "Sift", dependencies: ["CSQLite", "SiftText", "SiftRank"]),
+        // sift_snippet(), fragments around matched words sized in characters, registered on every connection.
+        .target(name: "SiftSnippet", dependencies: ["CSQLite"]),
+        .target(name: "Sift", dependencies: ["CSQLite", "SiftText", "SiftRank", "SiftSnippet"]),
         // `@TableRowCoding`, in its own product so that only its users build swift-syntax.
         .macro(name: "SiftMacrosPlugin", dependencies: [
             .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),

@@ -3,7 +3,7 @@ import Sift
 import SiftICUCore
 
 /// The ICU tokenizer outside SQLite: the same tokens FTS5 indexes, for query builders, tools and tests, as
-/// ``Token``s (the type `Database.tokenize(_:with:reason:)` returns for any FTS5 tokenizer).
+/// `Token` values (the type `Database.tokenize(_:with:reason:)` returns for any FTS5 tokenizer).
 ///
 /// For dictionary words instead of one token per CJK character (word segmentation, say), create it with
 /// `arguments: ["cjk", "words"]`.

@@ -50,15 +50,15 @@ public struct CorpusSearchOptions: Sendable, Hashable {
     /// Paging, markers and snippet size (the title is highlighted and the body snippeted, whatever they say).
     public var search: SearchOptions
 
-    /// Ten hits, all terms, matches marked with `[` and `]`, titles weighted 2, bm25, snippets of 24 tokens.
+    /// Ten hits, all terms, matches marked with `[` and `]`, titles weighted 2, bm25, snippets of 150 characters.
     public init(mode: SearchQuery.Mode = .allTerms, limit: Int = 10, offset: Int = 0, filters: [FieldFilter] = [],
                 markers: SearchOptions.Markers = SearchOptions.Markers("[", "]"), titleWeight: Double = 2,
-                ranking: Ranking = .bm25, snippetTokens: Int = 24) {
+                ranking: Ranking = .bm25, snippetLength: Int = 150) {
         self.mode = mode
         self.filters = filters
         self.titleWeight = titleWeight
         self.ranking = ranking
-        search = SearchOptions(limit: limit, offset: offset, markers: markers, snippetTokens: snippetTokens)
+        search = SearchOptions(limit: limit, offset: offset, markers: markers, snippetLength: snippetLength)
     }
 }
 

@@ -40,7 +40,7 @@ struct DemoCommand: ParsableCommand {
             for (language, query) in SampleCorpus.demoQueries {
                 print("\(language): sift search \"\(query)\"")
                 let results = try corpus.search(query, options: CorpusSearchOptions(limit: 3, markers: Terminal.markers,
-                                                                                     snippetTokens: 16))
+                                                                                     snippetLength: 60))
                 HitPrinter.printText(results, offset: 0, indent: "  ")
                 print("")
             }

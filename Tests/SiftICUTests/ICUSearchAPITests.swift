@@ -89,9 +89,20 @@ final class ICUSearchAPITests: XCTestCase {
 
     func testHighlightsMarkWholeCJKMatches() throws {
         var options = SearchOptions(highlight: ["text"], snippet: ["text"])
-        options.snippetTokens = 32  // CJK is indexed per character: a window of 16 tokens is 16 characters
         let results = try database.search(SearchQuery("中华人民共和国"), in: "passages_fts", of: Passage.self, options: options)
         XCTAssertEqual(results.hits.first?.highlights["text"], "天安门位于北京市中心，是[中华人民共和国]的象征。")
         XCTAssertTrue(results.hits.first?.snippets["text"]?.contains("[中华人民共和国]") ?? false, results.hits.first?.snippets["text"] ?? "nil")
+    }
+
+    func testCJKSnippetsAreSizedInCharactersLikeEveryOtherScript() throws {
+        // One token per Han character: a snippet of 16 tokens used to be 16 characters.
+        let filler = String(repeating: "每天清晨广场都会举行升旗仪式，游客很多。", count: 8)
+        try database.insert(objects: Passage(50, "长文", filler + "故宫博物院收藏了大量珍贵文物。" + filler), intoTable: "passages")
+        let options = SearchOptions(snippet: ["text"], snippetLength: 40)
+        let results = try database.search(SearchQuery("博物院"), in: "passages_fts", of: Passage.self, options: options)
+        let snippet = try XCTUnwrap(results.hits.first { $0.object.id == 50 }?.snippets["text"])
+        XCTAssertTrue(snippet.contains("[博物院]") && snippet.hasPrefix("…") && snippet.hasSuffix("…"), snippet)
+        let characters = snippet.filter { !"[]…".contains($0) }.count
+        XCTAssertTrue((36...40).contains(characters), "\(characters) characters: \(snippet)")
     }
 }

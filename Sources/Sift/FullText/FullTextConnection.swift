@@ -1,4 +1,5 @@
 import SiftRank
+import SiftSnippet
 
 /// The full-text layer's part of each connection, plugged into Core's one seam (``ConnectionObserver``): the
 /// writer's sync tracker, its bulk-load policy, and the tokenizers the query builder created on the connection.
@@ -71,6 +72,7 @@ extension Database: ConnectionObserverProviding {
         // Sift's ranking function on every connection, for any search (or SQL) that ranks with it. It cannot fail
         // short of a connection without FTS5, where no search runs anyway.
         _ = sift_rank_register(handle.raw)
+        _ = sift_snippet_register(handle.raw)
         return FullTextConnection()
     }
 }

@@ -33,18 +33,20 @@ public struct SearchOptions: Sendable, Hashable {
     public var markers = Markers("[", "]")
     /// Text marking where a snippet was cut.
     public var ellipsis: String = "…"
-    /// Tokens per snippet (1 to 64); a per-character CJK tokenizer needs more than a word tokenizer.
-    public var snippetTokens: Int = 16
+    /// A snippet's length in characters (1 to 100,000), the same for every script: a fragment of whole tokens
+    /// around the best cluster of matched words, so a little shorter (or one long token). A column this long or
+    /// shorter is returned whole.
+    public var snippetLength: Int = 100
     /// Whether to count every hit, not only those returned (one more query).
     public var countTotal: Bool = true
 
     /// Default options: 20 hits, bm25 with equal weights, no highlights, totals counted.
     public init(limit: Int = 20, offset: Int = 0, weights: [String: Double] = [:], ranking: Ranking = .bm25,
                 highlight: [String] = [], snippet: [String] = [], markers: Markers = Markers("[", "]"),
-                ellipsis: String = "…", snippetTokens: Int = 16, countTotal: Bool = true) {
+                ellipsis: String = "…", snippetLength: Int = 100, countTotal: Bool = true) {
         self.ranking = ranking
         self.ellipsis = ellipsis
-        self.snippetTokens = snippetTokens
+        self.snippetLength = snippetLength
         self.limit = limit
         self.offset = offset
         self.weights = weights
@@ -160,7 +162,7 @@ extension Database {
         }
         statement.snippets = options.snippet.map {
             SearchStatement.Snippet(column: position($0), open: options.markers.open, close: options.markers.close,
-                                    ellipsis: options.ellipsis, tokens: options.snippetTokens)
+                                    ellipsis: options.ellipsis, characters: options.snippetLength)
         }
         statement.rank = rank
         statement.condition = condition

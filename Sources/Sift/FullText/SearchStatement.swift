@@ -16,14 +16,14 @@ struct SearchStatement: RenderedStatement {
         let open: String
         let close: String
     }
-    /// A fragment of a column around the matched words (`snippet()`), by its position in the index.
+    /// A fragment of a column around the matched words (`sift_snippet()`), by its position in the index.
     struct Snippet: Hashable {
         let column: Int
         let open: String
         let close: String
         let ellipsis: String
-        /// Tokens per fragment, 1 to 64 (FTS5's limits).
-        let tokens: Int
+        /// The fragment's length in characters, 1 to 100,000 (clamped).
+        let characters: Int
     }
 
     /// The rank function in place of FTS5's default (`bm25()`, every column weighing 1).
@@ -99,7 +99,8 @@ struct SearchStatement: RenderedStatement {
             }
             for highlight in highlights { call("highlight", highlight.column, [highlight.open, highlight.close]) }
             for snippet in snippets {
-                call("snippet", snippet.column, [snippet.open, snippet.close, snippet.ellipsis], ", \(min(64, max(1, snippet.tokens)))")
+                call("sift_snippet", snippet.column, [snippet.open, snippet.close, snippet.ellipsis],
+                     ", \(min(100_000, max(1, snippet.characters)))")
             }
         }
         builder.append(" FROM \(index)")

@@ -49,7 +49,7 @@ extension Database {
 
     /// Brings `table` to the highest version in `steps`, running the step registered for each version above the
     /// stored one, in order (a version without a step only records the version). See
-    /// ``migrate(table:of:toVersion:_:)``.
+    /// `migrate(table:of:toVersion:_:)`.
     ///
     ///     try database.migrate(table: "user", of: User.self, steps: [
     ///         1: { try $0.renameProperty(from: "sex", to: "gender") },
@@ -169,7 +169,7 @@ extension Database {
 }
 
 extension TableCodable {
-    /// The seed's `Model.migrate(toVersion:migrationBlock:)`: ``Database/migrate(table:of:toVersion:_:)`` on the
+    /// The seed's `Model.migrate(toVersion:migrationBlock:)`: `migrate(table:of:toVersion:_:)` on the
     /// table named after the model unless `table` is given.
     ///
     ///     try User.migrate(in: database, toVersion: 1) { migrator in

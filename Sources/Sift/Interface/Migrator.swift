@@ -1,4 +1,4 @@
-/// What one step of ``Database/migrate(table:of:toVersion:_:)`` can do to its table, inside the step's transaction.
+/// What one step of `migrate(table:of:toVersion:_:)` can do to its table, inside the step's transaction.
 ///
 /// The model passed to `migrate` is the table's target: new columns come from its binding (type, constraints,
 /// default), and a rebuild gives the table its definition. Every method runs at once, on the step's connection;

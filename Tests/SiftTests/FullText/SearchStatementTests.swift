@@ -14,12 +14,12 @@ final class SearchStatementTests: XCTestCase {
         var statement = SearchStatement(index: "articles_fts", content: (table: "articles", rowid: "id"), columns: ["id", "title"],
                                         expression: "(\"x\")", limit: 5, offset: 10)
         statement.highlights = [.init(column: 0, open: "<b>", close: "</b>")]
-        statement.snippets = [.init(column: 1, open: "[", close: "]", ellipsis: "…", tokens: 100)]
+        statement.snippets = [.init(column: 1, open: "[", close: "]", ellipsis: "…", characters: 200_000)]
         statement.rank = .bm25(weights: [10, 1])
         statement.condition = Column(named: "views") > 3
         XCTAssertEqual(statement.description,
                        "SELECT articles.id, articles.title, articles_fts.rowid, articles_fts.rank, "
-                       + "highlight(articles_fts, 0, '<b>', '</b>'), snippet(articles_fts, 1, '[', ']', '…', 64) "
+                       + "highlight(articles_fts, 0, '<b>', '</b>'), sift_snippet(articles_fts, 1, '[', ']', '…', 100000) "
                        + "FROM articles_fts JOIN articles ON articles.id = articles_fts.rowid "
                        + "WHERE articles_fts MATCH '(\"x\")' AND articles_fts.rank MATCH 'bm25(10.0, 1.0)' AND (articles.views > 3) "
                        + "ORDER BY articles_fts.rank LIMIT 5 OFFSET 10")

@@ -61,7 +61,7 @@ final class SearchTests: SiftTestCase {
     func testHighlightsAndSnippetsLandOnMatchedWords() throws {
         let database = try corpus()
         var options = SearchOptions(highlight: ["title"], snippet: ["body"], markers: SearchOptions.Markers("<b>", "</b>"))
-        options.snippetTokens = 6
+        options.snippetLength = 40
         let results: SearchResults<Article> = try database.search("sqlite", in: "articles_fts", options: options)
         let first = try XCTUnwrap(results.hits.first { $0.object.id == 1 })
         XCTAssertEqual(first.highlights["title"], "<b>SQLite</b> full-text search")
