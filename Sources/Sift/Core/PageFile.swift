@@ -14,10 +14,12 @@ struct PageFile {
         case indexInterior = 2, tableInterior = 5, indexLeaf = 10, tableLeaf = 13
     }
 
-    /// One cell of a table leaf page: its rowid and its record, with the overflow pages it used.
+    /// One cell of a table leaf page: its rowid and its record, with the overflow pages it used. When its
+    /// overflow chain is broken, `payload` holds what could be read, shorter than `payloadSize`.
     struct Cell {
         let rowID: Int64
         let payload: [UInt8]
+        let payloadSize: Int
         let overflowPages: [Int]
     }
 
@@ -183,12 +185,14 @@ struct PageFile {
                 unreadable += 1
                 continue
             }
-            cells.append(Cell(rowID: rowid.value, payload: payload.bytes, overflowPages: payload.overflow))
+            cells.append(Cell(rowID: rowid.value, payload: payload.bytes, payloadSize: Int(clamping: size.value), overflowPages: payload.overflow))
         }
         return (cells, unreadable)
     }
 
-    /// A table leaf cell's payload of `size` bytes starting at `start`: the local part, then the overflow chain.
+    /// A table leaf cell's payload of `size` bytes starting at `start`: the local part, then the overflow chain as
+    /// far as it can be followed (a page whose link is not a page of the file, or a last page whose link is not 0,
+    /// is garbage and ends it).
     private func payload(at start: Int, size: Int, pageEnd: Int) -> (bytes: [UInt8], overflow: [Int])? {
         let u = usableSize
         let maxLocal = u - 35
@@ -205,12 +209,12 @@ struct PageFile {
         guard var next = u32(start + local) else { return nil }
         result.reserveCapacity(size)
         while result.count < size {
-            guard overflow.count < pageCount, let page = offset(of: next), !overflow.contains(next) else { return nil }
-            overflow.append(next)
+            guard overflow.count < pageCount, let page = offset(of: next), !overflow.contains(next) else { break }
             let take = min(size - result.count, u - 4)
-            result.append(contentsOf: bytes[page + 4..<page + 4 + take])
             // An overflow page starts with the next one's number, 0 on the last: garbage rarely says so.
-            guard let following = u32(page), following <= declaredPageCount, (following == 0) == (result.count == size) else { return nil }
+            guard let following = u32(page), following <= declaredPageCount, (following == 0) == (result.count + take == size) else { break }
+            overflow.append(next)
+            result.append(contentsOf: bytes[page + 4..<page + 4 + take])
             next = following
         }
         return (result, overflow)
@@ -233,11 +237,13 @@ struct PageFile {
 
     // MARK: - Records
 
-    /// The values of a record (https://sqlite.org/fileformat2.html#record_format), or nil when its header and
-    /// lengths do not add up to exactly its size: the check that tells a record from garbage.
-    func values(ofRecord record: [UInt8]) -> [FundamentalValue]? {
+    /// The values of a record (https://sqlite.org/fileformat2.html#record_format) of `size` bytes, or nil when its
+    /// header's lengths do not add up to exactly that size: the check that tells a record from garbage. When only
+    /// a prefix of the record could be read (a broken overflow chain), the values it holds whole are returned, the
+    /// one it cuts keeps its readable part (text and blobs; a number becomes NULL), the rest are NULL.
+    func values(ofRecord record: [UInt8], size: Int) -> (values: [FundamentalValue], isPartial: Bool)? {
         guard let headerSize = PageFile.varint(record, at: 0, end: record.count), headerSize.value >= 1,
-              headerSize.value <= Int64(record.count) else { return nil }
+              headerSize.value <= Int64(min(record.count, size)) else { return nil }
         let headerEnd = Int(headerSize.value)
         var types: [Int64] = []
         var at = headerSize.byteCount
@@ -248,16 +254,21 @@ struct PageFile {
             types.append(type.value)
             contentSize += byteCount
             at += type.byteCount
-            guard contentSize <= record.count else { return nil }
+            guard contentSize <= size else { return nil }
         }
-        guard at == headerEnd, headerEnd + contentSize == record.count else { return nil }
+        guard at == headerEnd, headerEnd + contentSize == size else { return nil }
         var values: [FundamentalValue] = []
         values.reserveCapacity(types.count)
         var offset = headerEnd
         for type in types {
             let byteCount = PageFile.contentLength(of: type) ?? 0
-            let body = record[offset..<offset + byteCount]
+            let available = max(0, min(byteCount, record.count - offset))
+            let body = record[min(offset, record.count)..<min(offset, record.count) + available]
             offset += byteCount
+            if available < byteCount {
+                values.append(available == 0 || type < 12 ? .null : type % 2 == 0 ? FundamentalValue(Data(body)) : FundamentalValue(text(body)))
+                continue
+            }
             switch type {
             case 0: values.append(.null)
             case 1...6: values.append(FundamentalValue(PageFile.signedInteger(body)))
@@ -268,7 +279,7 @@ struct PageFile {
             default: values.append(FundamentalValue(text(body)))
             }
         }
-        return values
+        return (values, record.count < size)
     }
 
     private func text(_ body: ArraySlice<UInt8>) -> String {

@@ -10,10 +10,12 @@ import Foundation
 struct Recovery {
     typealias Entry = DatabaseBackup.SchemaEntry
 
-    /// A row as stored: its rowid (nil for a WITHOUT ROWID table read through SQLite) and its columns in order.
+    /// A row as stored: its rowid (nil for a WITHOUT ROWID table read through SQLite) and its columns in order;
+    /// partial when part of it was on overflow pages that are lost.
     struct Row {
         let rowID: Int64?
         let values: [FundamentalValue]
+        var isPartial = false
     }
 
     /// A table of the new database as recovery fills it.
@@ -88,12 +90,13 @@ struct Recovery {
                 return virtualTables.copiesRows(ofShadowTable: name, of: virtual, sql: sql)
             }
             var counts: [String: RecoveryReport.RecoveredTable] = [:]
-            for layout in layouts where layout.copied { counts[layout.name] = RecoveryReport.RecoveredTable(name: layout.name, rowsRecovered: 0, rowsRejected: 0, rowsFromOrphanPages: 0) }
+            for layout in layouts where layout.copied { counts[layout.name] = RecoveryReport.RecoveredTable(name: layout.name, rowsRecovered: 0, rowsRejected: 0, rowsFromOrphanPages: 0, partialRows: 0) }
             func write(_ row: Row, to layout: Layout, orphan: Bool) throws {
                 guard layout.copied else { return }
                 if try Recovery.insert(row, into: layout, on: handle) {
                     counts[layout.name]?.rowsRecovered += 1
                     if orphan { counts[layout.name]?.rowsFromOrphanPages += 1 }
+                    if row.isPartial { counts[layout.name]?.partialRows += 1 }
                 } else {
                     counts[layout.name]?.rowsRejected += 1
                 }
@@ -395,9 +398,9 @@ struct PageSource {
         guard let leaf = file.tableLeafCells(of: page) else { return [] }
         claimed.insert(page)
         return leaf.cells.compactMap { cell in
-            guard let values = file.values(ofRecord: cell.payload) else { return nil }
+            guard let record = file.values(ofRecord: cell.payload, size: cell.payloadSize) else { return nil }
             claimed.formUnion(cell.overflowPages)
-            return Recovery.Row(rowID: cell.rowID, values: values)
+            return Recovery.Row(rowID: cell.rowID, values: record.values, isPartial: record.isPartial)
         }
     }
 

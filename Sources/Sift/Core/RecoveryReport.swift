@@ -23,6 +23,9 @@ public struct RecoveryReport: Sendable {
         /// Rows that came from leaf pages no longer linked into the table's b-tree, matched to the table by the
         /// shape of their records (counted in `rowsRecovered` too).
         public var rowsFromOrphanPages: Int
+        /// Rows part of whose content was on overflow pages that are lost (counted in `rowsRecovered` too): the
+        /// column the loss cuts keeps the part that was read (a number becomes NULL), the columns after it are NULL.
+        public var partialRows: Int
     }
 
     /// How the rows were read.
