@@ -404,9 +404,11 @@ struct PageSource {
         }
     }
 
-    /// Table leaf pages that no b-tree walked so far reached.
+    /// Table leaf pages that no b-tree walked so far reached, freed pages aside: a page freed without
+    /// `secure_delete` keeps the rows it held, and they were deleted.
     func orphanLeaves() -> [Int] {
-        file.pageCount < 1 ? [] : (1...file.pageCount).filter { !claimed.contains($0) && file.kind(of: $0) == .tableLeaf }
+        let free = file.freelistPages()
+        return file.pageCount < 1 ? [] : (1...file.pageCount).filter { !claimed.contains($0) && !free.contains($0) && file.kind(of: $0) == .tableLeaf }
     }
 
     /// Pages whose content could not be read: neither claimed by a b-tree, nor a b-tree page, nor on the freelist,

@@ -207,6 +207,32 @@ final class RecoveryTests: SiftTestCase {
         }
     }
 
+    /// Pages freed without `secure_delete` keep their rows: deleted rows must not come back as orphans.
+    func testFreedPagesDoNotBringDeletedRowsBack() throws {
+        let database = makeDatabase("original.db")
+        database.setConfig(named: "test.secureDelete", with: { try $0.exec(sql: "PRAGMA secure_delete = OFF") })
+        try database.exec(sql: "CREATE TABLE kept(id INTEGER PRIMARY KEY, text TEXT)")
+        try database.exec(sql: "CREATE TABLE gone(id INTEGER PRIMARY KEY, text TEXT, n INTEGER)")
+        try database.run(transaction: {
+            for i in 1...2_000 {
+                try database.exec(sql: "INSERT INTO kept VALUES(?, ?)", values: [i, "kept row \(i)"])
+                try database.exec(sql: "INSERT INTO gone VALUES(?, ?, ?)", values: [i, "deleted row \(i)", i])
+            }
+        })
+        try database.exec(sql: "DELETE FROM gone WHERE id > 0")
+        XCTAssertGreaterThan(try database.getRows(sql: "PRAGMA freelist_count")[0][0].int64Value, 10)
+        try database.backup()
+        database.close()
+        let root = try pages(of: "kept", in: database.path).root
+        try damage(database.path, pages: [root])
+        let recovered = makeDatabase("recovered.db")
+        let report = try Database.recover(from: database.path, into: recovered)
+        XCTAssertEqual(report.tables.map(\.name), ["kept", "gone"])
+        XCTAssertEqual(report.tables.last?.rowsRecovered, 0, "the rows deleted from gone stay deleted")
+        XCTAssertEqual(report.tables.first?.rowsRecovered, 2_000)
+        XCTAssertEqual(try recovered.getRows(sql: "SELECT count(*) FROM kept WHERE text LIKE 'deleted%'")[0][0].int64Value, 0)
+    }
+
     func testDestinationMustBeEmptyAndDifferent() throws {
         let sample = try makeSample(rows: 10)
         let target = makeDatabase("target.db")
