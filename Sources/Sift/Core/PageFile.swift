@@ -313,3 +313,51 @@ struct PageFile {
         return value
     }
 }
+
+extension PageFile {
+    /// `bytes` with the committed frames of a write-ahead log applied (https://sqlite.org/fileformat2.html#walformat):
+    /// frames are taken while their salts match the log's header and their running checksums hold, up to the last
+    /// commit frame among them, which also gives the database's size. A log that is not one changes nothing.
+    static func applyingWAL(_ wal: [UInt8], to bytes: [UInt8]) -> (bytes: [UInt8], pageSize: Int?) {
+        guard wal.count >= 32 else { return (bytes, nil) }
+        let word = { (offset: Int) -> UInt32 in
+            UInt32(wal[offset]) << 24 | UInt32(wal[offset + 1]) << 16 | UInt32(wal[offset + 2]) << 8 | UInt32(wal[offset + 3])
+        }
+        let magic = word(0)
+        guard magic == 0x377F_0682 || magic == 0x377F_0683 else { return (bytes, nil) }
+        let bigEndian = magic == 0x377F_0683
+        let pageSize = Int(word(8))
+        guard isValidPageSize(pageSize) else { return (bytes, nil) }
+        /// SQLite's WAL checksum over `count` bytes at `offset`, continuing from `sums`.
+        func checksum(_ offset: Int, _ count: Int, _ sums: (UInt32, UInt32)) -> (UInt32, UInt32) {
+            var (s0, s1) = sums
+            for i in stride(from: offset, to: offset + count, by: 8) {
+                let x0 = bigEndian ? word(i) : word(i).byteSwapped
+                let x1 = bigEndian ? word(i + 4) : word(i + 4).byteSwapped
+                s0 = s0 &+ x0 &+ s1
+                s1 = s1 &+ x1 &+ s0
+            }
+            return (s0, s1)
+        }
+        var sums = checksum(0, 24, (0, 0))
+        guard sums == (word(24), word(28)) else { return (bytes, nil) }
+        var frames: [(page: Int, offset: Int)] = []
+        var committed: (frames: Int, pages: Int)?
+        var offset = 32
+        while offset + 24 + pageSize <= wal.count, word(offset + 8) == word(16), word(offset + 12) == word(20) {
+            sums = checksum(offset + 24, pageSize, checksum(offset, 8, sums))
+            guard sums == (word(offset + 16), word(offset + 20)) else { break }
+            frames.append((Int(word(offset)), offset + 24))
+            if word(offset + 4) != 0 { committed = (frames.count, Int(word(offset + 4))) }
+            offset += 24 + pageSize
+        }
+        guard let committed else { return (bytes, pageSize) }
+        var result = bytes
+        let size = committed.pages * pageSize
+        if result.count < size { result += [UInt8](repeating: 0, count: size - result.count) } else { result.removeLast(result.count - size) }
+        for frame in frames[..<committed.frames] where frame.page >= 1 && frame.page <= committed.pages {
+            result.replaceSubrange((frame.page - 1) * pageSize..<frame.page * pageSize, with: wal[frame.offset..<frame.offset + pageSize])
+        }
+        return (result, pageSize)
+    }
+}

@@ -55,7 +55,9 @@ struct Recovery {
             throw handle.pool.report(SiftError(code: .cantOpen, message: "Cannot read \(damagedPath).", path: damagedPath, operation: .file))
         }
         let sound = SoundFile(path: damagedPath)
-        var pages = PageSource(file: PageFile(bytes: [UInt8](data), fallbackPageSize: backup?.pageSize,
+        // Commits still in the write-ahead log are part of the database: SQLite applies them, so do the pages.
+        let wal = FileManager.default.contents(atPath: damagedPath + "-wal").map { PageFile.applyingWAL([UInt8]($0), to: [UInt8](data)) }
+        var pages = PageSource(file: PageFile(bytes: wal?.bytes ?? [UInt8](data), fallbackPageSize: backup?.pageSize ?? wal?.pageSize,
                                               fallbackEncoding: backup.flatMap { PageFile.TextEncoding(rawValue: $0.textEncoding) }))
         var report = RecoveryReport(method: sound == nil ? .pages : .sqlite, tables: [], pageCount: pages.file.declaredPageCount,
                                     lostPages: [], usedBackup: false, unassignedRows: 0, rebuiltIndexes: [], problems: [])

@@ -233,6 +233,37 @@ final class RecoveryTests: SiftTestCase {
         XCTAssertEqual(try recovered.getRows(sql: "SELECT count(*) FROM kept WHERE text LIKE 'deleted%'")[0][0].int64Value, 0)
     }
 
+    /// Rows committed to the write-ahead log but not yet checkpointed into the file are recovered from the log.
+    func testCommitsStillInTheWriteAheadLogAreRecovered() throws {
+        let database = makeDatabase("original.db")
+        database.setConfig(named: "test.noCheckpoint", with: { try $0.exec(sql: "PRAGMA wal_autocheckpoint = 0") })
+        try database.exec(sql: "CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT)")
+        try database.exec(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) INSERT INTO notes(text) SELECT 'checkpointed ' || i FROM n")
+        try database.exec(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        try database.exec(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) INSERT INTO notes(text) SELECT 'in the log ' || i FROM n")
+        try database.backup()
+        // A copy of the files as a crash leaves them: the last commit only in the log.
+        for suffix in ["", "-wal", "-sift-backup"] { try FileManager.default.copyItem(atPath: database.path + suffix, toPath: path("copy.db") + suffix) }
+        database.close()
+        var log = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path("copy.db-wal"))))
+        XCTAssertGreaterThan(log.count, 4096)
+        // A leaf of the checkpointed rows (page 3, after the schema and the root) is damaged in the file.
+        try damage(path("copy.db"), pages: [3])
+        let recovered = makeDatabase("recovered.db")
+        let report = try Database.recover(from: path("copy.db"), into: recovered)
+        XCTAssertEqual(report.method, .pages)
+        XCTAssertEqual(report.tables.first?.rowsRecovered, 1_820, "one leaf of 180 checkpointed rows lost")
+        XCTAssertEqual(try recovered.getRows(sql: "SELECT count(*) FROM notes WHERE text LIKE 'in the log%'")[0][0].int64Value, 1_000)
+
+        // A log whose last frame is torn (its checksum fails) loses that transaction only, and the log never traps.
+        log[log.count - 100] ^= 0xFF
+        try Data(log).write(to: URL(fileURLWithPath: path("copy.db-wal")))
+        let torn = makeDatabase("torn.db")
+        let tornReport = try Database.recover(from: path("copy.db"), into: torn)
+        XCTAssertLessThan(tornReport.rowsRecovered, 1_000, "the torn transaction is not applied")
+        XCTAssertEqual(tornReport.rowsRecovered, 820)
+    }
+
     func testDestinationMustBeEmptyAndDifferent() throws {
         let sample = try makeSample(rows: 10)
         let target = makeDatabase("target.db")
