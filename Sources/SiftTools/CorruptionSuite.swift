@@ -68,7 +68,8 @@ public enum CorruptionSuite {
         }
     }
 
-    /// Builds a corpus of `documents` generated documents at `path` (ICU-tokenized, synced index, backed up),
+    /// Builds a corpus of `documents` generated documents at `path` (ICU-tokenized, synced index, its schema backed
+    /// up as every new corpus is),
     /// closes it (so its WAL is checkpointed into the file) and returns each document's key and body by id.
     public static func buildCorpus(at path: String, documents: Int, seed: UInt64 = 16) throws -> [Int: (key: String, body: String)] {
         let corpus = try CorpusDatabase.openOrCreate(at: path)
@@ -92,7 +93,6 @@ public enum CorruptionSuite {
                 batch.removeAll(keepingCapacity: true)
             }
         }
-        try corpus.database.backup()
         corpus.database.close()
         return originals
     }

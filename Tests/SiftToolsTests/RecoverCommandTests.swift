@@ -47,6 +47,22 @@ final class RecoverCommandTests: ToolTestCase {
         XCTAssertTrue(again.stderr.contains("exists"), again.stderr)
     }
 
+    /// `sift index` backs up a new corpus's schema, so a corpus whose first page is destroyed is recovered whole.
+    func testIndexedCorpusSurvivesALostSchemaPage() throws {
+        try write("docs/a.txt", "granite quarry by the river")
+        try write("docs/b.txt", "copper kettle on the stove")
+        XCTAssertEqual(try sift("index", path("docs"), "--db", path("c.db")).status, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("c.db-sift-backup")))
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path("c.db"))))
+        for i in 0..<4096 { bytes[i] = UInt8(truncatingIfNeeded: i &* 7919 >> 3) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path("c.db")))
+        let recover = try sift("recover", path("c.db"), "--to", path("new.db"))
+        XCTAssertTrue(recover.stdout.contains("with the schema from the backup"), recover.stdout)
+        XCTAssertTrue(recover.stdout.contains("documents: 2 rows"), recover.stdout)
+        let search = try sift("search", "kettle", "--db", path("new.db"))
+        XCTAssertTrue(search.stdout.contains("b.txt"), search.stdout)
+    }
+
     func testZeroedHeaderIsNotADatabaseAndStillRecovers() throws {
         let db = try damagedCorpus(zeroHeader: true)
         let check = try sift("check", "--db", db)

@@ -47,7 +47,7 @@ public struct DatabaseBackup: Codable, Sendable, Equatable {
         do {
             return try JSONDecoder().decode(DatabaseBackup.self, from: data)
         } catch {
-            throw SiftError(code: .notADatabase, message: "\(path) is not a Sift backup: \(error.localizedDescription)",
+            throw SiftError(code: .error, message: "\(path) is not a Sift backup: \(error.localizedDescription)",
                             path: path, operation: .file)
         }
     }

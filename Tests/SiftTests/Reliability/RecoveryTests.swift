@@ -91,7 +91,7 @@ final class RecoveryTests: SiftTestCase {
         XCTAssertNotEqual(later.schemaVersion, backup.schemaVersion)
         XCTAssertTrue(try DatabaseBackup.load(from: database.backupPath)?.schema.contains { $0.name == "articles_fts" } == true, "replaced")
         try Data("not json".utf8).write(to: URL(fileURLWithPath: database.backupPath))
-        XCTAssertThrowsError(try DatabaseBackup.load(from: database.backupPath)) { XCTAssertEqual(($0 as? SiftError)?.code, .notADatabase) }
+        XCTAssertThrowsError(try DatabaseBackup.load(from: database.backupPath)) { XCTAssertEqual(($0 as? SiftError)?.code, .error, "not a corruption of the database") }
     }
 
     func testSoundFileIsCopiedThroughSQLite() throws {
