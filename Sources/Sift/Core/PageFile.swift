@@ -170,32 +170,35 @@ struct PageFile {
         return pages.allSatisfy({ $0 >= 2 && $0 <= declaredPageCount }) ? pages : nil
     }
 
-    /// The cells of a table leaf page; a cell that cannot be read whole (bad lengths, a broken overflow chain)
-    /// is left out and counted in `unreadable`.
-    func tableLeafCells(of number: Int) -> (cells: [Cell], unreadable: Int)? {
-        guard kind(of: number) == .tableLeaf, let start = offset(of: number),
-              let offsets = cellOffsets(of: number, kind: .tableLeaf) else { return nil }
+    /// The cells of a table leaf page, or of an index page (leaf or interior: an index b-tree keeps an entry once,
+    /// wherever it sits; its rowid is 0); a cell whose lengths do not fit the page is left out and counted in
+    /// `unreadable`.
+    func cells(of number: Int) -> (cells: [Cell], unreadable: Int)? {
+        guard let kind = kind(of: number), kind != .tableInterior, let start = offset(of: number),
+              let offsets = cellOffsets(of: number, kind: kind) else { return nil }
         let end = start + usableSize
         var cells: [Cell] = []
         var unreadable = 0
         for cell in offsets {
-            guard let size = PageFile.varint(bytes, at: cell, end: end), size.value >= 0,
-                  let rowid = PageFile.varint(bytes, at: cell + size.byteCount, end: end),
-                  let payload = payload(at: cell + size.byteCount + rowid.byteCount, size: Int(clamping: size.value), pageEnd: end) else {
+            let at = kind == .indexInterior ? cell + 4 : cell
+            guard let size = PageFile.varint(bytes, at: at, end: end), size.value >= 0,
+                  let rowid = kind == .tableLeaf ? PageFile.varint(bytes, at: at + size.byteCount, end: end) : (0, 0),
+                  let payload = payload(at: at + size.byteCount + rowid.byteCount, size: Int(clamping: size.value), pageEnd: end,
+                                        index: kind != .tableLeaf) else {
                 unreadable += 1
                 continue
             }
-            cells.append(Cell(rowID: rowid.value, payload: payload.bytes, payloadSize: Int(clamping: size.value), overflowPages: payload.overflow))
+            cells.append(Cell(rowID: rowid.0, payload: payload.bytes, payloadSize: Int(clamping: size.value), overflowPages: payload.overflow))
         }
         return (cells, unreadable)
     }
 
-    /// A table leaf cell's payload of `size` bytes starting at `start`: the local part, then the overflow chain as
+    /// A cell's payload of `size` bytes starting at `start` (index pages keep less of it locally): the local part, then the overflow chain as
     /// far as it can be followed (a page whose link is not a page of the file, or a last page whose link is not 0,
     /// is garbage and ends it).
-    private func payload(at start: Int, size: Int, pageEnd: Int) -> (bytes: [UInt8], overflow: [Int])? {
+    private func payload(at start: Int, size: Int, pageEnd: Int, index: Bool) -> (bytes: [UInt8], overflow: [Int])? {
         let u = usableSize
-        let maxLocal = u - 35
+        let maxLocal = index ? (u - 12) * 64 / 255 - 23 : u - 35
         var local = size
         if size > maxLocal {
             let minLocal = (u - 12) * 32 / 255 - 23

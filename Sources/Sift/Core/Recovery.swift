@@ -177,13 +177,24 @@ struct Recovery {
             return tables
         }
         return try tables.filter { !isVirtual($0.1) }.map { name, sql in
-            let columns = try handle.withStatement("SELECT name, type FROM pragma_table_info(?)") { stmt in
+            var columns = try handle.withStatement("SELECT name, type FROM pragma_table_info(?)") { stmt in
                 try handle.bind([FundamentalValue(name)], to: stmt, sql: "")
                 var columns: [(String, String)] = []
                 while try handle.step(stmt) { columns.append((RawStatement.text(stmt, 0), RawStatement.text(stmt, 1))) }
                 return columns
             }
             let withoutRowid = sql.uppercased().range(of: #"\)\s*WITHOUT\s+ROWID"#, options: .regularExpression) != nil
+            if withoutRowid {
+                // Stored in the primary key's index b-tree: key columns first, then the others (its xinfo's order).
+                let stored = try handle.withStatement("SELECT name FROM pragma_index_xinfo((SELECT name FROM pragma_index_list(?1) WHERE origin = 'pk')) WHERE cid >= 0 ORDER BY seqno") { stmt in
+                    try handle.bind([FundamentalValue(name)], to: stmt, sql: "")
+                    var names: [String] = []
+                    while try handle.step(stmt) { names.append(RawStatement.text(stmt, 0)) }
+                    return names
+                }
+                let types = Dictionary(columns.map { ($0.0, $0.1) }, uniquingKeysWith: { a, _ in a })
+                columns = stored.map { ($0, types[$0] ?? "") }
+            }
             let alias = withoutRowid ? nil : try handle.integerPrimaryKey(of: name).flatMap { key in columns.firstIndex { $0.0 == key } }
             return Layout(name: name, columnNames: columns.map(\.0), affinities: columns.map { Affinity(declaredType: $0.1) },
                           rowidAlias: alias, withoutRowid: withoutRowid, copied: copied(name))
@@ -313,13 +324,14 @@ final class SoundFile {
 
     /// Calls `body` with each row of the table `layout` describes.
     func rows(of layout: Recovery.Layout, _ body: (Recovery.Row) throws -> Void) throws {
-        let sql = "SELECT \(layout.withoutRowid ? "NULL" : "rowid"), * FROM \(Recovery.quote(layout.name))"
+        let columns = layout.columnNames.map(Recovery.quote).joined(separator: ", ")
+        let sql = "SELECT \(layout.withoutRowid ? "NULL" : "rowid"), \(columns) FROM \(Recovery.quote(layout.name))"
         var stmt: OpaquePointer?
         guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else {
             throw SiftError(code: .error, message: String(cString: sqlite3_errmsg(db)), sql: sql, operation: .prepare)
         }
         defer { sqlite3_finalize(stmt) }
-        let columns = sqlite3_column_count(stmt)
+        let count = sqlite3_column_count(stmt)
         while true {
             let rc = sqlite3_step(stmt)
             if rc == SQLITE_DONE { return }
@@ -327,7 +339,7 @@ final class SoundFile {
                 throw SiftError(code: SiftError.Code(rawValue: rc), message: String(cString: sqlite3_errmsg(db)), sql: sql, operation: .step)
             }
             let rowid = layout.withoutRowid ? nil : sqlite3_column_int64(stmt, 0)
-            try body(Recovery.Row(rowID: rowid, values: (1..<columns).map { RawStatement.value(stmt, $0) }))
+            try body(Recovery.Row(rowID: rowid, values: (1..<count).map { RawStatement.value(stmt, $0) }))
         }
     }
 }
@@ -357,14 +369,20 @@ struct PageSource {
         return (entries, complete)
     }
 
-    /// The rows of the table b-tree rooted at `root` that can be read.
+    /// The rows of the table b-tree rooted at `root` that can be read (a WITHOUT ROWID table's is an index b-tree,
+    /// whose interior pages hold rows too; they have no rowid).
     mutating func rows(ofTableAt root: Int, withoutRowid: Bool) -> [Recovery.Row] {
         var complete = true
-        return withoutRowid ? [] : rows(ofTableAt: root, withoutRowid: false, complete: &complete)
+        return rows(ofTableAt: root, withoutRowid: withoutRowid, complete: &complete)
     }
 
     private mutating func rows(ofTableAt root: Int, withoutRowid: Bool, complete: inout Bool) -> [Recovery.Row] {
-        walk(from: root, interior: .tableInterior, leaf: .tableLeaf, complete: &complete).flatMap { rows(ofLeaf: $0) }
+        guard withoutRowid else {
+            return walk(from: root, interior: .tableInterior, leaf: .tableLeaf, complete: &complete).flatMap { rows(ofLeaf: $0) }
+        }
+        var pages: [Int] = []
+        _ = walk(from: root, interior: .indexInterior, leaf: .indexLeaf, complete: &complete, visited: &pages)
+        return pages.flatMap { rows(ofLeaf: $0).map { Recovery.Row(rowID: nil, values: $0.values, isPartial: $0.isPartial) } }
     }
 
     /// Marks the pages of the index b-tree rooted at `root` as read (indexes are rebuilt, not copied).
@@ -375,6 +393,13 @@ struct PageSource {
 
     /// The leaf pages of the b-tree rooted at `root`, in key order; its pages become claimed.
     private mutating func walk(from root: Int, interior: PageFile.PageKind, leaf: PageFile.PageKind, complete: inout Bool) -> [Int] {
+        var all: [Int] = []
+        return walk(from: root, interior: interior, leaf: leaf, complete: &complete, visited: &all)
+    }
+
+    /// As above; `visited` also gets the interior pages.
+    private mutating func walk(from root: Int, interior: PageFile.PageKind, leaf: PageFile.PageKind, complete: inout Bool,
+                               visited: inout [Int]) -> [Int] {
         var leaves: [Int] = []
         var stack = [root]
         while let page = stack.popLast() {
@@ -384,9 +409,11 @@ struct PageSource {
             }
             if kind == interior, let children = file.children(of: page) {
                 claimed.insert(page)
+                visited.append(page)
                 stack += children.reversed()
             } else if kind == leaf {
                 claimed.insert(page)
+                visited.append(page)
                 leaves.append(page)
             } else {
                 complete = false
@@ -395,9 +422,9 @@ struct PageSource {
         return leaves
     }
 
-    /// The rows of one table leaf page whose records can be read; their overflow pages become claimed.
+    /// The rows of one table leaf page (or index page) whose records can be read; their overflow pages become claimed.
     mutating func rows(ofLeaf page: Int) -> [Recovery.Row] {
-        guard let leaf = file.tableLeafCells(of: page) else { return [] }
+        guard let leaf = file.cells(of: page) else { return [] }
         claimed.insert(page)
         return leaf.cells.compactMap { cell in
             guard let record = file.values(ofRecord: cell.payload, size: cell.payloadSize) else { return nil }

@@ -264,6 +264,35 @@ final class RecoveryTests: SiftTestCase {
         XCTAssertEqual(tornReport.rowsRecovered, 820)
     }
 
+    /// A WITHOUT ROWID table lives in an index b-tree whose interior pages hold rows too, its key columns first
+    /// (here k, n, v for a table declared n, k, v).
+    func testWithoutRowidTablesAreReadFromTheirIndexTree() throws {
+        let database = makeDatabase("original.db")
+        try database.exec(sql: "CREATE TABLE kv(n INTEGER, k TEXT, v TEXT, PRIMARY KEY(k)) WITHOUT ROWID")
+        var expected: [String] = []
+        try database.run(transaction: {
+            for i in 1...3_000 {
+                let value = i % 100 == 0 ? String(repeating: "long value \(i) ", count: 400) : "value \(i)"
+                try database.exec(sql: "INSERT INTO kv VALUES(?, ?, ?)", values: [i % 7, "key \(i)", value])
+                expected.append("key \(i)|\(value)|\(i % 7)")
+            }
+        })
+        database.close()
+        let copied = makeDatabase("copied.db")
+        XCTAssertEqual(try Database.recover(from: database.path, into: copied).method, .sqlite)
+        XCTAssertEqual(Set(try copied.getRows(sql: "SELECT k, v, n FROM kv").map { "\($0[0].stringValue)|\($0[1].stringValue)|\($0[2].int64Value)" }),
+                       Set(expected), "through SQLite too")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: database.path))
+        bytes.replaceSubrange(0..<100, with: [UInt8](repeating: 0, count: 100))
+        try bytes.write(to: URL(fileURLWithPath: database.path))
+        let recovered = makeDatabase("recovered.db")
+        let report = try Database.recover(from: database.path, into: recovered)
+        XCTAssertEqual(report.method, .pages)
+        XCTAssertEqual(report.tables.first?.rowsRecovered, 3_000)
+        let rows = try recovered.getRows(sql: "SELECT k, v, n FROM kv").map { "\($0[0].stringValue)|\($0[1].stringValue)|\($0[2].int64Value)" }
+        XCTAssertEqual(Set(rows), Set(expected))
+    }
+
     func testDestinationMustBeEmptyAndDifferent() throws {
         let sample = try makeSample(rows: 10)
         let target = makeDatabase("target.db")
