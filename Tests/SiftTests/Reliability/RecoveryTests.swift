@@ -90,6 +90,8 @@ final class RecoveryTests: SiftTestCase {
         let later = try database.backup()
         XCTAssertNotEqual(later.schemaVersion, backup.schemaVersion)
         XCTAssertTrue(try DatabaseBackup.load(from: database.backupPath)?.schema.contains { $0.name == "articles_fts" } == true, "replaced")
+        try database.removeFiles()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: database.backupPath), "a new database at the path must not meet an old backup")
         try Data("not json".utf8).write(to: URL(fileURLWithPath: database.backupPath))
         XCTAssertThrowsError(try DatabaseBackup.load(from: database.backupPath)) { XCTAssertEqual(($0 as? SiftError)?.code, .error, "not a corruption of the database") }
     }
