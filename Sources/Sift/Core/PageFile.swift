@@ -47,7 +47,10 @@ struct PageFile {
         usableSize = size - (header?.reserved ?? 0)
         encoding = header?.encoding ?? fallbackEncoding ?? .utf8
         pageCount = bytes.count / size
-        declaredPageCount = max(header?.pageCount ?? 0, pageCount)
+        // The header's size counts only when its "valid for" number matches the change counter, and within reason:
+        // garbage there must not make the file look billions of pages long.
+        let declared = header?.pageCount ?? 0
+        declaredPageCount = declared > pageCount && declared <= max(pageCount * 64, 65536) ? declared : pageCount
     }
 
     static func isValidPageSize(_ size: Int) -> Bool {
@@ -63,7 +66,8 @@ struct PageFile {
         guard isValidPageSize(size), size - reserved >= 480 else { return nil }
         let encoding = TextEncoding(rawValue: Int(bytes[56]) << 24 | Int(bytes[57]) << 16 | Int(bytes[58]) << 8 | Int(bytes[59])) ?? .utf8
         let count = Int(bytes[28]) << 24 | Int(bytes[29]) << 16 | Int(bytes[30]) << 8 | Int(bytes[31])
-        return (size, reserved, encoding, count)
+        let current = bytes[24..<28].elementsEqual(bytes[92..<96])
+        return (size, reserved, encoding, current ? count : 0)
     }
 
     /// The page size at whose boundaries the most b-tree pages start whose every cell pointer lies inside the page:

@@ -295,6 +295,21 @@ final class RecoveryTests: SiftTestCase {
         XCTAssertEqual(Set(rows), Set(expected))
     }
 
+    /// A header whose page count is garbage (but "valid for" the change counter) must not make recovery walk
+    /// billions of missing pages.
+    func testGarbagePageCountInTheHeaderIsBounded() throws {
+        let sample = try makeSample(rows: 100)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: sample.path)))
+        let pages = bytes.count / 4096
+        bytes.replaceSubrange(28..<32, with: [0xFF, 0xFF, 0xFF, 0xF0])
+        bytes.replaceSubrange(92..<96, with: bytes[24..<28])
+        try Data(bytes).write(to: URL(fileURLWithPath: sample.path))
+        try damage(sample.path, pages: [3])
+        let report = try Database.recover(from: sample.path, into: makeDatabase("recovered.db"))
+        XCTAssertEqual(report.pageCount, pages)
+        XCTAssertTrue(report.lostPages.contains(3))
+    }
+
     func testDestinationMustBeEmptyAndDifferent() throws {
         let sample = try makeSample(rows: 10)
         let target = makeDatabase("target.db")
