@@ -78,18 +78,20 @@ struct Recovery {
         try handle.execute("PRAGMA foreign_keys=OFF")
         defer { try? handle.execute("PRAGMA foreign_keys=ON") }
         try handle.inTransaction {
-            let virtualNames = schema.filter { $0.type == "table" && Recovery.isVirtual($0.sql) }.map(\.name)
-            let shadowOf = { (name: String) -> String? in
-                virtualNames.first { name.lowercased().hasPrefix($0.lowercased() + "_") && name.lowercased() != $0.lowercased() }
+            // Virtual tables first: they create their internal (shadow) tables, whatever names the damaged schema
+            // gives those; tables then present that no entry created are shadows, and are not created again.
+            let tables = schema.filter { $0.type == "table" && !$0.name.lowercased().hasPrefix("sqlite_") }
+            for entry in tables where Recovery.isVirtual(entry.sql) { create(entry, on: handle, problems: &report.problems) }
+            let virtualSQL = try Recovery.tableSQL(on: handle).filter { Recovery.isVirtual($0.sql) }
+            let shadows = Set(try Recovery.tableSQL(on: handle).map { $0.name.lowercased() }).subtracting(virtualSQL.map { $0.name.lowercased() })
+            let shadowOf = { (name: String) -> (name: String, sql: String)? in
+                guard shadows.contains(name.lowercased()) else { return nil }
+                return virtualSQL.first { name.lowercased().hasPrefix($0.name.lowercased() + "_") } ?? ("", "")
             }
-            // Tables first (a virtual table creates its internal tables), then rows, then what reads them.
-            for entry in schema where entry.type == "table" && !entry.name.lowercased().hasPrefix("sqlite_") && shadowOf(entry.name) == nil {
-                create(entry, on: handle, problems: &report.problems)
-            }
+            for entry in tables where !Recovery.isVirtual(entry.sql) && shadowOf(entry.name) == nil { create(entry, on: handle, problems: &report.problems) }
             let layouts = try Recovery.layouts(on: handle) { name in
                 guard let virtual = shadowOf(name) else { return true }
-                let sql = schema.first { $0.name == virtual }?.sql ?? ""
-                return virtualTables.copiesRows(ofShadowTable: name, of: virtual, sql: sql)
+                return virtualTables.copiesRows(ofShadowTable: name, of: virtual.name, sql: virtual.sql)
             }
             var counts: [String: RecoveryReport.RecoveredTable] = [:]
             for layout in layouts where layout.copied { counts[layout.name] = RecoveryReport.RecoveredTable(name: layout.name, rowsRecovered: 0, rowsRejected: 0, rowsFromOrphanPages: 0, partialRows: 0) }
@@ -137,7 +139,7 @@ struct Recovery {
                     create(entry, on: handle, problems: &report.problems)
                 }
             }
-            let rebuilt = virtualTables.rebuild(try virtualNames.filter { try handle.schemaType(of: $0) != nil }, on: handle)
+            let rebuilt = virtualTables.rebuild(virtualSQL.map(\.name), on: handle)
             report.rebuiltIndexes = rebuilt.rebuilt
             report.problems += rebuilt.problems
         }
@@ -169,14 +171,18 @@ struct Recovery {
         return sql.uppercased().hasPrefix("CREATE VIRTUAL TABLE")
     }
 
-    /// The new database's tables with their columns (virtual tables left out); `copied` says which get rows.
-    static func layouts(on handle: Handle, copied: (String) -> Bool) throws -> [Layout] {
-        let tables = try handle.withStatement("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid") { stmt in
-            var tables: [(String, String)] = []
+    /// The new database's tables (SQLite's own aside), with their `CREATE` statements, in schema order.
+    static func tableSQL(on handle: Handle) throws -> [(name: String, sql: String)] {
+        try handle.withStatement("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid") { stmt in
+            var tables: [(name: String, sql: String)] = []
             while try handle.step(stmt) { tables.append((RawStatement.text(stmt, 0), RawStatement.text(stmt, 1))) }
             return tables
         }
-        return try tables.filter { !isVirtual($0.1) }.map { name, sql in
+    }
+
+    /// The new database's tables with their columns (virtual tables left out); `copied` says which get rows.
+    static func layouts(on handle: Handle, copied: (String) -> Bool) throws -> [Layout] {
+        try tableSQL(on: handle).filter { !isVirtual($0.sql) }.map { name, sql in
             var columns = try handle.withStatement("SELECT name, type FROM pragma_table_info(?)") { stmt in
                 try handle.bind([FundamentalValue(name)], to: stmt, sql: "")
                 var columns: [(String, String)] = []

@@ -310,6 +310,23 @@ final class RecoveryTests: SiftTestCase {
         XCTAssertTrue(report.lostPages.contains(3))
     }
 
+    /// A damaged schema row can name a virtual table otherwise than its `CREATE` statement does: its internal
+    /// tables, created with it, must still be recognised as such (they were copied as ordinary tables, and the
+    /// rebuild then changed them under the count).
+    func testShadowTablesAreKnownByWhatTheVirtualTableCreates() throws {
+        let sample = try makeSample(rows: 300)
+        let layout = try pages(of: "tags", in: sample.path)
+        try RawConnection(path: sample.path).exec(
+            "PRAGMA writable_schema = ON; UPDATE sqlite_master SET name = 'articlfs_fts' WHERE name = 'articles_fts'")
+        try damage(sample.path, pages: [layout.root])
+        let recovered = makeDatabase("recovered.db")
+        let report = try Database.recover(from: sample.path, into: recovered)
+        XCTAssertEqual(report.problems, [])
+        XCTAssertEqual(report.tables.map(\.name), ["articles", "sift_fts_sync", "tags"])
+        XCTAssertEqual(report.rebuiltIndexes, ["articles_fts"])
+        XCTAssertEqual(try assertFaithful(recovered, sample.articles), 300)
+    }
+
     func testDestinationMustBeEmptyAndDifferent() throws {
         let sample = try makeSample(rows: 10)
         let target = makeDatabase("target.db")
