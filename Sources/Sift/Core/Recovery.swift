@@ -150,8 +150,20 @@ struct Recovery {
         return report
     }
 
+    /// The `CREATE` statement each kind of schema row holds: a damaged (or crafted) file's schema is not trusted
+    /// to run anything else in the new database.
+    static let createStatements = [
+        "table": #"^CREATE\s+(VIRTUAL\s+)?TABLE\s"#, "index": #"^CREATE\s+(UNIQUE\s+)?INDEX\s"#,
+        "view": #"^CREATE\s+VIEW\s"#, "trigger": #"^CREATE\s+TRIGGER\s"#,
+    ]
+
     private func create(_ entry: Entry, on handle: Handle, problems: inout [String]) {
         guard let sql = entry.sql else { return }
+        guard let pattern = Recovery.createStatements[entry.type],
+              sql.range(of: pattern, options: [.regularExpression, .caseInsensitive]) != nil else {
+            problems.append("\(entry.type) \(entry.name) was not recreated: its schema row holds no CREATE \(entry.type.uppercased()) statement")
+            return
+        }
         do {
             try handle.execute(sql)
         } catch {

@@ -328,6 +328,27 @@ final class RecoveryTests: SiftTestCase {
         XCTAssertEqual(try assertFaithful(recovered, sample.articles), 300)
     }
 
+    /// The schema of a damaged (or crafted) file is not trusted to run anything but the CREATE statement its row
+    /// is for.
+    func testSchemaRowsRunOnlyTheirCreateStatement() throws {
+        let sample = try makeSample(rows: 100)
+        try RawConnection(path: sample.path).exec("""
+            PRAGMA writable_schema = ON;
+            INSERT INTO sqlite_master VALUES('table', 'evil', 'evil', 0, 'PRAGMA user_version = 42');
+            INSERT INTO sqlite_master VALUES('view', 'evil2', 'evil2', 0, 'CREATE TABLE sneaky(x)');
+            """)
+        let recovered = makeDatabase("recovered.db")
+        let report = try Database.recover(from: sample.path, into: recovered)
+        XCTAssertEqual(report.method, .pages, "SQLite refuses the schema")
+        XCTAssertEqual(report.problems, [
+            "table evil was not recreated: its schema row holds no CREATE TABLE statement",
+            "view evil2 was not recreated: its schema row holds no CREATE VIEW statement",
+        ])
+        XCTAssertEqual(try recovered.getRows(sql: "PRAGMA user_version")[0][0].int64Value, 0)
+        XCTAssertEqual(try recovered.getRows(sql: "SELECT count(*) FROM sqlite_master WHERE name = 'sneaky'")[0][0].int64Value, 0)
+        XCTAssertEqual(try assertFaithful(recovered, sample.articles), 100)
+    }
+
     func testDestinationMustBeEmptyAndDifferent() throws {
         let sample = try makeSample(rows: 10)
         let target = makeDatabase("target.db")
