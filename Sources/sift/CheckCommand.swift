@@ -13,7 +13,8 @@ struct CheckCommand: ParsableCommand {
             problem); 2 cannot check (prints `sift: cannot check: <reason>` on standard error: the \
             database is missing, not a corpus, locked by another process...), which says nothing about \
             its health. The check never changes the database; one this process may not write (a \
-            read-only file or folder) is checked through a temporary copy.
+            read-only file or folder) is checked through a temporary copy. A damaged file (SQLite reports \
+            it corrupt, or its integrity check fails) ends with the `sift recover` command that rebuilds it.
             """)
 
     @OptionGroup var database: DatabaseOptions
@@ -22,8 +23,16 @@ struct CheckCommand: ParsableCommand {
         let check: CorpusCheck
         do {
             check = try CorpusDatabase.check(at: database.db)
+        } catch let error as SiftError where error.isCorruption {
+            print("problem: the database file is damaged: \(reason(error))")
+            print("run: \(RecoverCommand.suggestion(for: database.db))")
+            throw ExitCode(1)
         } catch {
             Terminal.error("sift: cannot check: \(reason(error))")
+            if case SiftToolError.notADatabase = error {
+                // SQLite cannot tell a damaged header from a file that never was a database.
+                Terminal.error("if it was a Sift database, its header is damaged: run \(RecoverCommand.suggestion(for: database.db))")
+            }
             throw ExitCode(2)
         }
         if check.isHealthy {
@@ -31,6 +40,9 @@ struct CheckCommand: ParsableCommand {
             return
         }
         for problem in check.problems { print("problem: \(problem)") }
+        if check.problems.contains(where: { $0.hasPrefix("integrity_check") }) {
+            print("run: \(RecoverCommand.suggestion(for: database.db))")
+        }
         throw ExitCode(1)
     }
 

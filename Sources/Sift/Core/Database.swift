@@ -66,10 +66,10 @@ public final class Database: Sendable {
         PoolRegistry.forEachPool { $0.purgeFreeHandles() }
     }
 
-    /// Deletes the database file and its companions, closing the database first.
+    /// Deletes the database file and its companions (its ``backupPath`` too), closing the database first.
     public func removeFiles() throws {
         try close(onClosed: {
-            for file in paths where FileManager.default.fileExists(atPath: file) {
+            for file in paths + [backupPath] where FileManager.default.fileExists(atPath: file) {
                 do {
                     try FileManager.default.removeItem(atPath: file)
                 } catch {

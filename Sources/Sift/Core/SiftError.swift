@@ -96,6 +96,13 @@ public struct SiftError: Error, CustomStringConvertible, Sendable {
     /// For a failed migration step (``Operation/migration``), the version that step was migrating to; the
     /// table kept the version and data it had before that step.
     public var migrationVersion: Int?
+    /// Whether the database file is damaged (``Code/corrupt``, SQLite's 11) or is not a database at all
+    /// (``Code/notADatabase``, 26): the errors after which ``Database/recover(from:into:backup:)`` salvages what
+    /// the file still holds into a new database.
+    ///
+    ///     do { try database.insert(objects: messages, intoTable: "messages") }
+    ///     catch let error as SiftError where error.isCorruption { /* close it, then Database.recover(...) */ }
+    public var isCorruption: Bool { code == .corrupt || code == .notADatabase }
     /// Whether the error tracer has seen this error: each error is reported once, where it leaves Sift.
     var isReported = false
 
