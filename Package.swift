@@ -25,7 +25,12 @@ let package = Package(
         .target(name: "SiftText"),
         // sift_rank(), Sift's BM25F ranking function for FTS5 (C, no ICU), registered on every connection.
         .target(name: "SiftRank", dependencies: ["CSQLite"], linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "Sift", dependencies: ["CSQLite", "SiftText", "SiftRank"]),
+        // OpenSSL's libcrypto (Debian's libssl-dev): every cryptographic operation of SiftCipher.
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
+        // SQLCipher 4 compatible encryption of database, WAL and journal pages: a VFS shim (C, libcrypto).
+        .target(name: "SiftCipher", dependencies: ["CSQLite", "COpenSSL"], linkerSettings: [.linkedLibrary("crypto")]),
+        .target(name: "Sift", dependencies: ["CSQLite", "SiftText", "SiftRank", "SiftCipher"]),
         // `@TableRowCoding`, in its own product so that only its users build swift-syntax.
         .macro(name: "SiftMacrosPlugin", dependencies: [
             .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),

@@ -96,6 +96,8 @@ public struct SiftError: Error, CustomStringConvertible, Sendable {
     /// For a failed migration step (``Operation/migration``), the version that step was migrating to; the
     /// table kept the version and data it had before that step.
     public var migrationVersion: Int?
+    /// For an encrypted database (or one opened without its key), what went wrong with the key or a page.
+    public var cipherFailure: CipherFailure?
     /// Whether the error tracer has seen this error: each error is reported once, where it leaves Sift.
     var isReported = false
 
@@ -117,6 +119,7 @@ public struct SiftError: Error, CustomStringConvertible, Sendable {
         var parts = ["[\(level)] \(operation): \(message)", "code: \(code)"]
         if let extendedCode, extendedCode != code.rawValue { parts.append("extended code: \(extendedCode)") }
         if let migrationVersion { parts.append("migration step: version \(migrationVersion)") }
+        if let cipherFailure { parts.append("cipher: \(cipherFailure)") }
         if let sql { parts.append("SQL: \(sql)") }
         if let path { parts.append("path: \(path)") }
         if let tag { parts.append("tag: \(tag)") }
