@@ -21,7 +21,7 @@ struct CheckCommand: ParsableCommand {
     func run() throws {
         let check: CorpusCheck
         do {
-            check = try CorpusDatabase.check(at: database.db)
+            check = try CorpusDatabase.check(at: database.db, key: database.key.passphrase())
         } catch {
             Terminal.error("sift: cannot check: \(reason(error))")
             throw ExitCode(2)

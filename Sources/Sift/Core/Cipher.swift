@@ -130,7 +130,7 @@ final class CipherKey: @unchecked Sendable {
               !head.starts(with: Array("SQLite format 3\0".utf8)) else { return error }
         var error = error
         error.cipherFailure = .missingKey
-        error.message = "\(path) is encrypted (or not a database): set its key with setCipherKey."
+        error.message = "\(path) is encrypted (or not a database), and no key was given."
         return error
     }
 }
