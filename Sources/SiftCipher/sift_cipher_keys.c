@@ -172,6 +172,14 @@ sift_cipher *sift_cipher_retain_id(uint64_t id) {
 }
 
 uint64_t sift_cipher_id(const sift_cipher *c) { return c->id; }
+
+int sift_cipher_derivations(sift_cipher *c) {
+    pthread_mutex_lock(&c->lock);
+    int count = 0;
+    for (const sift_keyset *k = c->keysets; k != NULL; k = k->next) count++;
+    pthread_mutex_unlock(&c->lock);
+    return count;
+}
 int sift_cipher_page_size(const sift_cipher *c) { return c->page_size; }
 
 static int derive(const sift_cipher *c, const unsigned char *salt, sift_keyset *out) {

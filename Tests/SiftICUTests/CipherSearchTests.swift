@@ -48,5 +48,9 @@ final class CipherSearchTests: XCTestCase {
         let reopened = try open()
         XCTAssertEqual(try reopened.search(SearchQuery("北京大学"), in: "passages_fts", of: Passage.self).hits.map(\.object.id), [2])
         XCTAssertFalse(try reopened.search(SearchQuery("quokka"), in: "passages_fts", of: Passage.self).hits.isEmpty)
+        // A new key for the whole file, sift_icu index included (exported with VACUUM INTO).
+        try reopened.rekey(Data("new passphrase".utf8))
+        XCTAssertEqual(try reopened.search(SearchQuery("天安门"), in: "passages_fts", of: Passage.self).hits.map(\.object.id), [1])
+        XCTAssertEqual(try reopened.verify(index: "passages_fts").isConsistent, true)
     }
 }

@@ -165,6 +165,9 @@ extension Database {
     /// Whether a cipher key is set.
     public var isEncrypted: Bool { pool.cipher != nil }
 
+    /// How many times the current key's derivation ran (once per salt; for tests of the KDF's cost).
+    var cipherKeyDerivations: Int { pool.cipher.map { Int(sift_cipher_derivations($0.context)) } ?? 0 }
+
     /// Re-encrypts the database with `key`, or with `nil` writes it as a plain file; also adds a key to a plain
     /// database. The current key (if any) must be set. The database is exported to a new file beside it
     /// (`VACUUM INTO`), which then replaces the original; other threads wait meanwhile. On failure the original

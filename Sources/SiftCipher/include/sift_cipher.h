@@ -65,6 +65,9 @@ uint64_t sift_cipher_id(const sift_cipher *cipher);
 /// The context's page size.
 int sift_cipher_page_size(const sift_cipher *cipher);
 
+/// How many key derivations the context has run (one per salt met): the KDF is paid once per context.
+int sift_cipher_derivations(sift_cipher *cipher);
+
 /// The failure recorded on this thread since the last call (and the page it concerned), then clears it.
 sift_cipher_failure sift_cipher_take_failure(uint32_t *page);
 

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import Sift
+@testable import Sift
 
 /// Encryption: SQLCipher 4 format pages through the cipher VFS; typed errors for keys and tampering.
 final class CipherTests: SiftTestCase {
@@ -75,6 +75,13 @@ final class CipherTests: SiftTestCase {
         }
         try wrong.setCipherKey(Data("correct horse battery staple".utf8))
         XCTAssertEqual(try wrong.getRows(sql: "SELECT count(*) FROM sampleTable")[row: 0, column: 0].int64Value, 3)
+        // Many connections (readers on several threads, the writer), one key derivation.
+        let readers = (0..<6).map { _ in
+            spawn { _ = try? wrong.getRows(sql: "SELECT count(*) FROM sampleTable, sampleTable AS b") }
+        }
+        try wrong.insert(objects: samples(4...4), intoTable: "sampleTable")
+        readers.forEach { $0.wait() }
+        XCTAssertEqual(wrong.cipherKeyDerivations, 1, "the KDF ran once for the Database, not once per connection")
 
         // SQLCipher's x'...' passphrase is the raw key.
         let raw = try makeEncrypted("raw.db")
