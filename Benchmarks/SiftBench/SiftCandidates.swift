@@ -80,11 +80,11 @@ enum SiftCandidates {
     /// The 1,000 `fixtures.queries` as user text (all-terms mode), top 20 objects with the body
     /// highlighted `[...]` and the bm25 score, against `copySearchDatabase`.
     /// Baseline: `RawBaselines.search` (`ORDER BY rank`). Target: <= 1.3x.
-    static let search: Variant.Body = { context in try search(context) }
+    static let search: Variant.Body = { context in try runQueries(context) }
     /// The same on an encrypted copy (`cipher-search`).
-    static let searchEncrypted: Variant.Body = { context in try search(context, encrypted: true) }
+    static let searchEncrypted: Variant.Body = { context in try runQueries(context, encrypted: true) }
 
-    private static func search(_ context: RunContext, encrypted: Bool = false) throws {
+    private static func runQueries(_ context: RunContext, encrypted: Bool = false) throws {
         try context.fixtures.copySearchDatabase(to: context.databasePath)
         let expected = try RawBaselines.search(context.fixtures.queries, in: try RawDatabase(path: context.databasePath))
         let database = try openCopy(context, encrypted: encrypted)

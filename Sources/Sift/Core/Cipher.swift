@@ -85,10 +85,11 @@ final class CipherKey: @unchecked Sendable {
     /// Sets up a fresh connection before it reads anything: pages keep room for IV and HMAC, the page size is
     /// the key's, and temporary tables and indices stay in memory (the VFS keeps any other temporary file there).
     static func prepare(_ db: OpaquePointer, pageSize: Int) -> Int32 {
+        let rc = sqlite3_exec(db, "PRAGMA page_size=\(pageSize); PRAGMA temp_store=MEMORY", nil, nil, nil)
+        // After the page size, which resets the requested reserve. An existing database keeps the reserve it has.
         var reserve = Int32(SIFT_CIPHER_RESERVE)
-        // On an existing database SQLite keeps the reserve it has (and says SQLITE_READONLY): not an error.
         _ = sqlite3_file_control(db, "main", SQLITE_FCNTL_RESERVE_BYTES, &reserve)
-        return sqlite3_exec(db, "PRAGMA page_size=\(pageSize); PRAGMA temp_store=MEMORY", nil, nil, nil)
+        return rc
     }
 
     /// `error` with what the VFS recorded on this thread (wrong key, tampering, ...), when it recorded anything.
@@ -209,10 +210,11 @@ extension Database {
     private func export(to target: String, key: CipherKey?, pageSize: Int) throws {
         let source = try Handle(path: path, pool: pool, cipher: pool.cipher, uri: true)
         defer { source.close() }
-        var reserve = key == nil ? Int32(0) : Int32(SIFT_CIPHER_RESERVE)
-        // VACUUM INTO gives the copy the reserve the source asks for (at least what it has).
-        _ = sqlite3_file_control(source.raw, "main", SQLITE_FCNTL_RESERVE_BYTES, &reserve)
         try source.exec(sql: "PRAGMA page_size=\(pageSize)")
+        // VACUUM INTO gives the copy the reserve the source asks for (at least what it has); asked after the page
+        // size, which resets it.
+        var reserve = key == nil ? Int32(0) : Int32(SIFT_CIPHER_RESERVE)
+        _ = sqlite3_file_control(source.raw, "main", SQLITE_FCNTL_RESERVE_BYTES, &reserve)
         // A plain copy goes through whichever VFS the source uses: without a key, the cipher VFS passes it through.
         let uri = try key.map { try $0.uri(for: target, query: "&vfs=" + CipherKey.vfsName()) } ?? target
         try source.exec(sql: "VACUUM INTO '\(uri.replacingOccurrences(of: "'", with: "''"))'")

@@ -247,6 +247,16 @@ final class CipherTests: SiftTestCase {
         XCTAssertEqual(try filesOnDisk().keys.filter { $0.hasSuffix("-rekey") }, [], "no export left behind")
     }
 
+    /// An export larger than the page cache spills pages before its commit.
+    func testRekeyOfADatabaseLargerThanThePageCache() throws {
+        let database = makeDatabase()
+        try database.create(table: "sampleTable", of: Sample.self)
+        try database.insert(objects: samples(1...30_000) { String(repeating: "v", count: 150) + "\($0)" }, intoTable: "sampleTable")
+        try database.rekey(rawKey: Self.key)
+        XCTAssertEqual(try database.getRows(sql: "SELECT count(*) FROM sampleTable")[row: 0, column: 0].int64Value, 30_000)
+        XCTAssertEqual(try database.getRows(sql: "PRAGMA integrity_check")[row: 0, column: 0].stringValue, "ok")
+    }
+
     func testOtherPageSizeAndLargeSortsInMemory() throws {
         let database = makeDatabase()
         try database.setCipherKey(rawKey: Self.key, pageSize: 1024)
