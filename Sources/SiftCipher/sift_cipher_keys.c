@@ -301,8 +301,8 @@ int sift_page_encrypt(sift_page_crypto *p, const sift_keyset *keys, uint32_t pgn
     int length = page_size - offset - SIFT_CIPHER_RESERVE;
     unsigned char *iv = out + page_size - SIFT_CIPHER_RESERVE;
     if (offset) memcpy(out, keys->salt, SIFT_CIPHER_SALT_SIZE);
-    // The whole reserve is random; the HMAC then overwrites its last 64 bytes.
-    if (RAND_bytes(iv, SIFT_CIPHER_RESERVE) != 1) return -1;
+    // A fresh random IV; the HMAC fills the rest of the reserve (IV and HMAC are all of its 80 bytes).
+    if (RAND_bytes(iv, SIFT_CIPHER_IV_SIZE) != 1) return -1;
     if (!run_cipher(p->encrypt, 1, iv, in + offset, length, out + offset)) return -1;
     if (!page_mac(p, pgno, out + offset, (size_t)length + SIFT_CIPHER_IV_SIZE, iv + SIFT_CIPHER_IV_SIZE)) return -1;
     return 0;

@@ -24,6 +24,13 @@ typedef struct cipher_file {
     // WAL: the page number of the frame header written last, for the frame data written next.
     sqlite3_int64 frame_header_offset;
     uint32_t frame_header_pgno;
+    // WAL: the page read last, as plaintext and as ciphertext. A checkpoint reads each page from the WAL and
+    // writes it to the main file unchanged: the main file then gets the WAL's ciphertext, not a second encryption.
+    unsigned char *last_plain, *last_cipher;
+    uint32_t last_pgno;
+    const sift_keyset *last_keys;
+    // Main file: its WAL while open.
+    struct cipher_file *wal;
     // Memory files.
     unsigned char *data;
     sqlite3_int64 size, capacity;
@@ -166,7 +173,14 @@ static int main_write(cipher_file *f, const unsigned char *in, int amt, sqlite3_
                 return SQLITE_IOERR_WRITE;
             }
         }
-        int rc = encrypt_and_write(f, pgno, page, off + done);
+        cipher_file *wal = f->wal;
+        int rc;
+        if (wal && wal->last_keys && wal->last_pgno == pgno && wal->last_keys == main_keys(f)
+            && memcmp(wal->last_plain, page, (size_t)ps) == 0) {
+            rc = real_write(f, wal->last_cipher, ps, off + done);
+        } else {
+            rc = encrypt_and_write(f, pgno, page, off + done);
+        }
         if (rc != SQLITE_OK) return rc;
     }
     return SQLITE_OK;
@@ -231,7 +245,17 @@ static int wal_io(cipher_file *f, unsigned char *buf, int amt, sqlite3_int64 off
                         memset(buf, 0, (size_t)n);
                     } else if (rc == SQLITE_OK) {
                         // A read of whole frames is WAL recovery, which checks each frame's checksum itself.
+                        int remember = whole && header_here != frame && f->last_cipher != NULL;
+                        if (remember) {
+                            memcpy(f->last_cipher, page, (size_t)ps);
+                            f->last_keys = NULL;
+                        }
                         rc = decrypt_page(f, pgno, page, header_here == frame);
+                        if (rc == SQLITE_OK && remember) {
+                            memcpy(f->last_plain, page, (size_t)ps);
+                            f->last_pgno = pgno;
+                            f->last_keys = pgno == 1 ? owner(f)->keys : main_keys(f);
+                        }
                         if (rc == SQLITE_OK && !whole) memcpy(buf, page + data, (size_t)n);
                     }
                 }
@@ -285,6 +309,12 @@ static int cipher_close(sqlite3_file *file) {
         OPENSSL_cleanse(f->page, (size_t)f->page_size);
         free(f->page);
     }
+    if (f->last_plain) {
+        OPENSSL_cleanse(f->last_plain, (size_t)f->page_size);
+        free(f->last_plain);
+    }
+    free(f->last_cipher);
+    if (f->kind == KIND_WAL && f->main->wal == f) f->main->wal = NULL;
     if (f->kind == KIND_MAIN) sift_cipher_release(f->cipher);
     return rc;
 }
@@ -454,21 +484,26 @@ static int cipher_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *fi
             f->kind = (flags & SQLITE_OPEN_WAL) ? KIND_WAL : KIND_JOURNAL;
         }
     }
+    int rc = SQLITE_OK;
     if (f->kind != KIND_PLAIN) {
         f->page_size = sift_cipher_page_size(f->cipher);
         f->page = malloc((size_t)f->page_size);
-        if (f->page == NULL) {
-            if (f->kind == KIND_MAIN) sift_cipher_release(f->cipher);
-            return SQLITE_NOMEM;
+        if (f->kind == KIND_WAL) {
+            f->last_plain = malloc((size_t)f->page_size);
+            f->last_cipher = malloc((size_t)f->page_size);
         }
+        if (f->page == NULL || (f->kind == KIND_WAL && (f->last_plain == NULL || f->last_cipher == NULL))) rc = SQLITE_NOMEM;
     }
-    int rc = base_vfs->xOpen(base_vfs, name, f->real, flags, out_flags);
+    if (rc == SQLITE_OK) rc = base_vfs->xOpen(base_vfs, name, f->real, flags, out_flags);
     if (rc != SQLITE_OK) {
         free(f->page);
+        free(f->last_plain);
+        free(f->last_cipher);
         if (f->kind == KIND_MAIN) sift_cipher_release(f->cipher);
-        f->page = NULL;
+        memset(f, 0, sizeof *f);
         return rc;
     }
+    if (f->kind == KIND_WAL) f->main->wal = f;
     f->base.pMethods = &cipher_methods;
     return SQLITE_OK;
 }
