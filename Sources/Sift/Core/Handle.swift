@@ -113,7 +113,10 @@ public final class Handle: @unchecked Sendable {
 
     /// `error` with its cipher failure (wrong key, missing key, tampering), if it has one.
     private static func explain(_ error: SiftError, path: String, encrypted: Bool) -> SiftError {
-        encrypted ? CipherKey.explain(error, path: path) : CipherKey.explainUnkeyed(error, path: path)
+        // What the cipher VFS recorded on this thread is taken either way (a plain connection exports to an
+        // encrypted file in `rekey`), so that it is never left to a later error.
+        let explained = CipherKey.explain(error, path: path)
+        return encrypted || explained.cipherFailure != nil ? explained : CipherKey.explainUnkeyed(error, path: path)
     }
 
     // MARK: - Statements
