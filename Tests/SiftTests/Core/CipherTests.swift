@@ -218,6 +218,26 @@ final class CipherTests: SiftTestCase {
         }
     }
 
+    func testFlippedByteInAWALFrameIsDetected() throws {
+        let database = try makeEncrypted()
+        database.setConfig(named: "noCheckpoint") { try $0.exec(sql: "PRAGMA wal_autocheckpoint=0") }
+        try database.create(table: "sampleTable", of: Sample.self)
+        try database.insert(objects: samples(1...200) { String(repeating: "w", count: 100) + "\($0)" }, intoTable: "sampleTable")
+        // The pool keeps the writer open, so the WAL and its index stay; a new reader reads pages from the WAL.
+        let wal = database.path + "-wal"
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int)
+        XCTAssertGreaterThan(size, 4 * 4096)
+        let handle = try XCTUnwrap(FileHandle(forUpdatingAtPath: wal))
+        try handle.seek(toOffset: UInt64(size - 100))  // in the last frame's page
+        let byte = try XCTUnwrap(handle.read(upToCount: 1)).first!
+        try handle.seek(toOffset: UInt64(size - 100))
+        handle.write(Data([byte ^ 0x80]))
+        try handle.close()
+        XCTAssertThrowsError(try { let _: [Sample] = try database.getObjects(fromTable: "sampleTable") }()) { error in
+            guard case .authenticationFailed = (error as? SiftError)?.cipherFailure else { return XCTFail("\(error)") }
+        }
+    }
+
     func testRekeyChangesAddsAndRemovesTheKey() throws {
         let database = try makeEncrypted()
         try database.create(table: "sampleTable", of: Sample.self)
