@@ -92,11 +92,24 @@ final class CipherKey: @unchecked Sendable {
         return rc
     }
 
+    /// Forgets what the VFS recorded on this thread (before an open; after a close, whose errors nobody sees).
+    static func clearFailure() { _ = sift_cipher_take_failure(nil) }
+
     /// `error` with what the VFS recorded on this thread (wrong key, tampering, ...), when it recorded anything.
     static func explain(_ error: SiftError, path: String) -> SiftError {
         var page: UInt32 = 0
         let failure = sift_cipher_take_failure(&page)
         var error = error
+        // Only an error of the kind the VFS returns for that failure is explained by it (a failure recorded
+        // where SQLite swallowed the error, say while closing, must not relabel an unrelated one).
+        switch failure {
+        case SIFT_CIPHER_WRONG_KEY, SIFT_CIPHER_NOT_ENCRYPTED:
+            guard error.code == .notADatabase else { return error }
+        case SIFT_CIPHER_AUTHENTICATION, SIFT_CIPHER_CRYPTO, SIFT_CIPHER_LAYOUT:
+            guard error.code == .ioError || error.code == .corrupt else { return error }
+        default:
+            return error
+        }
         switch failure {
         case SIFT_CIPHER_WRONG_KEY:
             error.cipherFailure = .wrongKey

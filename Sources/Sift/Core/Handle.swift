@@ -54,6 +54,7 @@ public final class Handle: @unchecked Sendable {
         self.pool = pool
         self.isEncrypted = cipher != nil
         var db: OpaquePointer?
+        CipherKey.clearFailure()
         var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         if cipher != nil || uri { flags |= SQLITE_OPEN_URI }
         let rc = try sqlite3_open_v2(cipher?.uri(for: path) ?? path, &db, flags, cipher.map { _ in try CipherKey.vfsName() })
@@ -98,6 +99,7 @@ public final class Handle: @unchecked Sendable {
         sqlite3_rollback_hook(raw, nil, nil)
         if hooks.isActive { sqlite3_trace_v2(raw, 0, nil, nil) }
         sqlite3_close_v2(raw)
+        if isEncrypted { CipherKey.clearFailure() }
     }
 
     // MARK: - Errors
