@@ -32,6 +32,9 @@ final class CipherKey: @unchecked Sendable {
     static func make(passphrase: Data, pageSize: Int) throws -> CipherKey {
         try validate(pageSize: pageSize)
         guard !passphrase.isEmpty else { throw SiftError.misuse("A cipher key cannot be empty.", operation: .open) }
+        guard passphrase.count <= 1 << 20 else {
+            throw SiftError.misuse("A cipher key is at most 1 MB, not \(passphrase.count) bytes.", operation: .open)
+        }
         let context = passphrase.withUnsafeBytes { sift_cipher_create($0.baseAddress, Int32($0.count), Int32(pageSize)) }
         guard let context else { throw SiftError.misuse("Cannot create a cipher key.", operation: .open) }
         return CipherKey(context: context, pageSize: pageSize)
@@ -203,10 +206,10 @@ extension Database {
     }
 
     private func rekey(to key: CipherKey?, pageSize: Int) throws {
-        let target = path + "-rekey"
+        // A new name each time: VACUUM INTO needs a file that does not exist, and nothing of the user's is replaced.
+        let target = path + ".rekey-" + UUID().uuidString
         try pool.reporting {
             try close(onClosed: {
-                try? FileManager.default.removeItem(atPath: target)
                 do {
                     try export(to: target, key: key, pageSize: pageSize)
                     try replace(with: target)
