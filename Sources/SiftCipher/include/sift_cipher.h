@@ -11,6 +11,8 @@
 //   is the key itself, x'<96 hex>' the key and the salt, x'<160 hex>' key, HMAC key and salt (as SQLCipher);
 // - each page keeps 80 reserved bytes at its end: a random 16-byte IV (AES-256-CBC, no padding, over the rest
 //   of the page) followed by HMAC-SHA512 over ciphertext + IV + the page number (4 bytes, little-endian).
+// The WAL header, WAL frame headers and journal headers stay as SQLite writes them (their checksums are SQLite's, of
+// the plaintext pages: unlike SQLCipher's, which are of the ciphertext); a page's reserve reads back as zeros.
 // Temporary files (statement journals, sorter and temp databases) opened through the VFS stay in memory.
 // Every cryptographic operation is done by OpenSSL's libcrypto.
 
