@@ -116,6 +116,33 @@ final class CipherInteropTests: SiftTestCase {
         XCTAssertEqual(note?.body, "written by sqlcipher")
     }
 
+    func testOtherPageSizeBothWays() throws {
+        let database = makeDatabase("sift.db")
+        try database.setCipherKey(Data(Self.passphrase.utf8), pageSize: 1024)
+        try database.create(table: "notes", of: Note.self)
+        try database.insert(objects: (1...500).map { Note($0, "note \($0)") }, intoTable: "notes")
+        database.close()
+        let output = try sqlcipher("""
+            import sys, sqlcipher3
+            db = sqlcipher3.connect(sys.argv[1])
+            db.execute("PRAGMA key = '%s'" % sys.argv[2])
+            db.execute("PRAGMA cipher_page_size = 1024")
+            print(db.execute("SELECT count(*) FROM notes").fetchone()[0])
+            print(len(db.execute("PRAGMA cipher_integrity_check").fetchall()))
+            other = sqlcipher3.connect(sys.argv[3])
+            other.execute("PRAGMA key = '%s'" % sys.argv[2])
+            other.execute("PRAGMA cipher_page_size = 1024")
+            other.execute("CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT)")
+            other.executemany("INSERT INTO notes VALUES (?, ?)", [(i, "note %d" % i) for i in range(1, 301)])
+            other.commit()
+            other.close()
+            """, [database.path, Self.passphrase, path("sqlcipher.db")])
+        XCTAssertEqual(output.split(separator: "\n"), ["500", "0"])
+        let theirs = makeDatabase("sqlcipher.db")
+        try theirs.setCipherKey(Data(Self.passphrase.utf8), pageSize: 1024)
+        XCTAssertEqual(try theirs.getRows(sql: "SELECT count(*) FROM notes")[row: 0, column: 0].int64Value, 300)
+    }
+
     func testSiftOpensWhatSQLCipherEncrypted() throws {
         let rawKey = Data((0..<32).map { UInt8(255 - $0) })
         let hex = rawKey.map { String(format: "%02x", $0) }.joined()
