@@ -29,7 +29,12 @@ let package = Package(
         .target(name: "SiftRank", dependencies: ["CSQLite"], linkerSettings: [.linkedLibrary("m")]),
         // sift_snippet(), fragments around matched words sized in characters, registered on every connection.
         .target(name: "SiftSnippet", dependencies: ["CSQLite"]),
-        .target(name: "Sift", dependencies: ["CSQLite", "SiftText", "SiftRank", "SiftSnippet"]),
+        // OpenSSL's libcrypto (Debian's libssl-dev): every cryptographic operation of SiftCipher.
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
+        // SQLCipher 4 compatible encryption of database, WAL and journal pages: a VFS shim (C, libcrypto).
+        .target(name: "SiftCipher", dependencies: ["CSQLite", "COpenSSL"], linkerSettings: [.linkedLibrary("crypto")]),
+        .target(name: "Sift", dependencies: ["CSQLite", "SiftText", "SiftRank", "SiftSnippet", "SiftCipher"]),
         // `@TableRowCoding`, in its own product so that only its users build swift-syntax.
         .macro(name: "SiftMacrosPlugin", dependencies: [
             .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),

@@ -16,11 +16,14 @@ enum SiftCandidates {
     /// Insert `fixtures.records` as 100k (x scale) 6-column objects into `items`, one call.
     /// Baseline: `RawBaselines.insertRecords`. Target: <= 1.3x.
     static let ormInsert: Variant.Body = { context in try insertItems(Item.self, context) }
+    /// The same on an encrypted database (`cipher-orm-insert`: the plain one is the baseline).
+    static let ormInsertEncrypted: Variant.Body = { context in try insertItems(Item.self, context, encrypted: true) }
     /// The same with a `@TableRowCoding` model, which binds its columns without Encodable.
     static let ormInsertDirect: Variant.Body = { context in try insertItems(DirectItem.self, context) }
 
-    private static func insertItems<Model: TableCodable & BenchItem>(_ type: Model.Type, _ context: RunContext) throws {
-        let database = Database(withPath: context.databasePath)
+    private static func insertItems<Model: TableCodable & BenchItem>(_ type: Model.Type, _ context: RunContext,
+                                                                    encrypted: Bool = false) throws {
+        let database = try open(context, encrypted: encrypted)
         try database.create(table: "items", of: Model.self)
         let items = context.fixtures.records.map(Model.init)
         try context.measure { try database.insert(objects: items, intoTable: "items") }
@@ -33,12 +36,15 @@ enum SiftCandidates {
     /// Fetch all of `items` (start from `copyItemsDatabase`) into model objects, one call.
     /// Baseline: `RawBaselines.fetchRecords`. Target: <= 1.3x.
     static let ormFetch: Variant.Body = { context in try fetchItems(Item.self, context) }
+    /// The same on an encrypted copy (`cipher-orm-fetch`).
+    static let ormFetchEncrypted: Variant.Body = { context in try fetchItems(Item.self, context, encrypted: true) }
     /// The same with a `@TableRowCoding` model, which reads its columns without Decodable.
     static let ormFetchDirect: Variant.Body = { context in try fetchItems(DirectItem.self, context) }
 
-    private static func fetchItems<Model: TableCodable & BenchItem>(_ type: Model.Type, _ context: RunContext) throws {
+    private static func fetchItems<Model: TableCodable & BenchItem>(_ type: Model.Type, _ context: RunContext,
+                                                                   encrypted: Bool = false) throws {
         try context.fixtures.copyItemsDatabase(to: context.databasePath)
-        let database = Database(withPath: context.databasePath)
+        let database = try openCopy(context, encrypted: encrypted)
         _ = try database.getValue(on: Column.all.count(), fromTable: "items")  // open and warm the connection
         let items: [Model] = try context.measure { try database.getObjects(fromTable: "items") }
         try context.check(items.map(\.record) == context.fixtures.records, "fetched records differ from inserted")
@@ -55,8 +61,13 @@ enum SiftCandidates {
         try syncedInsert(context, bulkThreshold: nil)
     }
 
-    private static func syncedInsert(_ context: RunContext, bulkThreshold: Int?) throws {
-        let database = Database(withPath: context.databasePath)
+    /// The row-by-row synced insert on an encrypted database (`cipher-fts-insert`).
+    static let ftsSyncedInsertEncrypted: Variant.Body = { context in
+        try syncedInsert(context, bulkThreshold: Int.max, encrypted: true)
+    }
+
+    private static func syncedInsert(_ context: RunContext, bulkThreshold: Int?, encrypted: Bool = false) throws {
+        let database = try open(context, encrypted: encrypted)
         if let bulkThreshold { database.fullTextBulkThreshold = bulkThreshold }
         try database.create(table: "docs", of: Doc.self)
         try database.create(virtualTable: "fts", of: DocIndex.self, syncedWith: "docs")
@@ -69,10 +80,14 @@ enum SiftCandidates {
     /// The 1,000 `fixtures.queries` as user text (all-terms mode), top 20 objects with the body
     /// highlighted `[...]` and the bm25 score, against `copySearchDatabase`.
     /// Baseline: `RawBaselines.search` (`ORDER BY rank`). Target: <= 1.3x.
-    static let search: Variant.Body = { context in
+    static let search: Variant.Body = { context in try runQueries(context) }
+    /// The same on an encrypted copy (`cipher-search`).
+    static let searchEncrypted: Variant.Body = { context in try runQueries(context, encrypted: true) }
+
+    private static func runQueries(_ context: RunContext, encrypted: Bool = false) throws {
         try context.fixtures.copySearchDatabase(to: context.databasePath)
         let expected = try RawBaselines.search(context.fixtures.queries, in: try RawDatabase(path: context.databasePath))
-        let database = Database(withPath: context.databasePath)
+        let database = try openCopy(context, encrypted: encrypted)
         let queries = context.fixtures.queries
         let options = SearchOptions(limit: 20, highlight: ["body"], countTotal: false)
         _ = try database.search(SearchQuery("warm"), in: "fts", of: Doc.self, options: options)
@@ -85,6 +100,23 @@ enum SiftCandidates {
             return digest
         }
         try context.check(digest == expected, "same rows as the raw query: \(digest) vs \(expected)")
+    }
+
+    /// The passphrase of the encrypted variants: SQLCipher 4's defaults, so the KDF runs (once, before measuring).
+    static let passphrase = Data("sift-bench passphrase".utf8)
+
+    /// The benchmark database, encrypted with `passphrase` when `encrypted`.
+    private static func open(_ context: RunContext, encrypted: Bool) throws -> Database {
+        let database = Database(withPath: context.databasePath)
+        if encrypted { try database.setCipherKey(passphrase) }
+        return database
+    }
+
+    /// A template copied to the benchmark path, encrypted in place (before measuring) when `encrypted`.
+    private static func openCopy(_ context: RunContext, encrypted: Bool) throws -> Database {
+        let database = Database(withPath: context.databasePath)
+        if encrypted { try database.rekey(passphrase) }
+        return database
     }
 }
 

@@ -27,6 +27,7 @@ struct TokenizerUnderTest: Sendable {
 enum Workloads {
     static func all() -> [Workload] {
         [ormInsert, ormFetch, ftsInsert, search]
+            + encryption
             + TokenizerUnderTest.all.map(tokenizerThroughput)
             + [concurrentReads, concurrentReadsSift, memory, queryBuild, observation]
     }
@@ -153,6 +154,27 @@ enum Workloads {
             Variant("raw ... ORDER BY bm25(fts) (naive)", body: rawSearch(sql: RawBaselines.searchSQLOrderByFunction)),
             Variant("Sift search", targets: [.ratioAtMost(1.3)], body: SiftCandidates.search),
         ])
+
+    // MARK: Encryption
+
+    /// Encrypted against plain, both through Sift in the same run: the cost of `setCipherKey` (SQLCipher 4
+    /// format, AES-256-CBC + HMAC-SHA512 per page through libcrypto). Target: each within 1.5x.
+    static let encryption: [Workload] = [
+        encrypted("orm-insert", "Insert 100k x scale objects, encrypted vs plain",
+                  plain: SiftCandidates.ormInsert, encrypted: SiftCandidates.ormInsertEncrypted),
+        encrypted("orm-fetch", "Fetch 100k x scale objects, encrypted vs plain",
+                  plain: SiftCandidates.ormFetch, encrypted: SiftCandidates.ormFetchEncrypted),
+        encrypted("fts-insert", "Synced insert of 100k x scale documents (row by row), encrypted vs plain",
+                  plain: SiftCandidates.ftsSyncedInsert, encrypted: SiftCandidates.ftsSyncedInsertEncrypted),
+        encrypted("search", "1,000 searches, top 20 with highlight, encrypted vs plain",
+                  plain: SiftCandidates.search, encrypted: SiftCandidates.searchEncrypted),
+    ]
+
+    private static func encrypted(_ name: String, _ title: String, plain: @escaping Variant.Body,
+                                  encrypted: @escaping Variant.Body) -> Workload {
+        .comparison("cipher-\(name)", title, baseline: Variant("Sift, plain", body: plain),
+                    candidates: [Variant("Sift, encrypted", targets: [.ratioAtMost(1.5)], body: encrypted)])
+    }
 
     // MARK: Report-only
 

@@ -32,12 +32,13 @@ public final class CorpusDatabase: Sendable {
         self.tokenizer = tokenizer
     }
 
-    /// Opens an existing corpus. Throws `SiftToolError` for a missing file, a file that is not a
-    /// database, a database that is not a corpus, or a lock held too long by another process.
-    public static func open(at path: String, busyTimeout: Double = defaultBusyTimeout) throws -> CorpusDatabase {
+    /// Opens an existing corpus; `key` is the passphrase of an encrypted one (see `Database.setCipherKey`).
+    /// Throws `SiftToolError` for a missing file, a file that is not a database, a database that is not a corpus,
+    /// a wrong or missing key, or a lock held too long by another process.
+    public static func open(at path: String, busyTimeout: Double = defaultBusyTimeout, key: Data? = nil) throws -> CorpusDatabase {
         // SQLite would happily create an empty database here, turning a typo into a confusing "not a corpus".
         guard FileManager.default.fileExists(atPath: path) else { throw SiftToolError.missingFile(path) }
-        let database = connect(path, busyTimeout: busyTimeout)
+        let database = try connect(path, busyTimeout: busyTimeout, key: key)
         switch try inspect(database, path: path) {
         case .corpus(let tokenizer):
             enableWAL(database)
@@ -51,15 +52,16 @@ public final class CorpusDatabase: Sendable {
 
     /// Opens the corpus at `path`, creating it (and its folder) when the file is missing or an empty
     /// database. `tokenizer` applies to a new corpus; for an existing one it must match (nil accepts any).
+    /// With `key`, a new corpus is encrypted and an existing one must be encrypted with it.
     public static func openOrCreate(at path: String, tokenizer: String? = nil,
-                                    busyTimeout: Double = defaultBusyTimeout) throws -> CorpusDatabase {
+                                    busyTimeout: Double = defaultBusyTimeout, key: Data? = nil) throws -> CorpusDatabase {
         if FileManager.default.fileExists(atPath: path) {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
                 throw SiftToolError.notADatabase(path)
             }
         }
-        let database = connect(path, busyTimeout: busyTimeout)
+        let database = try connect(path, busyTimeout: busyTimeout, key: key)
         switch try inspect(database, path: path) {
         case .corpus(let existing):
             if let tokenizer, normalized(tokenizer) != normalized(existing) {
@@ -83,8 +85,15 @@ public final class CorpusDatabase: Sendable {
         case other(String)
     }
 
-    private static func connect(_ path: String, busyTimeout: Double) -> Database {
+    private static func connect(_ path: String, busyTimeout: Double, key: Data?) throws -> Database {
         let database = Database(withPath: path)
+        if let key {
+            do {
+                try database.setCipherKey(key)
+            } catch let error as SiftError {
+                throw SiftToolError.invalidArgument("bad key for \(path): \(error.message)")
+            }
+        }
         database.registerICUTokenizer()
         database.setConfig(named: "sift.busyTimeout", with: { $0.setBusyTimeout(busyTimeout) }, orderBy: Int.min)
         // Looking at a file must not change it: someone else's database is not switched to WAL.
@@ -244,17 +253,17 @@ public final class CorpusDatabase: Sendable {
     /// create one to read it) is copied to a temporary folder, and the copy is checked. No -shm file means
     /// no connection has the database open, and the copy is used only if the files did not change while
     /// being copied. Throws when the corpus cannot be checked, as `open(at:)` and `check()` do.
-    public static func check(at path: String, busyTimeout: Double = defaultBusyTimeout) throws -> CorpusCheck {
+    public static func check(at path: String, busyTimeout: Double = defaultBusyTimeout, key: Data? = nil) throws -> CorpusCheck {
         let corpus: CorpusDatabase
         do {
-            corpus = try open(at: path, busyTimeout: busyTimeout)
+            corpus = try open(at: path, busyTimeout: busyTimeout, key: key)
         } catch SiftToolError.readOnly {
-            return try checkCopy(of: path, busyTimeout: busyTimeout)
+            return try checkCopy(of: path, busyTimeout: busyTimeout, key: key)
         }
         return try corpus.check()
     }
 
-    private static func checkCopy(of path: String, busyTimeout: Double) throws -> CorpusCheck {
+    private static func checkCopy(of path: String, busyTimeout: Double, key: Data?) throws -> CorpusCheck {
         let manager = FileManager.default
         let folder = manager.temporaryDirectory.appendingPathComponent("sift-check-\(UUID().uuidString)")
         let copy = folder.appendingPathComponent((path as NSString).lastPathComponent).path
@@ -283,7 +292,7 @@ public final class CorpusDatabase: Sendable {
             throw SiftToolError.readOnly(path, detail: "it changed while being copied to check it; try again")
         }
         do {
-            let corpus = try open(at: copy, busyTimeout: busyTimeout)
+            let corpus = try open(at: copy, busyTimeout: busyTimeout, key: key)
             defer { corpus.database.close() }
             return try corpus.check()
         } catch let error as SiftToolError {

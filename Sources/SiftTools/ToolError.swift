@@ -37,6 +37,9 @@ public enum SiftToolError: Error, Sendable, CustomStringConvertible {
     case readOnly(String, detail: String)
     /// An output file that cannot be created or written (`detail` says why).
     case cannotWrite(String, detail: String)
+    /// An encrypted database opened without its key or with a wrong one, a key for a plain file, or a page that
+    /// fails authentication (`detail` says which).
+    case encryption(String, failure: CipherFailure, detail: String)
 
     /// One line for standard error.
     public var description: String {
@@ -73,6 +76,12 @@ public enum SiftToolError: Error, Sendable, CustomStringConvertible {
             return "\(path) is read-only here: \(detail)"
         case .cannotWrite(let path, let detail):
             return "cannot write \(path): \(detail)"
+        case .encryption(_, let failure, let detail):
+            switch failure {
+            case .wrongKey, .missingKey: return detail + " Give the key with --key-file FILE or the SIFT_KEY environment variable."
+            case .notEncrypted: return detail + " Leave out --key-file and SIFT_KEY for a plain database."
+            default: return detail
+            }
         }
     }
 
@@ -91,6 +100,7 @@ public enum SiftToolError: Error, Sendable, CustomStringConvertible {
         case .cannotLock(let p, let detail): return .cannotLock(fix(p), detail: fix(detail))
         case .readOnly(let p, let detail): return .readOnly(fix(p), detail: fix(detail))
         case .cannotWrite(let p, let detail): return .cannotWrite(fix(p), detail: fix(detail))
+        case .encryption(let p, let failure, let detail): return .encryption(fix(p), failure: failure, detail: fix(detail))
         case .unknownTokenizer, .unknownFormat, .missingColumn, .invalidArgument, .badInput: return self
         }
     }
@@ -100,6 +110,7 @@ extension SiftToolError {
     /// Turns the database errors people can act on into tool errors about `path`; others pass through.
     static func translating(_ error: Error, path: String) -> Error {
         guard let error = error as? SiftError else { return error }
+        if let failure = error.cipherFailure { return SiftToolError.encryption(path, failure: failure, detail: error.message) }
         switch error.code {
         case .notADatabase: return SiftToolError.notADatabase(path)
         case .busy, .locked: return SiftToolError.locked(path)

@@ -22,7 +22,7 @@ struct CheckCommand: ParsableCommand {
     func run() throws {
         let check: CorpusCheck
         do {
-            check = try CorpusDatabase.check(at: database.db)
+            check = try CorpusDatabase.check(at: database.db, key: database.key.passphrase())
         } catch let error as SiftError where error.isCorruption {
             print("problem: the database file is damaged: \(reason(error))")
             print("run: \(RecoverCommand.suggestion(for: database.db))")

@@ -16,6 +16,8 @@ struct DemoCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Keep the demo index in this file.", valueName: "file"))
     var db: String?
 
+    @OptionGroup var key: KeyOptions
+
     func run() throws {
         try Terminal.run {
             let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("sift-demo-\(UUID().uuidString)")
@@ -32,7 +34,7 @@ struct DemoCommand: ParsableCommand {
                 print("Corpora/sample not found; indexing a few built-in documents…")
             }
             let path = db ?? temporary.appendingPathComponent("demo.db").path
-            let corpus = try CorpusDatabase.openOrCreate(at: path)
+            let corpus = try CorpusDatabase.openOrCreate(at: path, key: key.passphrase())
             let report = try CorpusIndexer(corpus: corpus).index([source])
             print(String(format: "%d documents indexed in %.2f s with the %@ tokenizer.\n", try corpus.documentCount(),
                          report.seconds, corpus.tokenizer))

@@ -48,7 +48,7 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         try Terminal.run {
-            let corpus = try CorpusDatabase.open(at: database.db)
+            let corpus = try CorpusDatabase.open(at: database.db, key: database.key.passphrase())
             let name = index ?? SearchEngineExport.defaultIndexName(forDatabase: database.db)
             try SearchEngineExport.validateIndexName(name)
             let definition = try SearchEngineExport.indexDefinition(forTokenizer: corpus.tokenizer, wordTokenizer: wordTokenizer)

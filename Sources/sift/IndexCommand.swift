@@ -63,7 +63,7 @@ struct IndexCommand: ParsableCommand {
 
     func run() throws {
         try Terminal.run {
-            let corpus = try CorpusDatabase.openOrCreate(at: database.db, tokenizer: tokenizer)
+            let corpus = try CorpusDatabase.openOrCreate(at: database.db, tokenizer: tokenizer, key: database.key.passphrase())
             let options = IndexOptions(
                 format: format.flatMap(SourceFormat.init(rawValue:)),
                 fields: FieldNames(id: idField, title: titleField, text: textField),

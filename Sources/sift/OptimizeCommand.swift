@@ -12,7 +12,7 @@ struct OptimizeCommand: ParsableCommand {
 
     func run() throws {
         try Terminal.run {
-            let corpus = try CorpusDatabase.open(at: database.db)
+            let corpus = try CorpusDatabase.open(at: database.db, key: database.key.passphrase())
             let start = Date()
             try corpus.optimize()
             print(String(format: "optimized %@ in %.2f s", database.db, Date().timeIntervalSince(start)))

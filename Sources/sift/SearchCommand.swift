@@ -56,7 +56,7 @@ struct SearchCommand: ParsableCommand {
 
     func run() throws {
         try Terminal.run {
-            let corpus = try CorpusDatabase.open(at: database.db)
+            let corpus = try CorpusDatabase.open(at: database.db, key: database.key.passphrase())
             let options = CorpusSearchOptions(mode: mode.searchMode, limit: limit, offset: offset,
                                               filters: try filters.map(FieldFilter.init(parsing:)),
                                               markers: json ? SearchOptions.Markers("[", "]") : Terminal.markers,

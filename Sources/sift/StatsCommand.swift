@@ -11,7 +11,7 @@ struct StatsCommand: ParsableCommand {
 
     func run() throws {
         try Terminal.run {
-            let stats = try CorpusDatabase.open(at: database.db).stats()
+            let stats = try CorpusDatabase.open(at: database.db, key: database.key.passphrase()).stats()
             func mb(_ bytes: Int) -> String { String(format: "%.2f MB", Double(bytes) / 1e6) }
             print("documents  \(stats.documents)")
             print("tokenizer  \(stats.tokenizer)")

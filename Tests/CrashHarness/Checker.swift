@@ -47,7 +47,7 @@ final class Checker {
         context = "round \(round): "
         var result = RoundResult(committed: previous)
         let lastReported = reported.last ?? previous
-        let database = Database(withPath: path)
+        let database = openDatabase(path)
         defer { database.close() }
         guarded("reading the database") {
             let (committed, progress, newest) = try committedBatch(database)
@@ -100,7 +100,7 @@ final class Checker {
     /// Every row and every batch ever written, row by row, and the whole table against the replay.
     func checkEverything(committed: Int) -> Int {
         context = "final check: "
-        let database = Database(withPath: path)
+        let database = openDatabase(path)
         defer { database.close() }
         var count = 0
         guarded("final check") {

@@ -52,7 +52,7 @@ struct Writer {
     private struct RollBack: Error {}
 
     func run() throws {
-        let database = Database(withPath: path)
+        let database = openDatabase(path)
         database.fullTextBulkThreshold = workload.bulkThreshold
         // Idempotent: a writer killed during setup leaves the next one to finish it.
         try database.create(table: Names.content, of: Doc.self)

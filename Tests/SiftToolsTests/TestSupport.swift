@@ -79,10 +79,11 @@ class ToolTestCase: XCTestCase {
     }
 
     /// Runs `executable` with `arguments` in the test's folder and waits for it.
-    func run(_ executable: URL, _ arguments: [String]) throws -> Outcome {
+    func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.currentDirectoryURL = folder
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

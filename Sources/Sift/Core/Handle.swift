@@ -9,6 +9,8 @@ public final class Handle: @unchecked Sendable {
     let raw: OpaquePointer
     /// The database file this connection is open on.
     public let path: String
+    /// Whether the connection reads and writes through a cipher key.
+    let isEncrypted: Bool
     unowned let pool: HandlePool
 
     var configGeneration = -1
@@ -45,28 +47,37 @@ public final class Handle: @unchecked Sendable {
     }
     private static let maxCachedStatements = 256
 
-    init(path: String, pool: HandlePool) throws {
+    /// Opens a connection; with `cipher`, through the encrypting VFS (see ``Database/setCipherKey(_:pageSize:)``).
+    /// `uri` lets SQL name URI filenames (`ATTACH`, `VACUUM INTO`).
+    init(path: String, pool: HandlePool, cipher: CipherKey? = nil, uri: Bool = false) throws {
         self.path = path
         self.pool = pool
+        self.isEncrypted = cipher != nil
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
-        guard rc == SQLITE_OK, let db else {
+        CipherKey.clearFailure()
+        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        if cipher != nil || uri { flags |= SQLITE_OPEN_URI }
+        let rc = try sqlite3_open_v2(cipher?.uri(for: path) ?? path, &db, flags, cipher.map { _ in try CipherKey.vfsName() })
+        var prepared = rc
+        if rc == SQLITE_OK, let db, let cipher { prepared = CipherKey.prepare(db, pageSize: cipher.pageSize) }
+        guard prepared == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_close_v2(db)
-            throw pool.report(SiftError(code: SiftError.Code(rawValue: rc), extendedCode: rc, message: message,
-                                        path: path, tag: pool.tag, operation: .open))
+            throw pool.report(Handle.explain(SiftError(code: SiftError.Code(rawValue: prepared), extendedCode: prepared,
+                                                       message: message, path: path, tag: pool.tag, operation: .open),
+                                             path: path, encrypted: cipher != nil))
         }
         raw = db
         sqlite3_extended_result_codes(db, 1)
         // Wait (until the configs set the real timeout) rather than fail when another connection is busy,
         // e.g. recovering the WAL while several threads open connections at once.
         sqlite3_busy_timeout(db, 10_000)
-        // SQLite opens lazily: read the schema now so a file that is not a database fails here, typed.
+        // SQLite opens lazily: read the schema now so a file that is not a database (or a wrong key) fails here, typed.
         do {
             try execute("SELECT count(*) FROM sqlite_master")
-        } catch {
+        } catch let error as SiftError {
             sqlite3_close_v2(db)
-            throw error
+            throw Handle.explain(error, path: path, encrypted: cipher != nil)
         }
         // Which tables each committed transaction wrote: the statements' tables are noted as they step, the
         // hooks (on this connection's thread, inside the COMMIT or ROLLBACK) keep or drop them.
@@ -88,6 +99,7 @@ public final class Handle: @unchecked Sendable {
         sqlite3_rollback_hook(raw, nil, nil)
         if hooks.isActive { sqlite3_trace_v2(raw, 0, nil, nil) }
         sqlite3_close_v2(raw)
+        if isEncrypted { CipherKey.clearFailure() }
     }
 
     // MARK: - Errors
@@ -96,8 +108,17 @@ public final class Handle: @unchecked Sendable {
     func error(_ rc: Int32, sql: String?, operation: SiftError.Operation) -> SiftError {
         let extended = sqlite3_extended_errcode(raw)
         let message = String(cString: sqlite3_errmsg(raw))
-        return SiftError(code: SiftError.Code(rawValue: rc), extendedCode: extended, message: message,
-                         sql: sql, path: path, tag: pool.tag, operation: operation)
+        return Handle.explain(SiftError(code: SiftError.Code(rawValue: rc), extendedCode: extended, message: message,
+                                        sql: sql, path: path, tag: pool.tag, operation: operation),
+                              path: path, encrypted: isEncrypted)
+    }
+
+    /// `error` with its cipher failure (wrong key, missing key, tampering), if it has one.
+    private static func explain(_ error: SiftError, path: String, encrypted: Bool) -> SiftError {
+        // What the cipher VFS recorded on this thread is taken either way (a plain connection exports to an
+        // encrypted file in `rekey`), so that it is never left to a later error.
+        let explained = CipherKey.explain(error, path: path)
+        return encrypted || explained.cipherFailure != nil ? explained : CipherKey.explainUnkeyed(error, path: path)
     }
 
     // MARK: - Statements

@@ -33,6 +33,7 @@ final class HandlePool: @unchecked Sendable {
     private var hooksGeneration = 0
     private var createdDirectory = false
     private var attachments: [ObjectIdentifier: AnyObject] = [:]
+    private var _cipher: CipherKey?
 
     init(path: String) {
         self.path = path
@@ -69,6 +70,13 @@ final class HandlePool: @unchecked Sendable {
     }
 
     var isOpened: Bool { locked { writer != nil || openReaders > 0 } }
+
+    /// The key connections open with (see ``Database/setCipherKey(_:pageSize:)``); change it with every
+    /// connection closed.
+    var cipher: CipherKey? {
+        get { locked { _cipher } }
+        set { locked { _cipher = newValue } }
+    }
 
     /// Whether the calling thread has a transaction open.
     var isInTransaction: Bool {
@@ -128,12 +136,13 @@ final class HandlePool: @unchecked Sendable {
         let configSnapshot = (configGeneration, configs)
         let hooksSnapshot = (hooksGeneration, localHooks)
         let needsDirectory = !createdDirectory
+        let cipher = _cipher
         condition.unlock()
 
         do {
             if handle == nil {
                 if needsDirectory { try createDirectory() }
-                let opened = try Handle(path: path, pool: self)
+                let opened = try Handle(path: path, pool: self, cipher: cipher)
                 handle = opened
                 locked {
                     if usesWriter { writer = opened } else { readerHolders[ObjectIdentifier(opened)] = me }

@@ -96,13 +96,21 @@ public struct SiftError: Error, CustomStringConvertible, Sendable {
     /// For a failed migration step (``Operation/migration``), the version that step was migrating to; the
     /// table kept the version and data it had before that step.
     public var migrationVersion: Int?
+    /// For an encrypted database (or one opened without its key), what went wrong with the key or a page.
+    public var cipherFailure: CipherFailure?
     /// Whether the database file is damaged (``Code/corrupt``, SQLite's 11) or is not a database at all
     /// (``Code/notADatabase``, 26): the errors after which ``Database/recover(from:into:backup:)`` salvages what
-    /// the file still holds into a new database.
+    /// the file still holds into a new database. A wrong, missing or unneeded cipher key is not corruption (see
+    /// ``cipherFailure``): the file is intact, the key is the problem.
     ///
     ///     do { try database.insert(objects: messages, intoTable: "messages") }
     ///     catch let error as SiftError where error.isCorruption { /* close it, then Database.recover(...) */ }
-    public var isCorruption: Bool { code == .corrupt || code == .notADatabase }
+    public var isCorruption: Bool {
+        switch cipherFailure {
+        case .wrongKey, .missingKey, .notEncrypted: return false
+        case .authenticationFailed, .cryptoFailure, nil: return code == .corrupt || code == .notADatabase
+        }
+    }
     /// Whether the error tracer has seen this error: each error is reported once, where it leaves Sift.
     var isReported = false
 
@@ -124,6 +132,7 @@ public struct SiftError: Error, CustomStringConvertible, Sendable {
         var parts = ["[\(level)] \(operation): \(message)", "code: \(code)"]
         if let extendedCode, extendedCode != code.rawValue { parts.append("extended code: \(extendedCode)") }
         if let migrationVersion { parts.append("migration step: version \(migrationVersion)") }
+        if let cipherFailure { parts.append("cipher: \(cipherFailure)") }
         if let sql { parts.append("SQL: \(sql)") }
         if let path { parts.append("path: \(path)") }
         if let tag { parts.append("tag: \(tag)") }

@@ -164,10 +164,14 @@ extension Database {
         return IndexVerification(indexedRows: indexed, contentRows: content, problems: problems)
     }
 
+    /// Where `verify(index:)` copies a database it may not write: a private temporary file (an empty name: SQLite
+    /// creates it and deletes it when it is closed), or memory for an encrypted database, whose pages must never
+    /// reach the disk in plaintext.
+    static func verificationCopyPath(encrypted: Bool) -> String { encrypted ? ":memory:" : "" }
+
     /// `verify(index:)` for a connection that may not write: the same checks on a temporary copy of the database.
     private func verificationOfCopy(of index: String, from handle: Handle) throws -> IndexVerification {
-        // An empty file name makes SQLite create a private temporary database, deleted when it is closed.
-        let copy = try Handle(path: "", pool: pool)
+        let copy = try Handle(path: Database.verificationCopyPath(encrypted: handle.isEncrypted), pool: pool)
         defer { copy.close() }
         do {
             guard let backup = sqlite3_backup_init(copy.raw, "main", handle.raw, "main") else {

@@ -1,0 +1,326 @@
+// Key contexts, key derivation and the page transform, all through libcrypto.
+#include "sift_cipher_internal.h"
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KDF_ITERATIONS 256000
+#define HMAC_KDF_ITERATIONS 2
+#define HMAC_SALT_MASK 0x3a
+
+struct sift_cipher {
+    uint64_t id;
+    int refs;                   // guarded by registry_lock
+    int page_size;
+    unsigned char *pass;
+    int pass_len;
+    // Raw keys (x'...'): the key, maybe the HMAC key and the salt, used as given.
+    int raw_key, raw_hmac_key, raw_salt;
+    unsigned char key[SIFT_CIPHER_KEY_SIZE];
+    unsigned char hmac_key[SIFT_CIPHER_KEY_SIZE];
+    unsigned char salt[SIFT_CIPHER_SALT_SIZE];
+    pthread_mutex_t lock;       // guards what follows
+    int has_new_salt;
+    unsigned char new_salt[SIFT_CIPHER_SALT_SIZE];
+    sift_keyset *keysets;
+    struct sift_cipher *next_registered;
+};
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static sift_cipher *registry;
+static uint64_t next_id = 1;
+
+static _Thread_local sift_cipher_failure last_failure;
+static _Thread_local uint32_t last_failure_page;
+
+void sift_cipher_fail(sift_cipher_failure failure, uint32_t page) {
+    last_failure = failure;
+    last_failure_page = page;
+}
+
+sift_cipher_failure sift_cipher_take_failure(uint32_t *page) {
+    sift_cipher_failure failure = last_failure;
+    if (page) *page = last_failure_page;
+    last_failure = SIFT_CIPHER_NO_FAILURE;
+    last_failure_page = 0;
+    return failure;
+}
+
+static int hex_value(unsigned char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static int decode_hex(const unsigned char *hex, int bytes, unsigned char *out) {
+    for (int i = 0; i < bytes; i++) {
+        int high = hex_value(hex[2 * i]), low = hex_value(hex[2 * i + 1]);
+        if (high < 0 || low < 0) return 0;
+        out[i] = (unsigned char)(high << 4 | low);
+    }
+    return 1;
+}
+
+// SQLCipher's raw-key forms: x'KEY', x'KEY SALT', x'KEY HMACKEY SALT' (hex).
+static void parse_raw_key(sift_cipher *c) {
+    const unsigned char *p = c->pass;
+    int n = c->pass_len;
+    if (n < 5 || (p[0] != 'x' && p[0] != 'X') || p[1] != '\'' || p[n - 1] != '\'') return;
+    const unsigned char *hex = p + 2;
+    int digits = n - 3;
+    if (digits == 2 * SIFT_CIPHER_KEY_SIZE) {
+        c->raw_key = decode_hex(hex, SIFT_CIPHER_KEY_SIZE, c->key);
+    } else if (digits == 2 * (SIFT_CIPHER_KEY_SIZE + SIFT_CIPHER_SALT_SIZE)) {
+        c->raw_key = c->raw_salt = decode_hex(hex, SIFT_CIPHER_KEY_SIZE, c->key)
+            && decode_hex(hex + 2 * SIFT_CIPHER_KEY_SIZE, SIFT_CIPHER_SALT_SIZE, c->salt);
+    } else if (digits == 2 * (2 * SIFT_CIPHER_KEY_SIZE + SIFT_CIPHER_SALT_SIZE)) {
+        c->raw_key = c->raw_hmac_key = c->raw_salt = decode_hex(hex, SIFT_CIPHER_KEY_SIZE, c->key)
+            && decode_hex(hex + 2 * SIFT_CIPHER_KEY_SIZE, SIFT_CIPHER_KEY_SIZE, c->hmac_key)
+            && decode_hex(hex + 4 * SIFT_CIPHER_KEY_SIZE, SIFT_CIPHER_SALT_SIZE, c->salt);
+    }
+    if (!c->raw_key) c->raw_hmac_key = c->raw_salt = 0;
+}
+
+sift_cipher *sift_cipher_create(const void *pass, int pass_len, int page_size) {
+    if (pass == NULL || pass_len <= 0) return NULL;
+    if (page_size < 512 || page_size > 65536 || (page_size & (page_size - 1)) != 0) return NULL;
+    sift_cipher *c = calloc(1, sizeof *c);
+    if (c == NULL) return NULL;
+    c->pass = malloc((size_t)pass_len);
+    if (c->pass == NULL) { free(c); return NULL; }
+    memcpy(c->pass, pass, (size_t)pass_len);
+    c->pass_len = pass_len;
+    c->page_size = page_size;
+    c->refs = 1;
+    pthread_mutex_init(&c->lock, NULL);
+    parse_raw_key(c);
+    if (c->raw_salt) {
+        memcpy(c->new_salt, c->salt, SIFT_CIPHER_SALT_SIZE);
+        c->has_new_salt = 1;
+    }
+    pthread_mutex_lock(&registry_lock);
+    c->id = next_id++;
+    c->next_registered = registry;
+    registry = c;
+    pthread_mutex_unlock(&registry_lock);
+    return c;
+}
+
+sift_cipher *sift_cipher_create_raw(const void *key, int key_len, const void *salt, int salt_len, int page_size) {
+    static const char digits[] = "0123456789abcdef";
+    if (key == NULL || key_len != SIFT_CIPHER_KEY_SIZE) return NULL;
+    if (salt != NULL ? salt_len != SIFT_CIPHER_SALT_SIZE : salt_len != 0) return NULL;
+    unsigned char text[3 + 2 * (SIFT_CIPHER_KEY_SIZE + SIFT_CIPHER_SALT_SIZE)];
+    int n = 0;
+    text[n++] = 'x';
+    text[n++] = '\'';
+    for (int part = 0; part < 2; part++) {
+        const unsigned char *bytes = part == 0 ? key : salt;
+        int length = part == 0 ? key_len : salt_len;
+        for (int i = 0; bytes != NULL && i < length; i++) {
+            text[n++] = (unsigned char)digits[bytes[i] >> 4];
+            text[n++] = (unsigned char)digits[bytes[i] & 15];
+        }
+    }
+    text[n++] = '\'';
+    sift_cipher *c = sift_cipher_create(text, n, page_size);
+    OPENSSL_cleanse(text, sizeof text);
+    return c;
+}
+
+static void destroy(sift_cipher *c) {
+    for (sift_keyset *k = c->keysets; k != NULL;) {
+        sift_keyset *next = k->next;
+        OPENSSL_cleanse(k, sizeof *k);
+        free(k);
+        k = next;
+    }
+    OPENSSL_cleanse(c->pass, (size_t)c->pass_len);
+    free(c->pass);
+    pthread_mutex_destroy(&c->lock);
+    OPENSSL_cleanse(c, sizeof *c);
+    free(c);
+}
+
+static void unregister(sift_cipher *c) {
+    for (sift_cipher **p = &registry; *p != NULL; p = &(*p)->next_registered) {
+        if (*p == c) { *p = c->next_registered; c->next_registered = NULL; return; }
+    }
+}
+
+void sift_cipher_release(sift_cipher *c) {
+    if (c == NULL) return;
+    pthread_mutex_lock(&registry_lock);
+    int last = --c->refs == 0;
+    if (last) unregister(c);
+    pthread_mutex_unlock(&registry_lock);
+    if (last) destroy(c);
+}
+
+sift_cipher *sift_cipher_retain_id(uint64_t id) {
+    pthread_mutex_lock(&registry_lock);
+    sift_cipher *found = NULL;
+    for (sift_cipher *c = registry; c != NULL; c = c->next_registered) {
+        if (c->id == id) { found = c; c->refs++; break; }
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return found;
+}
+
+uint64_t sift_cipher_id(const sift_cipher *c) { return c->id; }
+
+int sift_cipher_derivations(sift_cipher *c) {
+    pthread_mutex_lock(&c->lock);
+    int count = 0;
+    for (const sift_keyset *k = c->keysets; k != NULL; k = k->next) count++;
+    pthread_mutex_unlock(&c->lock);
+    return count;
+}
+int sift_cipher_page_size(const sift_cipher *c) { return c->page_size; }
+
+static int derive(const sift_cipher *c, const unsigned char *salt, sift_keyset *out) {
+    memcpy(out->salt, salt, SIFT_CIPHER_SALT_SIZE);
+    if (c->raw_key) {
+        memcpy(out->key, c->key, SIFT_CIPHER_KEY_SIZE);
+    } else if (PKCS5_PBKDF2_HMAC((const char *)c->pass, c->pass_len, salt, SIFT_CIPHER_SALT_SIZE, KDF_ITERATIONS,
+                                 EVP_sha512(), SIFT_CIPHER_KEY_SIZE, out->key) != 1) {
+        return 0;
+    }
+    if (c->raw_hmac_key) {
+        memcpy(out->hmac_key, c->hmac_key, SIFT_CIPHER_KEY_SIZE);
+        return 1;
+    }
+    unsigned char hmac_salt[SIFT_CIPHER_SALT_SIZE];
+    for (int i = 0; i < SIFT_CIPHER_SALT_SIZE; i++) hmac_salt[i] = salt[i] ^ HMAC_SALT_MASK;
+    return PKCS5_PBKDF2_HMAC((const char *)out->key, SIFT_CIPHER_KEY_SIZE, hmac_salt, SIFT_CIPHER_SALT_SIZE,
+                             HMAC_KDF_ITERATIONS, EVP_sha512(), SIFT_CIPHER_KEY_SIZE, out->hmac_key) == 1;
+}
+
+// Caller holds c->lock.
+static const sift_keyset *keys_locked(sift_cipher *c, const unsigned char *salt) {
+    // A raw key with its salt uses that salt whatever the file says (as SQLCipher does).
+    if (c->raw_salt) salt = c->salt;
+    for (sift_keyset *k = c->keysets; k != NULL; k = k->next) {
+        if (memcmp(k->salt, salt, SIFT_CIPHER_SALT_SIZE) == 0) return k;
+    }
+    sift_keyset *made = calloc(1, sizeof *made);
+    if (made == NULL) return NULL;
+    if (!derive(c, salt, made)) {
+        OPENSSL_cleanse(made, sizeof *made);
+        free(made);
+        return NULL;
+    }
+    made->next = c->keysets;
+    c->keysets = made;
+    return made;
+}
+
+const sift_keyset *sift_cipher_keys(sift_cipher *c, const unsigned char *salt) {
+    pthread_mutex_lock(&c->lock);
+    const sift_keyset *keys = keys_locked(c, salt);
+    pthread_mutex_unlock(&c->lock);
+    return keys;
+}
+
+const sift_keyset *sift_cipher_new_file_keys(sift_cipher *c) {
+    pthread_mutex_lock(&c->lock);
+    const sift_keyset *keys = NULL;
+    if (!c->has_new_salt && RAND_bytes(c->new_salt, SIFT_CIPHER_SALT_SIZE) == 1) c->has_new_salt = 1;
+    if (c->has_new_salt) keys = keys_locked(c, c->new_salt);
+    pthread_mutex_unlock(&c->lock);
+    return keys;
+}
+
+// MARK: - Pages
+
+static EVP_CIPHER *fetched_cipher;
+static EVP_MAC *fetched_mac;
+static pthread_once_t fetch_once = PTHREAD_ONCE_INIT;
+
+static void fetch_algorithms(void) {
+    fetched_cipher = EVP_CIPHER_fetch(NULL, "AES-256-CBC", NULL);
+    fetched_mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+}
+
+static int load(sift_page_crypto *p, const sift_keyset *keys) {
+    if (p->loaded == keys) return 1;
+    pthread_once(&fetch_once, fetch_algorithms);
+    if (fetched_cipher == NULL || fetched_mac == NULL) return 0;
+    if (p->encrypt == NULL && (p->encrypt = EVP_CIPHER_CTX_new()) == NULL) return 0;
+    if (p->decrypt == NULL && (p->decrypt = EVP_CIPHER_CTX_new()) == NULL) return 0;
+    if (p->mac == NULL && (p->mac = EVP_MAC_CTX_new(fetched_mac)) == NULL) return 0;
+    p->loaded = NULL;
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, "SHA512", 0),
+        OSSL_PARAM_construct_end(),
+    };
+    if (EVP_EncryptInit_ex2(p->encrypt, fetched_cipher, keys->key, NULL, NULL) != 1
+        || EVP_DecryptInit_ex2(p->decrypt, fetched_cipher, keys->key, NULL, NULL) != 1
+        || EVP_MAC_init(p->mac, keys->hmac_key, SIFT_CIPHER_KEY_SIZE, params) != 1) {
+        return 0;
+    }
+    p->loaded = keys;
+    return 1;
+}
+
+void sift_page_crypto_free(sift_page_crypto *p) {
+    EVP_CIPHER_CTX_free(p->encrypt);
+    EVP_CIPHER_CTX_free(p->decrypt);
+    EVP_MAC_CTX_free(p->mac);
+    memset(p, 0, sizeof *p);
+}
+
+// HMAC-SHA512 over `data` (ciphertext + IV) and the page number, little-endian.
+static int page_mac(sift_page_crypto *p, uint32_t pgno, const unsigned char *data, size_t length,
+                    unsigned char *out) {
+    unsigned char number[4] = {(unsigned char)pgno, (unsigned char)(pgno >> 8), (unsigned char)(pgno >> 16),
+                               (unsigned char)(pgno >> 24)};
+    size_t written = 0;
+    return EVP_MAC_init(p->mac, NULL, 0, NULL) == 1 && EVP_MAC_update(p->mac, data, length) == 1
+        && EVP_MAC_update(p->mac, number, sizeof number) == 1
+        && EVP_MAC_final(p->mac, out, &written, SIFT_CIPHER_HMAC_SIZE) == 1 && written == SIFT_CIPHER_HMAC_SIZE;
+}
+
+static int run_cipher(EVP_CIPHER_CTX *ctx, int encrypting, const unsigned char *iv, const unsigned char *in,
+                      int length, unsigned char *out) {
+    int written = 0;
+    int ok = encrypting ? EVP_EncryptInit_ex2(ctx, NULL, NULL, iv, NULL) : EVP_DecryptInit_ex2(ctx, NULL, NULL, iv, NULL);
+    if (ok != 1 || EVP_CIPHER_CTX_set_padding(ctx, 0) != 1) return 0;
+    ok = encrypting ? EVP_EncryptUpdate(ctx, out, &written, in, length) : EVP_DecryptUpdate(ctx, out, &written, in, length);
+    return ok == 1 && written == length;
+}
+
+int sift_page_encrypt(sift_page_crypto *p, const sift_keyset *keys, uint32_t pgno, int page_size,
+                      const unsigned char *in, unsigned char *out) {
+    if (!load(p, keys)) return -1;
+    int offset = pgno == 1 ? SIFT_CIPHER_SALT_SIZE : 0;
+    int length = page_size - offset - SIFT_CIPHER_RESERVE;
+    unsigned char *iv = out + page_size - SIFT_CIPHER_RESERVE;
+    if (offset) memcpy(out, keys->salt, SIFT_CIPHER_SALT_SIZE);
+    // A fresh random IV; the HMAC fills the rest of the reserve (IV and HMAC are all of its 80 bytes).
+    if (RAND_bytes(iv, SIFT_CIPHER_IV_SIZE) != 1) return -1;
+    if (!run_cipher(p->encrypt, 1, iv, in + offset, length, out + offset)) return -1;
+    if (!page_mac(p, pgno, out + offset, (size_t)length + SIFT_CIPHER_IV_SIZE, iv + SIFT_CIPHER_IV_SIZE)) return -1;
+    return 0;
+}
+
+int sift_page_decrypt(sift_page_crypto *p, const sift_keyset *keys, uint32_t pgno, int page_size,
+                      const unsigned char *in, unsigned char *out) {
+    if (!load(p, keys)) return -1;
+    int offset = pgno == 1 ? SIFT_CIPHER_SALT_SIZE : 0;
+    int length = page_size - offset - SIFT_CIPHER_RESERVE;
+    const unsigned char *iv = in + page_size - SIFT_CIPHER_RESERVE;
+    unsigned char mac[SIFT_CIPHER_HMAC_SIZE];
+    if (!page_mac(p, pgno, in + offset, (size_t)length + SIFT_CIPHER_IV_SIZE, mac)) return -1;
+    if (CRYPTO_memcmp(mac, iv + SIFT_CIPHER_IV_SIZE, SIFT_CIPHER_HMAC_SIZE) != 0) return 1;
+    if (!run_cipher(p->decrypt, 0, iv, in + offset, length, out + offset)) return -1;
+    if (offset) memcpy(out, "SQLite format 3", SIFT_CIPHER_SALT_SIZE);
+    // The reserve reads back as SQLite left it: zeros. SQLite zero-fills every page it does not read and never
+    // writes the reserve, and it checksums whole pages in the WAL, which recovery after a crash compares.
+    memset(out + page_size - SIFT_CIPHER_RESERVE, 0, SIFT_CIPHER_RESERVE);
+    return 0;
+}
