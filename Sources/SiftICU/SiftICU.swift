@@ -11,7 +11,16 @@ import SiftICUCore
 ///     // or from SQL:        CREATE VIRTUAL TABLE t USING fts5(body, tokenize='sift_icu')
 ///
 /// Tokenizer arguments, as pairs: `cjk unigram|bigram|words`, `remove_diacritics 0|1`,
-/// `traditional_to_simplified 0|1` (臺灣 finds 台湾), `pinyin 0|1` (beijing and bj find 北京).
+/// `traditional_to_simplified 0|1` (臺灣 finds 台湾), `pinyin 0|1` (beijing and bj find 北京),
+/// `stem LANGUAGE|none` (Snowball stemming: `running` finds `runs`; one of ``stemmerLanguages``).
+///
+/// Stemming applies to the words whose letters are of the script the language is written in (Latin for
+/// `english`, Cyrillic for `russian`...), never to CJK or Thai, and not to the text of a prefix query (`conn*`).
+/// Highlights and snippets mark the words as written. Sift declares an index with `tokenize: "sift_icu"` as
+/// `sift_icu stem english` (``defaultDeclarationOptions``, written out in the declaration, see
+/// ``Sift/Database/setDeclarationDefaults(_:forTokenizer:)``); to index without stemming, declare
+/// `sift_icu stem none`. A table declared with a bare `sift_icu` (by SQL, or by a Sift version without stemming)
+/// is not stemmed: it keeps the meaning it was created with, so its unstemmed tokens stay searchable.
 public enum SiftICU {
     /// The name the tokenizer is registered under.
     public static let tokenizerName = "sift_icu"
@@ -26,13 +35,31 @@ public enum SiftICU {
         }
     }
 
+    /// The options Sift writes into the declaration of a `sift_icu` index that leaves them out: English stemming,
+    /// the language most text Sift is used for shares, and the best measured on every English test collection.
+    public static let defaultDeclarationOptions: [(name: String, value: String)] = [("stem", "english")]
+
+    /// The languages of the `stem` option (Snowball's stemmers, libstemmer's names), besides `none`.
+    public static var stemmerLanguages: [String] {
+        var names: [String] = []
+        var list = sift_icu_stemmer_languages()
+        while let name = list?.pointee {
+            names.append(String(cString: name))
+            list = list?.successor()
+        }
+        return names
+    }
+
     /// The ICU version in use.
     public static var icuVersion: String { String(cString: sift_icu_unicode_library_version()) }
 }
 
 extension Database {
-    /// Registers the `sift_icu` FTS5 tokenizer on every connection of this database, current and future.
+    /// Registers the `sift_icu` FTS5 tokenizer on every connection of this database, current and future, and
+    /// makes indexes Sift declares with it stem English unless their declaration says otherwise
+    /// (``SiftICU/defaultDeclarationOptions``).
     public func registerICUTokenizer() {
         setConfig(named: SiftICU.configName, with: { handle in try SiftICU.register(on: handle.sqliteConnection) }, orderBy: 100)
+        setDeclarationDefaults(SiftICU.defaultDeclarationOptions, forTokenizer: SiftICU.tokenizerName)
     }
 }

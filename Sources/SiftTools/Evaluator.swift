@@ -74,7 +74,7 @@ public enum Evaluator {
         try corpus.optimize()
         let indexingSeconds = Date().timeIntervalSince(indexStart)
 
-        var run = Run(tag: "sift-" + tokenizer.split(whereSeparator: \.isWhitespace).joined(separator: "-")
+        var run = Run(tag: "sift-" + corpus.tokenizer.split(whereSeparator: \.isWhitespace).joined(separator: "-")
                           + (ranking == .bm25 ? "" : "-bm25f"))
         let queryStart = Date()
         for query in queries {
@@ -83,7 +83,7 @@ public enum Evaluator {
         }
         let querySeconds = Date().timeIntervalSince(queryStart)
 
-        return EvaluationOutcome(collection: testCollection.name, tokenizer: tokenizer, ranking: ranking, report: EvaluationReport(run: run, qrels: qrels),
+        return EvaluationOutcome(collection: testCollection.name, tokenizer: corpus.tokenizer, ranking: ranking, report: EvaluationReport(run: run, qrels: qrels),
                                  run: run, documents: indexed.written, corpusBytes: indexed.bytes, indexingSeconds: indexingSeconds,
                                  queries: queries.count, querySeconds: querySeconds)
     }

@@ -91,6 +91,8 @@ final class FullTextSettings: Sendable {
     private let threshold = Locked(10_000)
     /// FTS table descriptions for the search API, with the schema version they were read at.
     let tables = Locked<[String: (version: Int64, info: FTSTableInfo)]>([:])
+    /// See ``Database/setDeclarationDefaults(_:forTokenizer:)``.
+    let declarationDefaults = Locked<[String: [(name: String, value: String)]]>([:])
 
     /// See ``Database/fullTextBulkThreshold``.
     var bulkThreshold: Int {
