@@ -43,12 +43,12 @@ public enum Evaluator {
     /// - Parameters:
     ///   - databasePath: where to keep the corpus; nil uses a temporary file, deleted afterwards.
     ///     An existing file is an error, so timings are always those of a fresh index.
-    ///   - titleWeight: weight of titles relative to bodies (1 treats them alike, as BEIR baselines do).
-    ///   - ranking: how results are scored (FTS5's bm25 by default, as `database.search` does).
+    ///   - titleWeight: weight of titles relative to bodies, 2 as `sift search` (1 treats them alike, as BEIR baselines do).
+    ///   - ranking: how results are scored (``Ranking/default``, as `database.search` does).
     ///   - onProgress: indexing progress, for a progress display.
     public static func run(collection: URL, tokenizer: String = CorpusDatabase.defaultTokenizer,
-                           databasePath: String? = nil, depth: Int = TRECRunFile.defaultDepth, titleWeight: Double = 1,
-                           ranking: Ranking = .bm25, onProgress: ((IndexProgress) -> Void)? = nil) throws -> EvaluationOutcome {
+                           databasePath: String? = nil, depth: Int = TRECRunFile.defaultDepth, titleWeight: Double = CorpusSearchOptions.defaultTitleWeight,
+                           ranking: Ranking = .default, onProgress: ((IndexProgress) -> Void)? = nil) throws -> EvaluationOutcome {
         let testCollection = TestCollection(folder: collection)
         try testCollection.validate()
         let queries = try testCollection.loadQueries()

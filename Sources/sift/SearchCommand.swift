@@ -60,7 +60,7 @@ struct SearchCommand: ParsableCommand {
             let options = CorpusSearchOptions(mode: mode.searchMode, limit: limit, offset: offset,
                                               filters: try filters.map(FieldFilter.init(parsing:)),
                                               markers: json ? SearchOptions.Markers("[", "]") : Terminal.markers,
-                                              ranking: rankingOptions.value)
+                                              titleWeight: rankingOptions.titleWeight, ranking: rankingOptions.value)
             let results = try corpus.search(query, options: options)
             if json {
                 for hit in results.hits { print(try HitPrinter.json(hit)) }

@@ -152,4 +152,28 @@ final class StemmingTests: XCTestCase {
         XCTAssertEqual(try ids(SearchQuery("run")), [2])
         XCTAssertEqual(try database.verify(index: "passages_fts").isConsistent, true)
     }
+
+    func testEnglishStopwordsLeaveAnyTermQuestionsOnly() throws {
+        try passages()
+        func expression(_ query: SearchQuery, in index: String = "passages_fts") throws -> String {
+            try database.expression(for: query, in: index) ?? ""
+        }
+        // An any-term question on an English-stemmed index drops "the", "of", "and"...; a repeated word stays
+        // one phrase with its count.
+        XCTAssertEqual(try expression(SearchQuery("The running of the servers and the runner", mode: .anyTerm)),
+                       try expression(SearchQuery("running servers runner", mode: .anyTerm)))
+        XCTAssertFalse(try expression(SearchQuery("the servers", mode: .anyTerm)).contains("\"the\""))
+        // Nothing but stopwords: they are the question.
+        XCTAssertTrue(try expression(SearchQuery("to be or not to be", mode: .anyTerm)).contains("\"to\""))
+        // Every word is a condition in the other modes.
+        XCTAssertTrue(try expression(SearchQuery("the servers")).contains("\"the\""))
+        XCTAssertTrue(try expression(SearchQuery("the servers", mode: .phrase)).contains("the servers"))
+        // The stopwords are indexed: a phrase finds them.
+        XCTAssertEqual(try ids(SearchQuery("between the servers", mode: .phrase)), [1])
+        // No stemming, no stopwords: a `stem none` index keeps every word of the question.
+        try database.create(virtualTable: "passages_plain", of: PassageIndex.self, syncedWith: "passages", tokenizer: "sift_icu stem none")
+        XCTAssertTrue(try expression(SearchQuery("the servers", mode: .anyTerm), in: "passages_plain").contains("\"the\""))
+        XCTAssertEqual(SiftICU.queryStopwords(arguments: ["cjk", "bigram", "stem", "english"]), SiftICU.englishStopwords)
+        XCTAssertEqual(SiftICU.queryStopwords(arguments: ["stem", "french"]), [])
+    }
 }

@@ -1,8 +1,18 @@
-/// How search results are scored: FTS5's built-in `bm25()`, or Sift's BM25F (`sift_rank`).
+/// How search results are scored: Sift's BM25F (`sift_rank`, the default), or FTS5's built-in `bm25()`.
 ///
-///     SearchOptions(ranking: .bm25)                        // FTS5's bm25(), the default
-///     SearchOptions(weights: ["title": 2], ranking: .bm25f())  // BM25F, k1 1.2, b 0.75
+///     SearchOptions()                                          // Ranking.default: BM25F, k1 1.2, b 0.75
+///     SearchOptions(weights: ["title": 2])                     // a title word counts twice
 ///     SearchOptions(ranking: .bm25f(k1: 0.9, b: 0.4))
+///     SearchOptions(ranking: .bm25)                            // FTS5's bm25()
+///
+/// Why this default: BM25F with Robertson's k1 1.2 and b 0.75 (also Lucene's defaults; not fitted to any test
+/// collection) scored at least as well as FTS5's `bm25()` on six test collections once words are stemmed, and
+/// much better on questions that repeat their words (cisi: 0.33 -> 0.36 nDCG@10), because it counts a repeated
+/// word (qtf) where `bm25()` searches each word of an any-term question once. k1 0.9, b 0.4 (Anserini's
+/// defaults) was worse on three of the four English collections. The rest of the default analysis lives in the
+/// index's tokenizer (`sift_icu stem english`: Snowball stemming) and in the query builder (English stopwords
+/// left out of `.anyTerm` questions on such indexes, see `SiftICU.englishStopwords`). Measured figures:
+/// Benchmarks/README.md.
 ///
 /// Both take ``SearchOptions/weights`` as per-column weights (1 for a column not named) and return scores where
 /// larger is better, comparable only within one query.
@@ -42,8 +52,11 @@ public struct Ranking: Sendable, Hashable, CustomStringConvertible {
     /// Robertson and Lucene).
     public static let defaultB = 0.75
 
-    /// FTS5's built-in `bm25()` (k1 1.2, b 0.75, one length for all columns): the default.
+    /// FTS5's built-in `bm25()` (k1 1.2, b 0.75, one length for all columns).
     public static let bm25 = Ranking(kind: .bm25)
+
+    /// What ``SearchOptions`` uses unless told otherwise: ``bm25f(k1:b:)`` with k1 1.2 and b 0.75.
+    public static let `default` = bm25f()
 
     /// Sift's BM25F: per-column length normalization, a never-negative idf, repeated query words counted.
     ///

@@ -23,8 +23,8 @@ public struct SearchOptions: Sendable, Hashable {
     /// Weight per index column (1 when not given): `["title": 10, "body": 1]`. Either ranking takes them;
     /// ``Ranking/bm25f(k1:b:)`` needs them finite and not negative.
     public var weights: [String: Double] = [:]
-    /// How hits are scored: FTS5's `bm25()` (the default) or Sift's BM25F (see ``Ranking``).
-    public var ranking: Ranking = .bm25
+    /// How hits are scored: Sift's BM25F, ``Ranking/default`` (k1 1.2, b 0.75), or FTS5's `bm25()` (see ``Ranking``).
+    public var ranking: Ranking = .default
     /// Columns returned whole with the matched words marked.
     public var highlight: [String] = []
     /// Columns returned as short fragments around the matched words.
@@ -38,8 +38,8 @@ public struct SearchOptions: Sendable, Hashable {
     /// Whether to count every hit, not only those returned (one more query).
     public var countTotal: Bool = true
 
-    /// Default options: 20 hits, bm25 with equal weights, no highlights, totals counted.
-    public init(limit: Int = 20, offset: Int = 0, weights: [String: Double] = [:], ranking: Ranking = .bm25,
+    /// Default options: 20 hits, ``Ranking/default`` with equal weights, no highlights, totals counted.
+    public init(limit: Int = 20, offset: Int = 0, weights: [String: Double] = [:], ranking: Ranking = .default,
                 highlight: [String] = [], snippet: [String] = [], markers: Markers = Markers("[", "]"),
                 ellipsis: String = "…", snippetTokens: Int = 16, countTotal: Bool = true) {
         self.ranking = ranking
@@ -92,7 +92,9 @@ extension Database {
         return try read { handle in
             let info = try ftsInfo(index, on: handle)
             let tokenizer = try handle.tokenizer(info.tokenizer)
-            guard let weighted = try query.weightedTree(spans: tokenizer.querySpans, distinct: options.ranking.weighsQueryTerms)
+            let stopwords = pool.attachment(FullTextSettings.init).stopwords(for: info.tokenizer)
+            guard let weighted = try query.weightedTree(spans: tokenizer.querySpans, distinct: options.ranking.weighsQueryTerms,
+                                                        stopwords: stopwords)
             else {
                 return SearchResults(hits: [], totalCount: options.countTotal ? 0 : nil, expression: nil)
             }
@@ -116,10 +118,12 @@ extension Database {
     /// The FTS5 expression Sift runs for `query` on `index` under `ranking` (nil when there is nothing to search
     /// for). ``Ranking/bm25f(k1:b:)`` searches a repeated word once and weighs it by its count, so its expression
     /// can be shorter.
-    public func expression(for query: SearchQuery, in index: String, ranking: Ranking = .bm25) throws -> String? {
+    public func expression(for query: SearchQuery, in index: String, ranking: Ranking = .default) throws -> String? {
         try read { handle in
-            let tokenizer = try handle.tokenizer(try ftsInfo(index, on: handle).tokenizer)
-            return try query.weightedTree(spans: tokenizer.querySpans, distinct: ranking.weighsQueryTerms)?.tree.rendered
+            let info = try ftsInfo(index, on: handle)
+            let tokenizer = try handle.tokenizer(info.tokenizer)
+            return try query.weightedTree(spans: tokenizer.querySpans, distinct: ranking.weighsQueryTerms,
+                                          stopwords: pool.attachment(FullTextSettings.init).stopwords(for: info.tokenizer))?.tree.rendered
         }
     }
 

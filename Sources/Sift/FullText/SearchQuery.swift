@@ -94,14 +94,21 @@ public struct SearchQuery: Sendable, Hashable {
     /// 2, 2, 1, 1); without it they repeat it, as `tree(spans:)` does, each weighing 1. `.anyTerm` always searches
     /// each piece once with its count. Phrase and `near` queries weigh each of their phrases 1, excluded phrases
     /// weigh 0, and an advanced query has no weights (nil): its phrases are the caller's.
-    func weightedTree(spans: (String) throws -> [Range<Int>], distinct: Bool) throws -> (tree: FTS5Expression, weights: [Int]?)? {
+    ///
+    /// `stopwords` (lower-case words) are left out of an `.anyTerm` question, unless it holds nothing else: a word
+    /// such as "the" or "of" in a question says nothing about what is relevant (see
+    /// ``Database/setQueryStopwords(forTokenizer:_:)``). Other modes keep every word: there each word is a condition.
+    func weightedTree(spans: (String) throws -> [Range<Int>], distinct: Bool,
+                      stopwords: Set<String> = []) throws -> (tree: FTS5Expression, weights: [Int]?)? {
         var tree: FTS5Expression
         var weights: [Int]?
         switch kind {
         case .advanced(let expression):
             tree = .trusted(expression)
         case .text(let text, let mode):
-            let segments = try SearchQuery.segments(text, spans)
+            // Stopwords go before the cap of maxTerms words, so a long question keeps more of its other words.
+            var segments = try SearchQuery.segments(text, spans, skipping: mode == .anyTerm ? stopwords : [])
+            if segments.isEmpty && mode == .anyTerm && !stopwords.isEmpty { segments = try SearchQuery.segments(text, spans) }
             guard !segments.isEmpty else { return nil }
             var terms: [(term: FTS5Expression, count: Int)]
             switch mode {
@@ -184,8 +191,10 @@ public struct SearchQuery: Sendable, Hashable {
     }
 
     /// The pieces of `text` the tokenizer finds: overlapping pieces merged (n-gram tokenizers) and touching
-    /// CJK pieces joined into one run (per-character tokenizers), at most `maxTerms`.
-    static func segments(_ text: String, _ spans: (String) throws -> [Range<Int>]) throws -> [Segment] {
+    /// CJK pieces joined into one run (per-character tokenizers), at most `maxTerms`, leaving out the words
+    /// whose lower-case text is one of `stopwords`.
+    static func segments(_ text: String, _ spans: (String) throws -> [Range<Int>],
+                         skipping stopwords: Set<String> = []) throws -> [Segment] {
         // NUL would end the expression early inside FTS5's parser; it is a separator like any control character.
         // (Bytes, not `Character`s: NUL followed by a combining mark is one `Character`.)
         var utf8 = Array(text.utf8)
@@ -215,6 +224,7 @@ public struct SearchQuery: Sendable, Hashable {
                 merged[merged.count - 1].add(span)
             } else {
                 if merged.count == maxTerms { break }
+                if !cjk && !stopwords.isEmpty && stopwords.contains(String(decoding: utf8[span], as: UTF8.self).lowercased()) { continue }
                 merged.append(Run(span, cjk: cjk))
             }
         }

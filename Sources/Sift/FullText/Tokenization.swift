@@ -130,3 +130,15 @@ extension Database {
         return missing.isEmpty ? tokenize : ([tokenize] + missing.map { "\($0.name) \($0.value)" }).joined(separator: " ")
     }
 }
+
+extension Database {
+    /// Words left out of natural-language (`.anyTerm`) questions on indexes declared with the tokenizer `name`:
+    /// `provider` gets the declaration's arguments after the name (`["stem", "english"]`) and returns lower-case
+    /// words (empty for none). Documents still index these words, so phrases and other modes find them. SiftICU
+    /// sets the English list for `sift_icu stem english` this way.
+    ///
+    ///     database.setQueryStopwords(forTokenizer: "unicode61") { _ in ["the", "of", "and"] }
+    public func setQueryStopwords(forTokenizer name: String, _ provider: @escaping @Sendable ([String]) -> Set<String>) {
+        pool.attachment(FullTextSettings.init).stopwords.withLock { $0[name] = provider }
+    }
+}
