@@ -47,6 +47,8 @@ public struct CorpusSearchOptions: Sendable, Hashable {
     public var titleWeight: Double
     /// How hits are scored: ``Ranking/default`` (Sift's BM25F) unless set.
     public var ranking: Ranking
+    /// Pseudo-relevance feedback for `.anyTerm` questions (``SearchOptions/feedback``); nil, the default, for none.
+    public var feedback: Feedback?
 
     /// A title word weighs twice a body word (BM25F column weight): a short title says more about a document in
     /// fewer words, as field-weighting studies found (Robertson, Zaragoza and Taylor, "Simple BM25 extension to
@@ -103,6 +105,7 @@ extension CorpusDatabase {
             var searchOptions = options.search
             searchOptions.weights = ["title": options.titleWeight]
             searchOptions.ranking = options.ranking
+            searchOptions.feedback = options.feedback
             searchOptions.highlight = ["title"]
             searchOptions.snippet = ["body"]
             let results: SearchResults<DocumentSummary> = try database.search(
@@ -118,15 +121,15 @@ extension CorpusDatabase {
 
     /// The keys of the best `limit` documents for `text` and their scores, without snippets or
     /// totals: what a ranking evaluation needs, at the least cost per query. `titleWeight` and `ranking` are
-    /// those of ``CorpusSearchOptions``.
+    /// those of ``CorpusSearchOptions``, `feedback` that of ``SearchOptions``.
     public func rankedKeys(_ text: String, mode: SearchQuery.Mode = .anyTerm, limit: Int = 1000,
                            titleWeight: Double = CorpusSearchOptions.defaultTitleWeight,
-                           ranking: Ranking = .default) throws -> [(key: String, score: Double)] {
+                           ranking: Ranking = .default, feedback: Feedback? = nil) throws -> [(key: String, score: Double)] {
         try translatingErrors {
             let results: SearchResults<DocumentKey> = try database.search(
                 SearchQuery(text, mode: mode), in: Self.indexTable,
                 options: SearchOptions(limit: limit, weights: titleWeight == 1 ? [:] : ["title": titleWeight],
-                                       ranking: ranking, countTotal: false))
+                                       ranking: ranking, countTotal: false, feedback: feedback))
             return results.hits.map { ($0.object.key, $0.score) }
         }
     }

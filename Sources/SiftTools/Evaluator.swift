@@ -45,10 +45,11 @@ public enum Evaluator {
     ///     An existing file is an error, so timings are always those of a fresh index.
     ///   - titleWeight: weight of titles relative to bodies, 2 as `sift search` (1 treats them alike, as BEIR baselines do).
     ///   - ranking: how results are scored (``Ranking/default``, as `database.search` does).
+    ///   - feedback: pseudo-relevance feedback (``SearchOptions/feedback``), none by default.
     ///   - onProgress: indexing progress, for a progress display.
     public static func run(collection: URL, tokenizer: String = CorpusDatabase.defaultTokenizer,
                            databasePath: String? = nil, depth: Int = TRECRunFile.defaultDepth, titleWeight: Double = CorpusSearchOptions.defaultTitleWeight,
-                           ranking: Ranking = .default, onProgress: ((IndexProgress) -> Void)? = nil) throws -> EvaluationOutcome {
+                           ranking: Ranking = .default, feedback: Feedback? = nil, onProgress: ((IndexProgress) -> Void)? = nil) throws -> EvaluationOutcome {
         let testCollection = TestCollection(folder: collection)
         try testCollection.validate()
         let queries = try testCollection.loadQueries()
@@ -75,10 +76,11 @@ public enum Evaluator {
         let indexingSeconds = Date().timeIntervalSince(indexStart)
 
         var run = Run(tag: "sift-" + corpus.tokenizer.split(whereSeparator: \.isWhitespace).joined(separator: "-")
-                          + (ranking == .bm25 ? "" : "-bm25f"))
+                          + (ranking == .bm25 ? "" : "-bm25f") + (feedback == nil ? "" : "-rm3"))
         let queryStart = Date()
         for query in queries {
-            let ranked = try corpus.rankedKeys(query.text, mode: .anyTerm, limit: depth, titleWeight: titleWeight, ranking: ranking)
+            let ranked = try corpus.rankedKeys(query.text, mode: .anyTerm, limit: depth, titleWeight: titleWeight, ranking: ranking,
+                                                feedback: feedback)
             run.results[query.id] = ranked.map { ScoredDocument(id: $0.key, score: $0.score) }
         }
         let querySeconds = Date().timeIntervalSince(queryStart)

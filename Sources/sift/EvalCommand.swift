@@ -39,7 +39,8 @@ struct EvalCommand: ParsableCommand {
         try Terminal.run {
             let progress = ProgressLine("indexing", quiet: quiet)
             let outcome = try Evaluator.run(collection: URL(fileURLWithPath: collection), tokenizer: tokenizer,
-                                            databasePath: db, titleWeight: rankingOptions.titleWeight, ranking: rankingOptions.value, onProgress: progress.observer)
+                                            databasePath: db, titleWeight: rankingOptions.titleWeight, ranking: rankingOptions.value,
+                                            feedback: rankingOptions.feedbackValue, onProgress: progress.observer)
             ProgressLine.clear()
             if let runFile { try TRECRunFile.write(outcome.run, to: URL(fileURLWithPath: runFile)) }
             print(json ? try Self.json(outcome) : Self.text(outcome))

@@ -21,6 +21,12 @@ struct RankingOptions: ParsableArguments {
                                valueName: "weight"))
     var titleWeight: Double = CorpusSearchOptions.defaultTitleWeight
 
+    @Flag(help: "Pseudo-relevance feedback (RM3: words of the 10 best hits of a first search added to any-term questions, bm25f only).")
+    var feedback = false
+
+    /// The feedback the options choose.
+    var feedbackValue: Feedback? { feedback ? .rm3 : nil }
+
     enum Kind: String, ExpressibleByArgument, CaseIterable {
         case bm25, bm25f
     }

@@ -61,7 +61,9 @@ struct SearchCommand: ParsableCommand {
                                               filters: try filters.map(FieldFilter.init(parsing:)),
                                               markers: json ? SearchOptions.Markers("[", "]") : Terminal.markers,
                                               titleWeight: rankingOptions.titleWeight, ranking: rankingOptions.value)
-            let results = try corpus.search(query, options: options)
+            var searchOptions = options
+            searchOptions.feedback = rankingOptions.feedbackValue
+            let results = try corpus.search(query, options: searchOptions)
             if json {
                 for hit in results.hits { print(try HitPrinter.json(hit)) }
             } else {

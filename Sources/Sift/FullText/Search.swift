@@ -37,11 +37,15 @@ public struct SearchOptions: Sendable, Hashable {
     public var snippetTokens: Int = 16
     /// Whether to count every hit, not only those returned (one more query).
     public var countTotal: Bool = true
+    /// Pseudo-relevance feedback for `.anyTerm` questions under ``Ranking/bm25f(k1:b:)`` (nil: none, the default):
+    /// a second search with words of the first one's best hits added (see ``Feedback``).
+    public var feedback: Feedback?
 
     /// Default options: 20 hits, ``Ranking/default`` with equal weights, no highlights, totals counted.
     public init(limit: Int = 20, offset: Int = 0, weights: [String: Double] = [:], ranking: Ranking = .default,
                 highlight: [String] = [], snippet: [String] = [], markers: Markers = Markers("[", "]"),
-                ellipsis: String = "…", snippetTokens: Int = 16, countTotal: Bool = true) {
+                ellipsis: String = "…", snippetTokens: Int = 16, countTotal: Bool = true, feedback: Feedback? = nil) {
+        self.feedback = feedback
         self.ranking = ranking
         self.ellipsis = ellipsis
         self.snippetTokens = snippetTokens
@@ -93,7 +97,7 @@ extension Database {
             let info = try ftsInfo(index, on: handle)
             let tokenizer = try handle.tokenizer(info.tokenizer)
             let stopwords = pool.attachment(FullTextSettings.init).stopwords(for: info.tokenizer)
-            guard let weighted = try query.weightedTree(spans: tokenizer.querySpans, distinct: options.ranking.weighsQueryTerms,
+            guard var weighted = try query.weightedTree(spans: tokenizer.querySpans, distinct: options.ranking.weighsQueryTerms,
                                                         stopwords: stopwords)
             else {
                 return SearchResults(hits: [], totalCount: options.countTotal ? 0 : nil, expression: nil)
@@ -102,7 +106,19 @@ extension Database {
             where !info.columns.contains(column) {
                 throw pool.report(SiftError.misuse("\(index) has no column \(column).", operation: .query))
             }
-            let rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
+            var rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
+            if let feedback = options.feedback, options.ranking.weighsQueryTerms, query.isAnyTerm {
+                var first = SearchStatement(index: info.name, content: info.content, columns: [], expression: weighted.tree.rendered)
+                first.rank = rank
+                first.condition = condition
+                let terms = try feedbackTerms(feedback, for: first, columns: info.columns, tokenizer: tokenizer,
+                                              stopwords: stopwords, on: handle)
+                if !terms.isEmpty, let expanded = try query.weightedTree(spans: tokenizer.querySpans, distinct: true, stopwords: stopwords,
+                                                                         feedback: (terms, feedback.originalWeight)) {
+                    weighted = expanded
+                    rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
+                }
+            }
             return try runSearch(weighted.tree.rendered, rank, info, Object.self, condition, options,
                                  isAdvanced: query.isAdvanced, on: handle)
         }
@@ -129,7 +145,7 @@ extension Database {
 
     /// The rank function of `options` for an index with `columns` and a query `tree` whose phrases weigh
     /// `phraseWeights` (nil for FTS5's default ranking).
-    private func rank(_ options: SearchOptions, _ columns: [String], _ tree: FTS5Expression, _ phraseWeights: [Int]?)
+    private func rank(_ options: SearchOptions, _ columns: [String], _ tree: FTS5Expression, _ phraseWeights: [Double]?)
         -> SearchStatement.Rank? {
         let weights = columns.map { options.weights[$0] ?? 1 }
         switch options.ranking.kind {
@@ -210,7 +226,7 @@ extension Database {
 extension SearchOptions {
     /// Why the ranking cannot run with these options (a parameter or a weight out of its range), or nil.
     var rankingInvalidity: String? {
-        if let invalidity = ranking.invalidity { return invalidity }
+        if let invalidity = ranking.invalidity ?? feedback?.invalidity { return invalidity }
         guard ranking.weighsQueryTerms else { return nil }
         if let bad = weights.sorted(by: { $0.key < $1.key }).first(where: { !$0.value.isFinite || $0.value < 0 }) {
             return "The weight of \(bad.key) must be a finite number >= 0 for \(ranking), not \(bad.value)."

@@ -74,6 +74,7 @@ public struct SearchQuery: Sendable, Hashable {
     }
 
     var isAdvanced: Bool { if case .advanced = kind { return true } else { return false } }
+    var isAnyTerm: Bool { if case .text(_, .anyTerm) = kind { return true } else { return false } }
 
     /// The FTS5 expression, or nil when the text holds nothing searchable (only punctuation, say).
     /// `spans` returns the byte ranges of the tokens the index's tokenizer finds in a text.
@@ -98,10 +99,15 @@ public struct SearchQuery: Sendable, Hashable {
     /// `stopwords` (lower-case words) are left out of an `.anyTerm` question, unless it holds nothing else: a word
     /// such as "the" or "of" in a question says nothing about what is relevant (see
     /// ``Database/setQueryStopwords(forTokenizer:_:)``). Other modes keep every word: there each word is a condition.
-    func weightedTree(spans: (String) throws -> [Range<Int>], distinct: Bool,
-                      stopwords: Set<String> = []) throws -> (tree: FTS5Expression, weights: [Int]?)? {
+    ///
+    /// `feedback` adds terms to an `.anyTerm` question (pseudo-relevance feedback, RM3's interpolation): the
+    /// question's own weights are scaled to sum to `originalWeight`, the feedback terms' to `1 - originalWeight`,
+    /// and a term in both gets the sum. Other modes ignore it.
+    func weightedTree(spans: (String) throws -> [Range<Int>], distinct: Bool, stopwords: Set<String> = [],
+                      feedback: (terms: [(term: String, weight: Double)], originalWeight: Double)? = nil) throws
+        -> (tree: FTS5Expression, weights: [Double]?)? {
         var tree: FTS5Expression
-        var weights: [Int]?
+        var weights: [Double]?
         switch kind {
         case .advanced(let expression):
             tree = .trusted(expression)
@@ -110,12 +116,18 @@ public struct SearchQuery: Sendable, Hashable {
             var segments = try SearchQuery.segments(text, spans, skipping: mode == .anyTerm ? stopwords : [])
             if segments.isEmpty && mode == .anyTerm && !stopwords.isEmpty { segments = try SearchQuery.segments(text, spans) }
             guard !segments.isEmpty else { return nil }
-            var terms: [(term: FTS5Expression, count: Int)]
+            var terms: [(term: FTS5Expression, count: Double)]
             switch mode {
             case .allTerms: terms = segments.map { (.string($0.text), 1) }
-            case .anyTerm: terms = SearchQuery.anyTermPieceCounts(segments).map { (.string($0.piece), $0.count) }
+            case .anyTerm: terms = SearchQuery.anyTermPieceCounts(segments).map { (.string($0.piece), Double($0.count)) }
             case .prefix: terms = segments.dropLast().map { (.string($0.text), 1) } + [(.prefix(segments[segments.count - 1].text), 1)]
             case .phrase: terms = [(.string(segments.map(\.text).joined(separator: " ")), 1)]
+            }
+            if mode == .anyTerm, let feedback, case let added = feedback.terms.reduce(0, { $0 + $1.weight }), added > 0 {
+                let own = terms.reduce(0) { $0 + $1.count }, kept = min(1, max(0, feedback.originalWeight))
+                terms = terms.map { ($0.term, kept * $0.count / own) }
+                    + feedback.terms.map { (.string($0.term), (1 - kept) * $0.weight / added) }
+                terms = SearchQuery.counted(terms)
             }
             if distinct { terms = SearchQuery.counted(terms) }
             tree = mode == .anyTerm ? .any(terms.map(\.term)) : .all(terms.map(\.term))
@@ -135,8 +147,8 @@ public struct SearchQuery: Sendable, Hashable {
     }
 
     /// Each distinct term once, where it first occurs, with the sum of its counts.
-    static func counted(_ terms: [(term: FTS5Expression, count: Int)]) -> [(term: FTS5Expression, count: Int)] {
-        var distinct: [(term: FTS5Expression, count: Int)] = []
+    static func counted(_ terms: [(term: FTS5Expression, count: Double)]) -> [(term: FTS5Expression, count: Double)] {
+        var distinct: [(term: FTS5Expression, count: Double)] = []
         var positions: [FTS5Expression: Int] = [:]
         for (term, count) in terms {
             if let position = positions[term] {
