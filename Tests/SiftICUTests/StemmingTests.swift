@@ -176,4 +176,17 @@ final class StemmingTests: XCTestCase {
         XCTAssertEqual(SiftICU.queryStopwords(arguments: ["cjk", "bigram", "stem", "english"]), SiftICU.englishStopwords)
         XCTAssertEqual(SiftICU.queryStopwords(arguments: ["stem", "french"]), [])
     }
+
+    func testFeedbackLeavesCJKQuestionsAlone() throws {
+        try database.create(table: "passages", of: Passage.self)
+        try database.insert(objects: [Passage(1, "北京", "北京大学 NBA 北京"), Passage(2, "NBA", "NBA basketball")], intoTable: "passages")
+        try database.create(virtualTable: "passages_fts", of: PassageIndex.self, syncedWith: "passages")
+        let options = SearchOptions(feedback: .rm3)
+        let cjk = try database.search(SearchQuery("北京", mode: .anyTerm), in: "passages_fts", of: Passage.self, options: options)
+        XCTAssertEqual(cjk.expression, try database.expression(for: SearchQuery("北京", mode: .anyTerm), in: "passages_fts"))
+        XCTAssertEqual(cjk.hits.map(\.object.id), [1])
+        let latin = try database.search(SearchQuery("nba", mode: .anyTerm), in: "passages_fts", of: Passage.self, options: options)
+        XCTAssertNotEqual(latin.expression, try database.expression(for: SearchQuery("nba", mode: .anyTerm), in: "passages_fts"),
+                          "a Latin question takes feedback words")
+    }
 }

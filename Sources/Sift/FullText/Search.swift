@@ -107,7 +107,7 @@ extension Database {
                 throw pool.report(SiftError.misuse("\(index) has no column \(column).", operation: .query))
             }
             var rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
-            if let feedback = options.feedback, options.ranking.weighsQueryTerms, query.isAnyTerm {
+            if let feedback = options.feedback, options.ranking.weighsQueryTerms, query.takesFeedback {
                 var first = SearchStatement(index: info.name, content: info.content, columns: [], expression: weighted.tree.rendered)
                 first.rank = rank
                 first.condition = condition

@@ -74,7 +74,12 @@ public struct SearchQuery: Sendable, Hashable {
     }
 
     var isAdvanced: Bool { if case .advanced = kind { return true } else { return false } }
-    var isAnyTerm: Bool { if case .text(_, .anyTerm) = kind { return true } else { return false } }
+    /// Whether pseudo-relevance feedback applies: an `.anyTerm` question without CJK text (feedback words are never
+    /// CJK, and against a question of many character pieces a few added words outweigh it).
+    var takesFeedback: Bool {
+        guard case .text(let text, .anyTerm) = kind else { return false }
+        return !text.unicodeScalars.contains(where: SearchQuery.isCJK)
+    }
 
     /// The FTS5 expression, or nil when the text holds nothing searchable (only punctuation, say).
     /// `spans` returns the byte ranges of the tokens the index's tokenizer finds in a text.
