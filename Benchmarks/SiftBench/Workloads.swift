@@ -19,6 +19,8 @@ struct TokenizerUnderTest: Sendable {
     static let all: [TokenizerUnderTest] = [
         TokenizerUnderTest("unicode61", tokenize: "unicode61"),
         TokenizerUnderTest("icu", tokenize: "sift_icu", register: { try SiftICU.register(on: $0) }),
+        // What Sift declares for `sift_icu` (English stemming), beside the bare, unstemmed `sift_icu` above.
+        TokenizerUnderTest("icu-stem", tokenize: "sift_icu stem english", register: { try SiftICU.register(on: $0) }),
     ]
 }
 

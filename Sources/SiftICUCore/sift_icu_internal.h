@@ -38,6 +38,7 @@ struct sift_icu_tokenizer {
     int pinyin;
     struct sb_stemmer *stemmer; /* option `stem`: NULL for none */
     int stem_script, stem_other_script; /* UScriptCode of the words the stemmer applies to */
+    struct sift_stem_cache *stem_cache; /* recent words' stems (stem.c), allocated on first use */
 
     /* ICU objects, owned by this instance (none of them may be shared across threads) */
     UBreakIterator *breaker;

@@ -8,6 +8,7 @@
  * token keeps the byte range of the whole source word, so highlights mark the word as written.
  */
 #include <libstemmer.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unicode/uscript.h>
 #include <unicode/ustring.h>
@@ -45,6 +46,8 @@ int sift_stem_open(struct sift_icu_tokenizer *t, const char *language) {
 void sift_stem_close(struct sift_icu_tokenizer *t) {
     if (t->stemmer) sb_stemmer_delete(t->stemmer);
     t->stemmer = NULL;
+    free(t->stem_cache); /* a new language must not find the old one's stems */
+    t->stem_cache = NULL;
 }
 
 const char *const *sift_icu_stemmer_languages(void) { return (const char *const *)sb_stemmer_list(); }
@@ -70,9 +73,40 @@ int sift_stem_fits(struct sift_icu_tokenizer *t, const UChar *s, int32_t n) {
     return letters;
 }
 
+/* Stems of recent words, direct-mapped by a hash of the word: text repeats its words (Zipf), and a lookup is
+   cheaper than the stemmer. Words and stems longer than SIFT_STEM_CACHE_WORD bytes are not kept. */
+#define SIFT_STEM_CACHE_SLOTS 2048
+#define SIFT_STEM_CACHE_WORD 24
+
+struct sift_stem_cache {
+    uint8_t word_len[SIFT_STEM_CACHE_SLOTS], stem_len[SIFT_STEM_CACHE_SLOTS]; /* word_len 0: empty */
+    char word[SIFT_STEM_CACHE_SLOTS][SIFT_STEM_CACHE_WORD], stem[SIFT_STEM_CACHE_SLOTS][SIFT_STEM_CACHE_WORD];
+};
+
 int32_t sift_stem(struct sift_icu_tokenizer *t, const char *word, int32_t len, const char **out) {
+    uint32_t slot = 0;
+    int cacheable = len > 0 && len <= SIFT_STEM_CACHE_WORD;
+    if (cacheable) {
+        if (!t->stem_cache) t->stem_cache = calloc(1, sizeof *t->stem_cache); /* NULL: simply no cache */
+        uint32_t h = 2166136261u; /* FNV-1a */
+        for (int32_t i = 0; i < len; i++) h = (h ^ (uint8_t)word[i]) * 16777619u;
+        slot = h % SIFT_STEM_CACHE_SLOTS;
+        struct sift_stem_cache *c = t->stem_cache;
+        if (c && c->word_len[slot] == len && memcmp(c->word[slot], word, (size_t)len) == 0) {
+            *out = c->stem[slot];
+            return c->stem_len[slot];
+        }
+    }
     const sb_symbol *stem = sb_stemmer_stem(t->stemmer, (const sb_symbol *)word, len);
     if (!stem) return -1;
+    int32_t n = sb_stemmer_length(t->stemmer);
+    struct sift_stem_cache *c = t->stem_cache;
+    if (cacheable && c && n <= SIFT_STEM_CACHE_WORD) {
+        c->word_len[slot] = (uint8_t)len;
+        memcpy(c->word[slot], word, (size_t)len);
+        c->stem_len[slot] = (uint8_t)n;
+        memcpy(c->stem[slot], stem, (size_t)n);
+    }
     *out = (const char *)stem;
-    return sb_stemmer_length(t->stemmer);
+    return n;
 }

@@ -25,6 +25,22 @@ final class StemmingTests: XCTestCase {
         XCTAssertEqual(try texts("running", "porter"), ["run"])
     }
 
+    func testRecentStemsAreRememberedCorrectly() throws {
+        // 6,000 words (many more than the cache's slots, so slots are reused) through one tokenizer, twice, match
+        // a fresh tokenizer per word: a cached stem is always that word's.
+        let words = (0..<6000).map { i in ["connect", "generaliz", "runn", "happi", "nation"][i % 5] + String(repeating: "e", count: i % 7)
+            + ["ing", "ed", "s", "ation", "ness", "al"][i % 6] + String(UnicodeScalar(UInt8(97 + i % 26))) }
+        let shared = try ICUTokenizer(arguments: ["stem", "english"])
+        let text = words.joined(separator: " ")
+        let first = try shared.tokenize(text).map(\.text), second = try shared.tokenize(text).map(\.text)
+        XCTAssertEqual(first, second)
+        for (index, word) in words.enumerated() where index % 97 == 0 {
+            XCTAssertEqual(try ICUTokenizer(arguments: ["stem", "english"]).tokenize(word).map(\.text), [first[index]], word)
+        }
+        // The last `stem` option counts, and its stems are not the previous language's.
+        XCTAssertEqual(try ICUTokenizer(arguments: ["stem", "english", "stem", "none"]).tokenize("running").map(\.text), ["running"])
+    }
+
     func testFrenchStemsBeforeDiacriticsAreRemoved() throws {
         XCTAssertEqual(try texts("Chevaux cheval continuellement", "french"), ["cheval", "cheval", "continuel"])
         // The stemmer sees mangé with its accent (-> mang), then diacritics go: mangé and mange meet in mang.
