@@ -44,6 +44,20 @@ public struct Feedback: Sendable, Hashable {
 }
 
 extension Database {
+    /// `query` (searched as `tree` under `rank` and `condition`) with the feedback words of its first search
+    /// added, or nil when the first search finds no words to add.
+    func expanded(_ query: SearchQuery, _ tree: FTS5Expression, _ rank: SearchStatement.Rank?, _ condition: Condition?,
+                  by feedback: Feedback, _ info: FTSTableInfo, _ tokenizer: TokenizerInstance, _ stopwords: Set<String>,
+                  on handle: Handle) throws -> (tree: FTS5Expression, weights: [Double]?)? {
+        var first = SearchStatement(index: info.name, content: info.content, columns: [], expression: tree.rendered)
+        first.rank = rank
+        first.condition = condition
+        let terms = try feedbackTerms(feedback, for: first, columns: info.columns, tokenizer: tokenizer, stopwords: stopwords, on: handle)
+        guard !terms.isEmpty else { return nil }
+        return try query.weightedTree(spans: tokenizer.querySpans, distinct: true, stopwords: stopwords,
+                                      feedback: (terms, feedback.originalWeight))
+    }
+
     /// The feedback words of a first search for `statement` (its expression, rank and condition), best first,
     /// with their relevance-model weights: Σ over the hits of score share × count / length.
     func feedbackTerms(_ feedback: Feedback, for statement: SearchStatement, columns: [String], tokenizer: TokenizerInstance,

@@ -107,17 +107,10 @@ extension Database {
                 throw pool.report(SiftError.misuse("\(index) has no column \(column).", operation: .query))
             }
             var rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
-            if let feedback = options.feedback, options.ranking.weighsQueryTerms, query.takesFeedback {
-                var first = SearchStatement(index: info.name, content: info.content, columns: [], expression: weighted.tree.rendered)
-                first.rank = rank
-                first.condition = condition
-                let terms = try feedbackTerms(feedback, for: first, columns: info.columns, tokenizer: tokenizer,
-                                              stopwords: stopwords, on: handle)
-                if !terms.isEmpty, let expanded = try query.weightedTree(spans: tokenizer.querySpans, distinct: true, stopwords: stopwords,
-                                                                         feedback: (terms, feedback.originalWeight)) {
-                    weighted = expanded
-                    rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
-                }
+            if let feedback = options.feedback, options.ranking.weighsQueryTerms, query.takesFeedback,
+               let expanded = try expanded(query, weighted.tree, rank, condition, by: feedback, info, tokenizer, stopwords, on: handle) {
+                weighted = expanded
+                rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
             }
             return try runSearch(weighted.tree.rendered, rank, info, Object.self, condition, options,
                                  isAdvanced: query.isAdvanced, on: handle)
