@@ -42,7 +42,10 @@ let package = Package(
         ]),
         .target(name: "SiftMacros", dependencies: ["Sift", "SiftMacrosPlugin"]),
         // Every ICU call lives in these C files, behind an ICU-free header.
-        .target(name: "SiftICUCore", dependencies: ["CICU", "CSQLite", "SiftText"]),
+        // Snowball's stemmers come from Debian's libstemmer-dev (scripts/install-deps.sh), which ships no pkg-config
+        // file; a module map's `link` is not honoured for C targets on Linux, so the library is linked here.
+        .target(name: "SiftICUCore", dependencies: ["CICU", "CSQLite", "SiftText"],
+                linkerSettings: [.linkedLibrary("stemmer")]),
         .target(name: "SiftICU", dependencies: ["Sift", "SiftICUCore", "CSQLite"]),
         // Test-collection loading and relevance metrics, shared by `sift eval` and the relevance benchmark.
         .target(name: "SiftEvaluation"),

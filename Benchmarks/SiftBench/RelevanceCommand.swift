@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Sift
 import SiftEvaluation
 import SiftICU
 import SiftTools
@@ -10,17 +11,35 @@ import SiftTools
 struct RelevanceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "relevance",
-        abstract: "Measure ranking quality on test collections, as `sift eval` does, for each tokenizer.",
+        abstract: "Measure ranking quality on test collections, as `sift eval` does, for each configuration.",
         discussion: """
             Evaluates every BEIR collection it finds under --datasets (\(collections.joined(separator: ", "))) \
-            with each tokenizer configuration (\(tokenizers.joined(separator: "; "))), scores the ICU word \
+            with each configuration (\(configurations.map(\.label).joined(separator: "; "))), scores the ICU word \
             segmentation on sighan2005-pku, and searches CJK substrings as phrases; collections that are missing \
             are skipped and said so. Writes relevance.json and relevance.md to --out, and after a full run \
             regenerates the relevance section of the README.
             """)
 
     static let collections = ["cranfield", "cisi", "medline", "npl", "cmrc2018-dev", "jsquad-valid"]
-    static let tokenizers = ["sift_icu", "unicode61 remove_diacritics 2"]
+    /// One way of indexing and ranking: Sift's default, the default with feedback, and two references.
+    struct Configuration {
+        let label: String
+        let tokenizer: String
+        let ranking: Ranking
+        let titleWeight: Double
+        let feedback: Feedback?
+    }
+
+    static let configurations = [
+        Configuration(label: "default (sift_icu stem english, bm25f, title 2)", tokenizer: "sift_icu", ranking: .default,
+                      titleWeight: CorpusSearchOptions.defaultTitleWeight, feedback: nil),
+        Configuration(label: "default + feedback (RM3)", tokenizer: "sift_icu", ranking: .default,
+                      titleWeight: CorpusSearchOptions.defaultTitleWeight, feedback: .rm3),
+        Configuration(label: "previous default (sift_icu stem none, bm25, title 1)", tokenizer: "sift_icu stem none",
+                      ranking: .bm25, titleWeight: 1, feedback: nil),
+        Configuration(label: "FTS5 porter unicode61, bm25, title 1", tokenizer: "porter unicode61", ranking: .bm25,
+                      titleWeight: 1, feedback: nil),
+    ]
     static let segmentationCollection = "sighan2005-pku"
 
     @Option(help: ArgumentHelp("The folder holding the collections (default: $SIFT_DATASETS, else ../shared/datasets).",
@@ -39,6 +58,7 @@ struct RelevanceCommand: ParsableCommand {
 
     struct Row: Codable {
         let collection: String
+        /// The configuration's label (``Configuration/label``).
         let tokenizer: String
         let queries: Int
         let ndcgAt10: Double
@@ -88,10 +108,12 @@ struct RelevanceCommand: ParsableCommand {
                 print("skipped \(name): not found (missing \(missing.map { "\($0)" }.joined(separator: ", ")))")
                 continue
             }
-            for tokenizer in Self.tokenizers {
-                let outcome = try Evaluator.run(collection: folder, tokenizer: tokenizer)
+            for configuration in Self.configurations {
+                let outcome = try Evaluator.run(collection: folder, tokenizer: configuration.tokenizer,
+                                                titleWeight: configuration.titleWeight, ranking: configuration.ranking,
+                                                feedback: configuration.feedback)
                 let s = outcome.report.summary
-                let row = Row(collection: name, tokenizer: tokenizer, queries: s.queryCount, ndcgAt10: s.ndcgAt10, map: s.map,
+                let row = Row(collection: name, tokenizer: configuration.label, queries: s.queryCount, ndcgAt10: s.ndcgAt10, map: s.map,
                               recallAt100: s.recallAt100, mrrAt10: s.mrrAt10, precisionAt10: s.precisionAt10,
                               documentsPerSecond: outcome.documentsPerSecond, megabytesPerSecond: outcome.megabytesPerSecond,
                               queriesPerSecond: outcome.queriesPerSecond)
@@ -145,7 +167,7 @@ struct RelevanceCommand: ParsableCommand {
     static func f3(_ x: Double) -> String { String(format: "%.4f", x) }
 
     static func line(_ r: Row) -> String {
-        "\(r.collection.padding(toLength: 14, withPad: " ", startingAt: 0)) \(r.tokenizer.padding(toLength: 30, withPad: " ", startingAt: 0)) "
+        "\(r.collection.padding(toLength: 14, withPad: " ", startingAt: 0)) \(r.tokenizer.padding(toLength: 52, withPad: " ", startingAt: 0)) "
             + "nDCG@10 \(f3(r.ndcgAt10))  MAP \(f3(r.map))  R@100 \(f3(r.recallAt100))  MRR@10 \(f3(r.mrrAt10))  "
             + "P@10 \(f3(r.precisionAt10))  q=\(r.queries)  \(Int(r.documentsPerSecond)) docs/s  \(Int(r.queriesPerSecond)) q/s"
     }
@@ -191,10 +213,10 @@ struct RelevanceCommand: ParsableCommand {
 
     static func render(_ report: Report) -> String {
         var text = "Measured \(report.date) on \(report.machine.summaryLine). Datasets: `\(report.datasets)`.\n\n"
-        text += "| collection | tokenizer | queries | nDCG@10 | MAP | Recall@100 | MRR@10 | P@10 | index docs/s | index MB/s | queries/s |\n"
+        text += "| collection | configuration | queries | nDCG@10 | MAP | Recall@100 | MRR@10 | P@10 | index docs/s | index MB/s | queries/s |\n"
         text += "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n"
         for r in report.rows {
-            text += "| \(r.collection) | `\(r.tokenizer)` | \(r.queries) | \(f3(r.ndcgAt10)) | \(f3(r.map)) | \(f3(r.recallAt100)) | "
+            text += "| \(r.collection) | \(r.tokenizer) | \(r.queries) | \(f3(r.ndcgAt10)) | \(f3(r.map)) | \(f3(r.recallAt100)) | "
                 + "\(f3(r.mrrAt10)) | \(f3(r.precisionAt10)) | \(Int(r.documentsPerSecond)) | \(String(format: "%.1f", r.megabytesPerSecond)) | "
                 + "\(Int(r.queriesPerSecond)) |\n"
         }

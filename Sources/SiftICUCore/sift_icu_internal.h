@@ -36,6 +36,9 @@ struct sift_icu_tokenizer {
     int remove_diacritics;
     int traditional_to_simplified;
     int pinyin;
+    struct sb_stemmer *stemmer; /* option `stem`: NULL for none */
+    int stem_script, stem_other_script; /* UScriptCode of the words the stemmer applies to */
+    struct sift_stem_cache *stem_cache; /* recent words' stems (stem.c), allocated on first use */
 
     /* ICU objects, owned by this instance (none of them may be shared across threads) */
     UBreakIterator *breaker;
@@ -78,6 +81,12 @@ int sift_han_open(struct sift_icu_tokenizer *t);
 void sift_han_close(struct sift_icu_tokenizer *t);
 UChar32 sift_han_simplify(struct sift_icu_tokenizer *t, UChar32 c);
 const char *sift_han_pinyin(struct sift_icu_tokenizer *t, UChar32 c);
+
+/* stem.c */
+int sift_stem_open(struct sift_icu_tokenizer *t, const char *language); /* 0 for an unknown language */
+void sift_stem_close(struct sift_icu_tokenizer *t);
+int sift_stem_fits(struct sift_icu_tokenizer *t, const UChar *s, int32_t n); /* letters of the stemmer's script */
+int32_t sift_stem(struct sift_icu_tokenizer *t, const char *word, int32_t len, const char **out); /* -1: no memory */
 
 /* grow *buf to hold at least need elements of size elem; returns 0 on out-of-memory */
 int sift_grow(void **buf, int32_t *cap, int64_t need, size_t elem);

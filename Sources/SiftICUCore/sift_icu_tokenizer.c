@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unicode/uchar.h>
+#include <unicode/ustring.h>
 #include <unicode/uversion.h>
 
 #include "sift_icu_internal.h"
@@ -92,6 +93,10 @@ int sift_icu_tokenizer_create(const char *const *args, int nargs, sift_icu_token
         else if (!strcmp(name, "remove_diacritics")) ok = parse_flag(value, &t->remove_diacritics);
         else if (!strcmp(name, "traditional_to_simplified")) ok = parse_flag(value, &t->traditional_to_simplified);
         else if (!strcmp(name, "pinyin")) ok = parse_flag(value, &t->pinyin);
+        else if (!strcmp(name, "stem")) {
+            sift_stem_close(t); /* a repeated option: the last one counts */
+            ok = sift_stem_open(t, value);
+        }
         else {
             set_error(error, error_len, "sift_icu: unknown option ", name);
             goto fail;
@@ -126,6 +131,7 @@ fail:
 void sift_icu_tokenizer_destroy(sift_icu_tokenizer *t) {
     if (!t) return;
     if (t->breaker) ubrk_close(t->breaker);
+    sift_stem_close(t);
     sift_han_close(t);
     free(t->u16);
     free(t->map);
@@ -155,6 +161,7 @@ typedef struct {
     int query;      /* QUERY: no colocated extras */
     int aux;        /* AUX: same positions as DOCUMENT; colocated extras are skipped (highlight ignores them) */
     int ext_flags;  /* pass Sift's own token flags (not to FTS5) */
+    int stem;       /* stem words: a stemmer is set and this is no prefix query */
     int last_cjk_end; /* end offset of the last token if it came from a CJK run, else -1 */
 } emitter;
 
@@ -225,6 +232,12 @@ static int emit_word(emitter *e, int32_t s, int32_t x, int flags) {
             UChar c = t->u16[i];
             t->tok[i - s] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
         }
+        if (e->stem && sift_stem_fits(t, t->u16 + s, x - s)) {
+            const char *stem;
+            int32_t len = sift_stem(t, t->tok, x - s, &stem);
+            if (len < 0) return SIFT_ICU_NOMEM;
+            return emit(e, flags, stem, len, t->map[s], t->map[x]);
+        }
         return emit(e, flags, t->tok, x - s, t->map[s], t->map[x]);
     }
     int32_t m = normalize_into(t->nfkc_cf, t->u16 + s, x - s, &t->norm, &t->norm_cap);
@@ -239,6 +252,18 @@ static int emit_word(emitter *e, int32_t s, int32_t x, int flags) {
         t->norm[o++] = c;
     }
     m = o;
+    if (e->stem && sift_stem_fits(t, t->norm, m)) {
+        /* stemmed before diacritics are removed: the stemmers of French, German... expect their accents */
+        if (!sift_grow((void **)&t->tok, &t->tok_cap, (int64_t)m * 3 + 4, 1)) return SIFT_ICU_NOMEM;
+        const char *stem;
+        int32_t len = sift_stem(t, t->tok, sift_utf16_to_utf8(t->norm, m, t->tok), &stem);
+        if (len < 0) return SIFT_ICU_NOMEM;
+        if (!t->remove_diacritics) return emit(e, flags, stem, len, t->map[s], t->map[x]);
+        if (!sift_grow((void **)&t->norm, &t->norm_cap, (int64_t)len + 1, sizeof(UChar))) return SIFT_ICU_NOMEM;
+        UErrorCode err = U_ZERO_ERROR;
+        u_strFromUTF8(t->norm, t->norm_cap, &m, stem, len, &err);
+        if (U_FAILURE(err)) return SIFT_ICU_ERROR;
+    }
     if (t->remove_diacritics) {
         m = remove_diacritics(t, m);
         if (m < 0) return SIFT_ICU_NOMEM;
@@ -509,6 +534,9 @@ int sift_icu_tokenize(sift_icu_tokenizer *t, int flags, const char *text, int le
     e.query = (flags & SIFT_ICU_TOKENIZE_QUERY) != 0;
     e.aux = (flags & SIFT_ICU_TOKENIZE_AUX) != 0;
     e.ext_flags = (flags & SIFT_ICU_TOKENIZE_FTS5) == 0;
+    /* the text of a prefix query (`conn*`) is the beginning of a word, not a word: rules for word endings do not
+       apply to it, and as written it still matches the stems that begin with it */
+    e.stem = t->stemmer != NULL && !(flags & SIFT_ICU_TOKENIZE_PREFIX);
     e.last_cjk_end = -1;
     if (++t->stamp == 0) { /* wrapped: really clear the seen set once every 2^32 texts */
         memset(t->seen_stamp, 0, sizeof t->seen_stamp);

@@ -64,7 +64,9 @@ public final class CorpusDatabase: Sendable {
         let database = try connect(path, busyTimeout: busyTimeout, key: key)
         switch try inspect(database, path: path) {
         case .corpus(let existing):
-            if let tokenizer, normalized(tokenizer) != normalized(existing) {
+            // A bare `sift_icu` names the corpus it was recorded for, or what Sift declares for it today.
+            if let tokenizer, normalized(tokenizer) != normalized(existing),
+               normalized(database.declaredTokenize(tokenizer)) != normalized(existing) {
                 throw SiftToolError.tokenizerMismatch(path: path, existing: existing, requested: tokenizer)
             }
             enableWAL(database)
@@ -73,7 +75,8 @@ public final class CorpusDatabase: Sendable {
             throw SiftToolError.notACorpus(path, detail: detail)
         case .empty:
             enableWAL(database)
-            let chosen = tokenizer ?? defaultTokenizer
+            // Recorded as declared (`sift_icu` -> `sift_icu stem english`), so the record says what the index holds.
+            let chosen = database.declaredTokenize(tokenizer ?? defaultTokenizer)
             try create(database, path: path, tokenizer: chosen)
             return CorpusDatabase(database: database, path: path, tokenizer: chosen)
         }

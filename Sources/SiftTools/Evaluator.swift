@@ -43,12 +43,13 @@ public enum Evaluator {
     /// - Parameters:
     ///   - databasePath: where to keep the corpus; nil uses a temporary file, deleted afterwards.
     ///     An existing file is an error, so timings are always those of a fresh index.
-    ///   - titleWeight: weight of titles relative to bodies (1 treats them alike, as BEIR baselines do).
-    ///   - ranking: how results are scored (FTS5's bm25 by default, as `database.search` does).
+    ///   - titleWeight: weight of titles relative to bodies, 2 as `sift search` (1 treats them alike, as BEIR baselines do).
+    ///   - ranking: how results are scored (``Ranking/default``, as `database.search` does).
+    ///   - feedback: pseudo-relevance feedback (``SearchOptions/feedback``), none by default.
     ///   - onProgress: indexing progress, for a progress display.
     public static func run(collection: URL, tokenizer: String = CorpusDatabase.defaultTokenizer,
-                           databasePath: String? = nil, depth: Int = TRECRunFile.defaultDepth, titleWeight: Double = 1,
-                           ranking: Ranking = .bm25, onProgress: ((IndexProgress) -> Void)? = nil) throws -> EvaluationOutcome {
+                           databasePath: String? = nil, depth: Int = TRECRunFile.defaultDepth, titleWeight: Double = CorpusSearchOptions.defaultTitleWeight,
+                           ranking: Ranking = .default, feedback: Feedback? = nil, onProgress: ((IndexProgress) -> Void)? = nil) throws -> EvaluationOutcome {
         let testCollection = TestCollection(folder: collection)
         try testCollection.validate()
         let queries = try testCollection.loadQueries()
@@ -74,16 +75,17 @@ public enum Evaluator {
         try corpus.optimize()
         let indexingSeconds = Date().timeIntervalSince(indexStart)
 
-        var run = Run(tag: "sift-" + tokenizer.split(whereSeparator: \.isWhitespace).joined(separator: "-")
-                          + (ranking == .bm25 ? "" : "-bm25f"))
+        var run = Run(tag: "sift-" + corpus.tokenizer.split(whereSeparator: \.isWhitespace).joined(separator: "-")
+                          + (ranking == .bm25 ? "" : "-bm25f") + (feedback == nil ? "" : "-rm3"))
         let queryStart = Date()
         for query in queries {
-            let ranked = try corpus.rankedKeys(query.text, mode: .anyTerm, limit: depth, titleWeight: titleWeight, ranking: ranking)
+            let ranked = try corpus.rankedKeys(query.text, mode: .anyTerm, limit: depth, titleWeight: titleWeight, ranking: ranking,
+                                                feedback: feedback)
             run.results[query.id] = ranked.map { ScoredDocument(id: $0.key, score: $0.score) }
         }
         let querySeconds = Date().timeIntervalSince(queryStart)
 
-        return EvaluationOutcome(collection: testCollection.name, tokenizer: tokenizer, ranking: ranking, report: EvaluationReport(run: run, qrels: qrels),
+        return EvaluationOutcome(collection: testCollection.name, tokenizer: corpus.tokenizer, ranking: ranking, report: EvaluationReport(run: run, qrels: qrels),
                                  run: run, documents: indexed.written, corpusBytes: indexed.bytes, indexingSeconds: indexingSeconds,
                                  queries: queries.count, querySeconds: querySeconds)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Sift
+import SiftICU
 
 /// Moving a corpus to OpenSearch or Elasticsearch: the documents as a `_bulk` NDJSON stream and an index
 /// definition (settings and mappings for `PUT /<index>`) whose analyzers follow the corpus's tokenizer as
@@ -137,6 +138,7 @@ public enum SearchEngineExport {
 
     private static func siftICU(options words: [String], wordTokenizer: WordTokenizer, tokenizer: String) throws -> AnalysisBuilder {
         var cjk = "unigram", removeDiacritics = true, traditionalToSimplified = false, pinyin = false
+        var stem = "none"
         func flag(_ name: String, _ value: String) throws -> Bool {
             switch value {
             case "0": return false
@@ -154,6 +156,11 @@ public enum SearchEngineExport {
             case "remove_diacritics": removeDiacritics = try flag(name, value)
             case "traditional_to_simplified": traditionalToSimplified = try flag(name, value)
             case "pinyin": pinyin = try flag(name, value)
+            case "stem":
+                guard value == "none" || SiftICU.stemmerLanguages.contains(value) else {
+                    throw SiftToolError.invalidArgument("tokenizer \"\(tokenizer)\": bad value \"\(value)\" for stem (none or one of \(SiftICU.stemmerLanguages.joined(separator: ", ")))")
+                }
+                stem = value
             default: throw SiftToolError.invalidArgument("tokenizer \"\(tokenizer)\": unknown sift_icu option \"\(name)\"")
             }
         }
@@ -203,6 +210,22 @@ public enum SearchEngineExport {
         }
         b.filters["sift_nfkc_cf"] = ["type": "icu_normalizer", "name": "nfkc_cf"]
         filters.append("sift_nfkc_cf")
+        if stem != "none" {
+            // Lucene's snowball filter knows these of libstemmer's languages, by capitalized name.
+            let lucene: Set<String> = ["arabic", "armenian", "basque", "catalan", "danish", "dutch", "english", "finnish", "french",
+                                       "german", "hungarian", "irish", "italian", "lithuanian", "norwegian", "porter",
+                                       "portuguese", "romanian", "russian", "spanish", "swedish", "turkish"]
+            if lucene.contains(stem) {
+                b.filters["sift_stem"] = ["type": "snowball", "language": stem.prefix(1).uppercased() + stem.dropFirst()]
+                filters.append("sift_stem")
+                b.notes.append("Words are stemmed by the snowball filter (\(stem)) before diacritics are removed, as sift_icu does; sift_icu only stems words of the language's script, and its Snowball version may differ from the engine's in a few words.")
+            } else {
+                b.notes.append("sift_icu stems \(stem) words; the engine's snowball filter has no \(stem) stemmer, so this analyzer does not stem.")
+            }
+            if !SiftICU.queryStopwords(arguments: ["stem", stem]).isEmpty {
+                b.notes.append("Sift leaves English stopwords (Lucene's English stop set) out of any-term questions; use a search analyzer with a stop filter for the same behaviour.")
+            }
+        }
         if removeDiacritics {
             // sift_icu removes diacritics from Latin, Greek and Cyrillic letters only; icu_folding alone
             // would also apply the rest of UTR #30's foldings to every script.

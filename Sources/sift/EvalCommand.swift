@@ -10,7 +10,7 @@ struct EvalCommand: ParsableCommand {
         abstract: "Evaluate search quality on a BEIR-layout collection (corpus.jsonl, queries.jsonl, qrels.tsv).",
         discussion: """
             Indexes the corpus (title and text) into a temporary database, runs every query as any-term \
-            search keeping the top 1000 (ranked as --ranking says, titles and bodies weighing the same), and prints nDCG@10, MAP, Recall@100, MRR@10 and P@10 averaged \
+            search keeping the top 1000 (ranked as --ranking says, a title word weighing --title-weight body words), and prints nDCG@10, MAP, Recall@100, MRR@10 and P@10 averaged \
             over the judged queries (trec_eval conventions), with indexing and query throughput. \
             --run writes the ranking as a TREC run file (qid Q0 docid rank score tag) for trec_eval.
             """)
@@ -39,7 +39,8 @@ struct EvalCommand: ParsableCommand {
         try Terminal.run {
             let progress = ProgressLine("indexing", quiet: quiet)
             let outcome = try Evaluator.run(collection: URL(fileURLWithPath: collection), tokenizer: tokenizer,
-                                            databasePath: db, ranking: rankingOptions.value, onProgress: progress.observer)
+                                            databasePath: db, titleWeight: rankingOptions.titleWeight, ranking: rankingOptions.value,
+                                            feedback: rankingOptions.feedbackValue, onProgress: progress.observer)
             ProgressLine.clear()
             if let runFile { try TRECRunFile.write(outcome.run, to: URL(fileURLWithPath: runFile)) }
             print(json ? try Self.json(outcome) : Self.text(outcome))

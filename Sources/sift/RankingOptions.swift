@@ -1,19 +1,31 @@
 import ArgumentParser
 import Sift
+import SiftTools
 
-/// `--ranking`, `--k1` and `--b`, shared by `search` and `eval`: the same ``Ranking`` the library takes.
+/// `--ranking`, `--k1`, `--b` and `--title-weight`, shared by `search` and `eval`: the same ``Ranking`` the
+/// library takes, and the title's column weight.
 struct RankingOptions: ParsableArguments {
     @Option(help: """
-        bm25: FTS5's bm25() (the default); bm25f: Sift's BM25F (each column normalized by its own length, \
-        an idf that never goes negative, a word repeated in the query counts more).
+        bm25f: Sift's BM25F (the default: each column normalized by its own length, an idf that never goes \
+        negative, a word repeated in the query counts more); bm25: FTS5's bm25().
         """)
-    var ranking: Kind = .bm25
+    var ranking: Kind = .bm25f
 
     @Option(help: ArgumentHelp("bm25f term-frequency saturation, 0 or more (default \(Ranking.defaultK1)).", valueName: "k1"))
     var k1: Double?
 
     @Option(help: ArgumentHelp("bm25f length normalization, 0 (none) to 1 (full) (default \(Ranking.defaultB)).", valueName: "b"))
     var b: Double?
+
+    @Option(help: ArgumentHelp("Weight of a title word relative to a body word (default \(CorpusSearchOptions.defaultTitleWeight)).",
+                               valueName: "weight"))
+    var titleWeight: Double = CorpusSearchOptions.defaultTitleWeight
+
+    @Flag(help: "Pseudo-relevance feedback (RM3: words of the 10 best hits of a first search added to any-term questions, bm25f only).")
+    var feedback = false
+
+    /// The feedback the options choose.
+    var feedbackValue: Feedback? { feedback ? .rm3 : nil }
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
         case bm25, bm25f
@@ -23,6 +35,7 @@ struct RankingOptions: ParsableArguments {
         if ranking == .bm25 && (k1 != nil || b != nil) { throw ValidationError("--k1 and --b apply to --ranking bm25f") }
         if let k1, !(k1.isFinite && k1 >= 0) { throw ValidationError("--k1 must be 0 or more") }
         if let b, !(b >= 0 && b <= 1) { throw ValidationError("--b must be between 0 and 1") }
+        if !(titleWeight.isFinite && titleWeight >= 0) { throw ValidationError("--title-weight must be 0 or more") }
     }
 
     /// The ranking the options choose.

@@ -60,8 +60,10 @@ struct SearchCommand: ParsableCommand {
             let options = CorpusSearchOptions(mode: mode.searchMode, limit: limit, offset: offset,
                                               filters: try filters.map(FieldFilter.init(parsing:)),
                                               markers: json ? SearchOptions.Markers("[", "]") : Terminal.markers,
-                                              ranking: rankingOptions.value)
-            let results = try corpus.search(query, options: options)
+                                              titleWeight: rankingOptions.titleWeight, ranking: rankingOptions.value)
+            var searchOptions = options
+            searchOptions.feedback = rankingOptions.feedbackValue
+            let results = try corpus.search(query, options: searchOptions)
             if json {
                 for hit in results.hits { print(try HitPrinter.json(hit)) }
             } else {

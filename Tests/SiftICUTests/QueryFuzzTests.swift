@@ -126,7 +126,7 @@ final class QueryFuzzTests: XCTestCase {
                     }
                     let results: SearchResults<FuzzDocument> = try database.search(query, in: index, options: SearchOptions(limit: 100))
                     hits += results.hits.count
-                    let arguments = tokenizer.split(separator: " ").map(String.init)
+                    let arguments = database.declaredTokenize(tokenizer).split(separator: " ").map(String.init)
                     func tokens(_ text: String, _ reason: TokenizeReason) throws -> [String] {
                         let clean = String(decoding: text.utf8.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
                         return try database.tokenize(clean, with: arguments, reason: reason).filter { !$0.isColocated }.map(\.text)

@@ -182,7 +182,9 @@ final class ExportTests: ToolTestCase {
         let (analysis, mappings, stderr) = try definition(tokenizer: "sift_icu")
         let main = try analyzer(analysis)
         XCTAssertEqual(main["tokenizer"] as? String, "icu_tokenizer")
-        XCTAssertEqual(filterTypes(analysis, main), ["icu_normalizer", "icu_folding"])
+        // A corpus declared `sift_icu` is `sift_icu stem english`: Snowball's English stemmer before folding.
+        XCTAssertEqual(filterTypes(analysis, main), ["icu_normalizer", "snowball", "icu_folding"])
+        XCTAssertEqual(((analysis["filter"] as? [String: Any])?["sift_stem"] as? [String: Any])?["language"] as? String, "English")
         let filters = try XCTUnwrap(analysis["filter"] as? [String: Any])
         XCTAssertEqual((filters["sift_nfkc_cf"] as? [String: Any])?["name"] as? String, "nfkc_cf")
         let charFilter = try XCTUnwrap((analysis["char_filter"] as? [String: Any])?[(main["char_filter"] as? [String])?.first ?? ""] as? [String: Any])
@@ -202,7 +204,9 @@ final class ExportTests: ToolTestCase {
         let bigramMain = try analyzer(bigram.analysis)
         XCTAssertEqual(bigramMain["tokenizer"] as? String, "icu_tokenizer")
         XCTAssertNil(bigramMain["char_filter"])
-        XCTAssertEqual(filterTypes(bigram.analysis, bigramMain), ["cjk_bigram", "icu_transform", "icu_normalizer"])
+        XCTAssertEqual(filterTypes(bigram.analysis, bigramMain), ["cjk_bigram", "icu_transform", "icu_normalizer", "snowball"])
+        let unstemmed = try definition(tokenizer: "sift_icu stem none")
+        XCTAssertEqual(filterTypes(unstemmed.analysis, try analyzer(unstemmed.analysis)), ["icu_normalizer", "icu_folding"])
         let bigramFilters = try XCTUnwrap(bigram.analysis["filter"] as? [String: Any])
         let ids = bigramFilters.values.compactMap { ($0 as? [String: Any])?["id"] as? String }
         XCTAssertTrue(ids.contains("Traditional-Simplified"), "\(ids)")

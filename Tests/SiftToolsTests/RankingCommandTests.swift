@@ -24,7 +24,7 @@ final class RankingCommandTests: ToolTestCase {
         }
         let corpus = try CorpusDatabase.open(at: path("c.db"))
         defer { corpus.database.close() }
-        for (arguments, ranking) in [([String](), Ranking.bm25), (["--ranking", "bm25f"], .bm25f()),
+        for (arguments, ranking) in [([String](), Ranking.default), (["--ranking", "bm25"], .bm25), (["--ranking", "bm25f"], .bm25f()),
                                      (["--ranking", "bm25f", "--k1", "0.9", "--b", "0.4"], .bm25f(k1: 0.9, b: 0.4))] {
             let command = try scores(arguments)
             let library = try corpus.search("tower tower tokyo", options: CorpusSearchOptions(mode: .anyTerm, ranking: ranking))
@@ -33,9 +33,11 @@ final class RankingCommandTests: ToolTestCase {
                 XCTAssertEqual(command[hit.key] ?? 0, hit.score, accuracy: 1e-9, "\(ranking) \(hit.key)")
             }
         }
-        XCTAssertNotEqual(try scores()["d1"], try scores(["--ranking", "bm25f"])["d1"])
+        XCTAssertNotEqual(try scores()["d1"], try scores(["--ranking", "bm25"])["d1"])
+        XCTAssertNotEqual(try scores()["d1"], try scores(["--title-weight", "1"])["d1"])
 
-        for (arguments, message) in [(["--k1", "2"], "--k1 and --b apply to --ranking bm25f"),
+        for (arguments, message) in [(["--ranking", "bm25", "--k1", "2"], "--k1 and --b apply to --ranking bm25f"),
+                                     (["--title-weight=-1"], "--title-weight must be 0 or more"),
                                      (["--ranking", "bm25f", "--b", "1.5"], "--b must be between 0 and 1"),
                                      (["--ranking", "bm25f", "--k1=-1"], "--k1 must be 0 or more"),
                                      (["--ranking", "bm42"], "bm42")] {
@@ -54,13 +56,15 @@ final class RankingCommandTests: ToolTestCase {
         let library = try Evaluator.run(collection: Self.sampleCollection, ranking: .bm25f(k1: 0.9, b: 0.4))
         XCTAssertEqual(try XCTUnwrap(object["ndcg_at_10"] as? Double), library.report.summary.ndcgAt10, accuracy: 1e-12)
         XCTAssertEqual(try XCTUnwrap(object["map"] as? Double), library.report.summary.map, accuracy: 1e-12)
-        XCTAssertEqual(library.run.tag, "sift-sift_icu-bm25f")
-        XCTAssertTrue(try String(contentsOfFile: path("sample.run"), encoding: .utf8).contains("sift-sift_icu-bm25f"))
+        XCTAssertEqual(library.run.tag, "sift-sift_icu-stem-english-bm25f")
+        XCTAssertTrue(try String(contentsOfFile: path("sample.run"), encoding: .utf8).contains("sift-sift_icu-stem-english-bm25f"))
 
         let text = try sift("eval", Self.sampleCollection.path, "--ranking", "bm25f")
         XCTAssertEqual(text.status, 0, text.stderr)
         XCTAssertTrue(text.stdout.contains("ranking bm25f(k1: 1.2, b: 0.75)"), text.stdout)
         let plain = try sift("eval", Self.sampleCollection.path)
-        XCTAssertTrue(plain.stdout.contains("ranking bm25\n"), plain.stdout)
+        XCTAssertTrue(plain.stdout.contains("ranking bm25f(k1: 1.2, b: 0.75)"), plain.stdout)
+        let fts5 = try sift("eval", Self.sampleCollection.path, "--ranking", "bm25")
+        XCTAssertTrue(fts5.stdout.contains("ranking bm25\n"), fts5.stdout)
     }
 }

@@ -6,7 +6,8 @@ extension Database {
     ///     try database.create(virtualTable: "notes", of: Note.self)
     public func create<Root: TableDecodable>(virtualTable name: String, of rootType: Root.Type) throws {
         try writeWithoutTransaction { handle in
-            try handle.execute(try Database.createVirtualTable(name, Root.CodingKeys.objectRelationalMapping, extra: []).statementSQL.sql)
+            try handle.execute(try Database.createVirtualTable(name, Root.CodingKeys.objectRelationalMapping, extra: [],
+                                                               resolve: declaredTokenize).statementSQL.sql)
         }
     }
 
@@ -55,7 +56,7 @@ extension Database {
             }
             try handle.execute(try Database.createVirtualTable(name, binding, extra: [
                 ModuleArgument(withContentTable: contentTable), ModuleArgument(withContentRowID: rowid),
-            ], tokenizer: tokenizer).statementSQL.sql)
+            ], tokenizer: tokenizer, resolve: declaredTokenize).statementSQL.sql)
             try handle.execute(SyncedIndex.createMetadataSQL)
             try handle.execute("INSERT OR REPLACE INTO sift_fts_sync VALUES(?, ?, ?, ?, ?)", [
                 FundamentalValue(name), FundamentalValue(contentTable), FundamentalValue(rowid),
@@ -68,12 +69,15 @@ extension Database {
     }
 
     static func createVirtualTable<Key: CodingTableKey>(_ name: String, _ binding: TableBinding<Key>, extra: [ModuleArgument],
-                                                        tokenizer: String? = nil) throws -> StatementCreateVirtualTable {
+                                                        tokenizer: String? = nil,
+                                                        resolve: (String) -> String = { $0 }) throws -> StatementCreateVirtualTable {
         guard let virtual = binding.virtualTable else {
             throw SiftError.misuse("\(Key.Root.self) declares no virtualTableBinding.", operation: .schema)
         }
         var arguments = virtual.arguments
         if let tokenizer { arguments = arguments.filter { $0.key != "tokenize" } + [ModuleArgument(withTokenize: tokenizer)] }
+        // Declared with the tokenizer's default options written out (see setDeclarationDefaults(_:forTokenizer:)).
+        arguments = arguments.map { $0.key == "tokenize" ? ModuleArgument(withTokenize: resolve($0.value)) : $0 }
         let given = Set(arguments.map(\.key))
         return StatementCreateVirtualTable().create(
             virtualTable: name, using: virtual.module,

@@ -93,6 +93,16 @@ final class FullTextSettings: Sendable {
     private let threshold = Locked(10_000)
     /// FTS table descriptions for the search API, with the schema version they were read at.
     let tables = Locked<[String: (version: Int64, info: FTSTableInfo)]>([:])
+    /// See ``Database/setDeclarationDefaults(_:forTokenizer:)``.
+    let declarationDefaults = Locked<[String: [(name: String, value: String)]]>([:])
+    /// See ``Database/setQueryStopwords(forTokenizer:_:)``.
+    let stopwords = Locked<[String: @Sendable ([String]) -> Set<String>]>([:])
+
+    /// The query stopwords of an index declared with `tokenizer` (its name and arguments).
+    func stopwords(for tokenizer: [String]) -> Set<String> {
+        guard let name = tokenizer.first, let provider = stopwords.withLock({ $0[name] }) else { return [] }
+        return provider(Array(tokenizer.dropFirst()))
+    }
 
     /// See ``Database/fullTextBulkThreshold``.
     var bulkThreshold: Int {

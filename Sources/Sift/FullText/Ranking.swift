@@ -1,8 +1,20 @@
-/// How search results are scored: FTS5's built-in `bm25()`, or Sift's BM25F (`sift_rank`).
+/// How search results are scored: Sift's BM25F (`sift_rank`, the default), or FTS5's built-in `bm25()`.
 ///
-///     SearchOptions(ranking: .bm25)                        // FTS5's bm25(), the default
-///     SearchOptions(weights: ["title": 2], ranking: .bm25f())  // BM25F, k1 1.2, b 0.75
+///     SearchOptions()                                          // Ranking.default: BM25F, k1 1.2, b 0.75
+///     SearchOptions(weights: ["title": 2])                     // a title word counts twice
 ///     SearchOptions(ranking: .bm25f(k1: 0.9, b: 0.4))
+///     SearchOptions(ranking: .bm25)                            // FTS5's bm25()
+///
+/// Why this default: BM25F with Robertson's k1 1.2 and b 0.75 (also Lucene's; not fitted to any test
+/// collection). With the default analysis (`sift_icu stem english`, English question stopwords, title weight 2)
+/// it beat FTS5's `bm25()` on cranfield (0.3732 -> 0.3799 nDCG@10), cisi (0.3583 -> 0.4147: it counts a word the
+/// question repeats, where `bm25()` searches each word of an any-term question once) and cmrc2018 (0.9868 ->
+/// 0.9876), tied on npl (0.4369 / 0.4370) and trailed on medline (0.7082 / 0.6976, whose questions gain nothing
+/// from repeated words). k1 0.9, b 0.4 (Anserini's defaults) was worse on three of the four English collections.
+/// The rest of the default analysis lives in the index's tokenizer (`sift_icu stem english`: Snowball stemming)
+/// and in the query builder (English stopwords left out of `.anyTerm` questions on such indexes, see
+/// `SiftICU.englishStopwords`); ``SearchOptions/feedback`` adds optional pseudo-relevance feedback, whose added
+/// words weigh fractions. Measured figures: Benchmarks/README.md.
 ///
 /// Both take ``SearchOptions/weights`` as per-column weights (1 for a column not named) and return scores where
 /// larger is better, comparable only within one query.
@@ -23,7 +35,10 @@
 /// where qtf(p) is how many times the question holds p: with `.bm25f`, `.allTerms`, `.anyTerm` and `.prefix`
 /// queries search each distinct word once and weigh it by its count (`"to be or not to be"` searches
 /// `"to" "be" "or" "not"`, weighing 2, 2, 1, 1), a phrase or `near` query weighs each of its phrases 1, excluded
-/// words weigh nothing, and each phrase of a ``SearchQuery/advanced(_:)`` query weighs 1.
+/// words weigh nothing, and each phrase of a ``SearchQuery/advanced(_:)`` query weighs 1. With
+/// ``SearchOptions/feedback`` an `.anyTerm` question's weights are scaled to sum to the feedback's
+/// `originalWeight` and the added words share the rest (qtf(p) is then any number >= 0, still one per phrase).
+/// Every weight is >= 0 and the score keeps the form Σ_p w(p) · idf(p) · tf~(p) / (k1 + tf~(p)).
 ///
 /// The function is also there for SQL on any connection Sift opened (`rank MATCH 'sift_rank(...)'`); its
 /// arguments are documented in `Sources/SiftRank/include/sift_rank.h`.
@@ -42,8 +57,11 @@ public struct Ranking: Sendable, Hashable, CustomStringConvertible {
     /// Robertson and Lucene).
     public static let defaultB = 0.75
 
-    /// FTS5's built-in `bm25()` (k1 1.2, b 0.75, one length for all columns): the default.
+    /// FTS5's built-in `bm25()` (k1 1.2, b 0.75, one length for all columns).
     public static let bm25 = Ranking(kind: .bm25)
+
+    /// What ``SearchOptions`` uses unless told otherwise: ``bm25f(k1:b:)`` with k1 1.2 and b 0.75.
+    public static let `default` = bm25f()
 
     /// Sift's BM25F: per-column length normalization, a never-negative idf, repeated query words counted.
     ///

@@ -23,8 +23,8 @@ public struct SearchOptions: Sendable, Hashable {
     /// Weight per index column (1 when not given): `["title": 10, "body": 1]`. Either ranking takes them;
     /// ``Ranking/bm25f(k1:b:)`` needs them finite and not negative.
     public var weights: [String: Double] = [:]
-    /// How hits are scored: FTS5's `bm25()` (the default) or Sift's BM25F (see ``Ranking``).
-    public var ranking: Ranking = .bm25
+    /// How hits are scored: Sift's BM25F, ``Ranking/default`` (k1 1.2, b 0.75), or FTS5's `bm25()` (see ``Ranking``).
+    public var ranking: Ranking = .default
     /// Columns returned whole with the matched words marked.
     public var highlight: [String] = []
     /// Columns returned as short fragments around the matched words.
@@ -39,11 +39,15 @@ public struct SearchOptions: Sendable, Hashable {
     public var snippetLength: Int = 100
     /// Whether to count every hit, not only those returned (one more query).
     public var countTotal: Bool = true
+    /// Pseudo-relevance feedback for `.anyTerm` questions under ``Ranking/bm25f(k1:b:)`` (nil: none, the default):
+    /// a second search with words of the first one's best hits added (see ``Feedback``).
+    public var feedback: Feedback?
 
-    /// Default options: 20 hits, bm25 with equal weights, no highlights, totals counted.
-    public init(limit: Int = 20, offset: Int = 0, weights: [String: Double] = [:], ranking: Ranking = .bm25,
+    /// Default options: 20 hits, ``Ranking/default`` with equal weights, no highlights, totals counted.
+    public init(limit: Int = 20, offset: Int = 0, weights: [String: Double] = [:], ranking: Ranking = .default,
                 highlight: [String] = [], snippet: [String] = [], markers: Markers = Markers("[", "]"),
-                ellipsis: String = "…", snippetLength: Int = 100, countTotal: Bool = true) {
+                ellipsis: String = "…", snippetLength: Int = 100, countTotal: Bool = true, feedback: Feedback? = nil) {
+        self.feedback = feedback
         self.ranking = ranking
         self.ellipsis = ellipsis
         self.snippetLength = snippetLength
@@ -94,7 +98,9 @@ extension Database {
         return try read { handle in
             let info = try ftsInfo(index, on: handle)
             let tokenizer = try handle.tokenizer(info.tokenizer)
-            guard let weighted = try query.weightedTree(spans: tokenizer.querySpans, distinct: options.ranking.weighsQueryTerms)
+            let stopwords = pool.attachment(FullTextSettings.init).stopwords(for: info.tokenizer)
+            guard var weighted = try query.weightedTree(spans: tokenizer.querySpans, distinct: options.ranking.weighsQueryTerms,
+                                                        stopwords: stopwords)
             else {
                 return SearchResults(hits: [], totalCount: options.countTotal ? 0 : nil, expression: nil)
             }
@@ -102,7 +108,12 @@ extension Database {
             where !info.columns.contains(column) {
                 throw pool.report(SiftError.misuse("\(index) has no column \(column).", operation: .query))
             }
-            let rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
+            var rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
+            if let feedback = options.feedback, options.ranking.weighsQueryTerms, query.takesFeedback,
+               let expanded = try expanded(query, weighted.tree, rank, condition, by: feedback, info, tokenizer, stopwords, on: handle) {
+                weighted = expanded
+                rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
+            }
             return try runSearch(weighted.tree.rendered, rank, info, Object.self, condition, options,
                                  isAdvanced: query.isAdvanced, on: handle)
         }
@@ -118,16 +129,18 @@ extension Database {
     /// The FTS5 expression Sift runs for `query` on `index` under `ranking` (nil when there is nothing to search
     /// for). ``Ranking/bm25f(k1:b:)`` searches a repeated word once and weighs it by its count, so its expression
     /// can be shorter.
-    public func expression(for query: SearchQuery, in index: String, ranking: Ranking = .bm25) throws -> String? {
+    public func expression(for query: SearchQuery, in index: String, ranking: Ranking = .default) throws -> String? {
         try read { handle in
-            let tokenizer = try handle.tokenizer(try ftsInfo(index, on: handle).tokenizer)
-            return try query.weightedTree(spans: tokenizer.querySpans, distinct: ranking.weighsQueryTerms)?.tree.rendered
+            let info = try ftsInfo(index, on: handle)
+            let tokenizer = try handle.tokenizer(info.tokenizer)
+            return try query.weightedTree(spans: tokenizer.querySpans, distinct: ranking.weighsQueryTerms,
+                                          stopwords: pool.attachment(FullTextSettings.init).stopwords(for: info.tokenizer))?.tree.rendered
         }
     }
 
     /// The rank function of `options` for an index with `columns` and a query `tree` whose phrases weigh
     /// `phraseWeights` (nil for FTS5's default ranking).
-    private func rank(_ options: SearchOptions, _ columns: [String], _ tree: FTS5Expression, _ phraseWeights: [Int]?)
+    private func rank(_ options: SearchOptions, _ columns: [String], _ tree: FTS5Expression, _ phraseWeights: [Double]?)
         -> SearchStatement.Rank? {
         let weights = columns.map { options.weights[$0] ?? 1 }
         switch options.ranking.kind {
@@ -208,7 +221,7 @@ extension Database {
 extension SearchOptions {
     /// Why the ranking cannot run with these options (a parameter or a weight out of its range), or nil.
     var rankingInvalidity: String? {
-        if let invalidity = ranking.invalidity { return invalidity }
+        if let invalidity = ranking.invalidity ?? feedback?.invalidity { return invalidity }
         guard ranking.weighsQueryTerms else { return nil }
         if let bad = weights.sorted(by: { $0.key < $1.key }).first(where: { !$0.value.isFinite || $0.value < 0 }) {
             return "The weight of \(bad.key) must be a finite number >= 0 for \(ranking), not \(bad.value)."

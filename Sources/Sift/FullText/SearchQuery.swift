@@ -74,6 +74,12 @@ public struct SearchQuery: Sendable, Hashable {
     }
 
     var isAdvanced: Bool { if case .advanced = kind { return true } else { return false } }
+    /// Whether pseudo-relevance feedback applies: an `.anyTerm` question without CJK text (feedback words are never
+    /// CJK, and against a question of many character pieces a few added words outweigh it).
+    var takesFeedback: Bool {
+        guard case .text(let text, .anyTerm) = kind else { return false }
+        return !text.unicodeScalars.contains(where: SearchQuery.isCJK)
+    }
 
     /// The FTS5 expression, or nil when the text holds nothing searchable (only punctuation, say).
     /// `spans` returns the byte ranges of the tokens the index's tokenizer finds in a text.
@@ -94,21 +100,39 @@ public struct SearchQuery: Sendable, Hashable {
     /// 2, 2, 1, 1); without it they repeat it, as `tree(spans:)` does, each weighing 1. `.anyTerm` always searches
     /// each piece once with its count. Phrase and `near` queries weigh each of their phrases 1, excluded phrases
     /// weigh 0, and an advanced query has no weights (nil): its phrases are the caller's.
-    func weightedTree(spans: (String) throws -> [Range<Int>], distinct: Bool) throws -> (tree: FTS5Expression, weights: [Int]?)? {
+    ///
+    /// `stopwords` (lower-case words) are left out of an `.anyTerm` question, unless it holds nothing else: a word
+    /// such as "the" or "of" in a question says nothing about what is relevant (see
+    /// ``Database/setQueryStopwords(forTokenizer:_:)``). Other modes keep every word: there each word is a condition.
+    ///
+    /// `feedback` adds terms to an `.anyTerm` question (pseudo-relevance feedback, RM3's interpolation): the
+    /// question's own weights are scaled to sum to `originalWeight`, the feedback terms' to `1 - originalWeight`,
+    /// and a term in both gets the sum. Other modes ignore it.
+    func weightedTree(spans: (String) throws -> [Range<Int>], distinct: Bool, stopwords: Set<String> = [],
+                      feedback: (terms: [(term: String, weight: Double)], originalWeight: Double)? = nil) throws
+        -> (tree: FTS5Expression, weights: [Double]?)? {
         var tree: FTS5Expression
-        var weights: [Int]?
+        var weights: [Double]?
         switch kind {
         case .advanced(let expression):
             tree = .trusted(expression)
         case .text(let text, let mode):
-            let segments = try SearchQuery.segments(text, spans)
+            // Stopwords go before the cap of maxTerms words, so a long question keeps more of its other words.
+            var segments = try SearchQuery.segments(text, spans, skipping: mode == .anyTerm ? stopwords : [])
+            if segments.isEmpty && mode == .anyTerm && !stopwords.isEmpty { segments = try SearchQuery.segments(text, spans) }
             guard !segments.isEmpty else { return nil }
-            var terms: [(term: FTS5Expression, count: Int)]
+            var terms: [(term: FTS5Expression, count: Double)]
             switch mode {
             case .allTerms: terms = segments.map { (.string($0.text), 1) }
-            case .anyTerm: terms = SearchQuery.anyTermPieceCounts(segments).map { (.string($0.piece), $0.count) }
+            case .anyTerm: terms = SearchQuery.anyTermPieceCounts(segments).map { (.string($0.piece), Double($0.count)) }
             case .prefix: terms = segments.dropLast().map { (.string($0.text), 1) } + [(.prefix(segments[segments.count - 1].text), 1)]
             case .phrase: terms = [(.string(segments.map(\.text).joined(separator: " ")), 1)]
+            }
+            if mode == .anyTerm, let feedback, case let added = feedback.terms.reduce(0, { $0 + $1.weight }), added > 0 {
+                let own = terms.reduce(0) { $0 + $1.count }, kept = min(1, max(0, feedback.originalWeight))
+                terms = terms.map { ($0.term, kept * $0.count / own) }
+                    + feedback.terms.map { (.string($0.term), (1 - kept) * $0.weight / added) }
+                terms = SearchQuery.counted(terms)
             }
             if distinct { terms = SearchQuery.counted(terms) }
             tree = mode == .anyTerm ? .any(terms.map(\.term)) : .all(terms.map(\.term))
@@ -128,8 +152,8 @@ public struct SearchQuery: Sendable, Hashable {
     }
 
     /// Each distinct term once, where it first occurs, with the sum of its counts.
-    static func counted(_ terms: [(term: FTS5Expression, count: Int)]) -> [(term: FTS5Expression, count: Int)] {
-        var distinct: [(term: FTS5Expression, count: Int)] = []
+    static func counted(_ terms: [(term: FTS5Expression, count: Double)]) -> [(term: FTS5Expression, count: Double)] {
+        var distinct: [(term: FTS5Expression, count: Double)] = []
         var positions: [FTS5Expression: Int] = [:]
         for (term, count) in terms {
             if let position = positions[term] {
@@ -184,8 +208,10 @@ public struct SearchQuery: Sendable, Hashable {
     }
 
     /// The pieces of `text` the tokenizer finds: overlapping pieces merged (n-gram tokenizers) and touching
-    /// CJK pieces joined into one run (per-character tokenizers), at most `maxTerms`.
-    static func segments(_ text: String, _ spans: (String) throws -> [Range<Int>]) throws -> [Segment] {
+    /// CJK pieces joined into one run (per-character tokenizers), at most `maxTerms`, leaving out the words
+    /// whose lower-case text is one of `stopwords`.
+    static func segments(_ text: String, _ spans: (String) throws -> [Range<Int>],
+                         skipping stopwords: Set<String> = []) throws -> [Segment] {
         // NUL would end the expression early inside FTS5's parser; it is a separator like any control character.
         // (Bytes, not `Character`s: NUL followed by a combining mark is one `Character`.)
         var utf8 = Array(text.utf8)
@@ -215,6 +241,7 @@ public struct SearchQuery: Sendable, Hashable {
                 merged[merged.count - 1].add(span)
             } else {
                 if merged.count == maxTerms { break }
+                if !cjk && !stopwords.isEmpty && stopwords.contains(String(decoding: utf8[span], as: UTF8.self).lowercased()) { continue }
                 merged.append(Run(span, cjk: cjk))
             }
         }

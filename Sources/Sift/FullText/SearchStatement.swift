@@ -32,7 +32,17 @@ struct SearchStatement: RenderedStatement {
         case bm25(weights: [Double])
         /// Sift's `sift_rank()` (see `sift_rank.h`) with a weight per index column, in the index's column order,
         /// and per phrase of the expression, in FTS5's phrase order, passed as one text (nil: every phrase weighs 1).
-        case siftRank(k1: Double, b: Double, weights: [Double], phraseWeights: [Int]?)
+        case siftRank(k1: Double, b: Double, weights: [Double], phraseWeights: [Double]?)
+
+        /// A phrase weight as sift_rank reads it: a plain decimal, never an exponent (`2`, `0.0833333333`); 0 for a
+        /// negative or non-finite value.
+        static func decimal(_ value: Double) -> String {
+            guard value.isFinite, value > 0 else { return "0" }
+            if value == value.rounded(), value < 1e15 { return String(Int64(value)) }
+            var text = String(format: "%.10f", value)
+            while text.hasSuffix("0") { text.removeLast() }
+            return text.hasSuffix(".") ? String(text.dropLast()) : text
+        }
 
         /// The function call FTS5 evaluates (its arguments as SQL literals), bound as a value.
         var call: String {
@@ -42,7 +52,7 @@ struct SearchStatement: RenderedStatement {
                 return "bm25(" + weights.map { number($0, 1) }.joined(separator: ", ") + ")"
             case .siftRank(let k1, let b, let weights, let phraseWeights):
                 // The phrase weights are one text ('2 1 0'): a query can have more phrases than SQLite's 127 arguments.
-                let phrases = phraseWeights.map { "'" + $0.map { String(max(0, $0)) }.joined(separator: " ") + "'" }
+                let phrases = phraseWeights.map { "'" + $0.map(Self.decimal).joined(separator: " ") + "'" }
                 let arguments = [number(k1, Ranking.defaultK1), number(b, Ranking.defaultB), String(weights.count)]
                     + weights.map { number($0, 1) } + (phrases.map { [$0] } ?? [])
                 return "sift_rank(" + arguments.joined(separator: ", ") + ")"

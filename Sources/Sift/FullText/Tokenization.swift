@@ -106,3 +106,39 @@ extension Database {
         }
     }
 }
+
+extension Database {
+    /// Options Sift writes into every FTS5 table it declares with the tokenizer `name` when the declaration
+    /// leaves them out, so the stored declaration says what the table holds, whatever later versions make of a
+    /// bare name. SiftICU sets `stem english` for `sift_icu` this way: a binding's `tokenize: "sift_icu"` creates
+    /// `sift_icu stem english`, while a table created earlier as bare `sift_icu` (unstemmed tokens) keeps its
+    /// declaration and its meaning. `options` are name-value pairs, as the tokenizer takes them.
+    ///
+    ///     database.setDeclarationDefaults([("stem", "english")], forTokenizer: "sift_icu")
+    public func setDeclarationDefaults(_ options: [(name: String, value: String)], forTokenizer name: String) {
+        pool.attachment(FullTextSettings.init).declarationDefaults.withLock { $0[name] = options }
+    }
+
+    /// A `tokenize` value as Sift declares it: with the options of ``setDeclarationDefaults(_:forTokenizer:)``
+    /// that it does not give appended (`sift_icu` -> `sift_icu stem english`; `sift_icu stem none` stays).
+    public func declaredTokenize(_ tokenize: String) -> String {
+        let words = tokenize.split(whereSeparator: \.isWhitespace).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "'\"")) }
+        guard let name = words.first,
+              let defaults = pool.attachment(FullTextSettings.init).declarationDefaults.withLock({ $0[name] }) else { return tokenize }
+        let given = Set(stride(from: 1, to: words.count, by: 2).map { words[$0] })
+        let missing = defaults.filter { !given.contains($0.name) }
+        return missing.isEmpty ? tokenize : ([tokenize] + missing.map { "\($0.name) \($0.value)" }).joined(separator: " ")
+    }
+}
+
+extension Database {
+    /// Words left out of natural-language (`.anyTerm`) questions on indexes declared with the tokenizer `name`:
+    /// `provider` gets the declaration's arguments after the name (`["stem", "english"]`) and returns lower-case
+    /// words (empty for none). Documents still index these words, so phrases and other modes find them. SiftICU
+    /// sets the English list for `sift_icu stem english` this way.
+    ///
+    ///     database.setQueryStopwords(forTokenizer: "unicode61") { _ in ["the", "of", "and"] }
+    public func setQueryStopwords(forTokenizer name: String, _ provider: @escaping @Sendable ([String]) -> Set<String>) {
+        pool.attachment(FullTextSettings.init).stopwords.withLock { $0[name] = provider }
+    }
+}

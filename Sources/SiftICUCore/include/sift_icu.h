@@ -24,6 +24,16 @@
  *   remove_diacritics 0|1            fold Latin/Greek/Cyrillic diacritics: café -> cafe (default 1)
  *   traditional_to_simplified 0|1    ICU Traditional-Simplified on Han characters: 臺灣 -> 台湾 (default 0)
  *   pinyin 0|1                       colocated pinyin tokens for Han words in documents: 北京 -> beijing, bj (default 0)
+ *   stem LANGUAGE|none               Snowball stemming (libstemmer) of the words whose letters are of the script the
+ *                                    language is written in (Latin for english, Cyrillic for russian...; never CJK or
+ *                                    Thai): running, runs -> run. LANGUAGE is one of sift_icu_stemmer_languages()
+ *                                    (english, french, german, russian, spanish, ...; porter is the original English
+ *                                    Porter stemmer). Words are stemmed after case folding, before diacritics removal;
+ *                                    each token keeps the byte range of the word as written, so highlights mark it.
+ *                                    The text of a prefix query (FTS5_TOKENIZE_PREFIX) is not stemmed.
+ *                                    Default none HERE, for compatibility: tables declared with a bare `sift_icu`
+ *                                    before stemming existed hold unstemmed tokens. Sift declares new indexes with
+ *                                    the option written out (`sift_icu stem english`, see SiftICU.swift).
  */
 
 #include <stdint.h>
@@ -85,6 +95,9 @@ int sift_icu_tokenize(sift_icu_tokenizer *tokenizer, int flags, const char *text
  * connection that uses it. Returns an SQLite result code.
  */
 int sift_icu_register(struct sqlite3 *db, const char *name);
+
+/* The languages `stem` accepts besides none (libstemmer's canonical names), NULL-terminated. */
+const char *const *sift_icu_stemmer_languages(void);
 
 /* The ICU version linked at run time, e.g. "72.1". */
 const char *sift_icu_unicode_library_version(void);

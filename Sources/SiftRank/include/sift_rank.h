@@ -38,7 +38,8 @@
  *                  numbers such as '2 1 0' (or one number for a one-phrase query). Phrases are numbered as FTS5
  *                  numbers them, in the order they are written in the MATCH expression, including the phrases
  *                  after NOT. A weight is how many times the question held the phrase (qtf); 0 leaves the phrase
- *                  out of the score (phrases after NOT). Without it, every phrase weighs 1 (for a query whose
+ *                  out of the score (phrases after NOT); Sift's pseudo-relevance feedback passes fractions
+ *                  (its added words' relevance-model weights). Without it, every phrase weighs 1 (for a query whose
  *                  phrases the caller cannot count). One text rather than one argument per phrase: SQLite caps a
  *                  function's arguments at 127, and a query can have more phrases than that.
  *

@@ -7,11 +7,11 @@ final class QueryTermWeightTests: XCTestCase {
     /// Tokens between ASCII spaces (SearchQueryTests' tokenizer stand-in).
     private func spaces(_ text: String) -> [Range<Int>] { Spans.spaceSeparated(text) }
 
-    private func weighted(_ query: SearchQuery, distinct: Bool = true) throws -> (expression: String, weights: [Int]?, phrases: Int?)? {
+    private func weighted(_ query: SearchQuery, distinct: Bool = true) throws -> (expression: String, weights: [Double]?, phrases: Int?)? {
         try query.weightedTree(spans: spaces, distinct: distinct).map { ($0.tree.rendered, $0.weights, $0.tree.phraseCount) }
     }
 
-    private func check(_ query: SearchQuery, _ expression: String, _ weights: [Int]?, distinct: Bool = true,
+    private func check(_ query: SearchQuery, _ expression: String, _ weights: [Double]?, distinct: Bool = true,
                        file: StaticString = #filePath, line: UInt = #line) throws {
         let result = try XCTUnwrap(try weighted(query, distinct: distinct), file: file, line: line)
         XCTAssertEqual(result.expression, expression, file: file, line: line)

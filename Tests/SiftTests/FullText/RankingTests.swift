@@ -307,11 +307,38 @@ final class RankingTests: SiftTestCase {
         assertScores(results, ids: [1, 2, 3, 4]) { self.expected($0, [("apple", 2), ("banana", 1)]) }
     }
 
+    func testFeedbackAddsTheBestHitsWordsByHand() throws {
+        let database = try corpus()
+        // First pass for "cherry": row 3 is best (see testOneWordByHand). Its six tokens, "cherry tart recipe" and
+        // "banana cherry fruit", hold cherry twice and four words once: with one feedback document and two terms,
+        // cherry (2/6) and, of the ties at 1/6, banana (the first by spelling). The question weighs 0.5 (cherry 1
+        // of 1), the feedback 0.5 split 2:1, so cherry weighs 0.5 + 1/3 and banana 1/6.
+        let feedback = Feedback(documents: 1, terms: 2, originalWeight: 0.5)
+        let results = try database.search(SearchQuery("cherry", mode: .anyTerm), in: "articles_fts",
+                                          options: SearchOptions(ranking: .bm25f(), feedback: feedback)) as SearchResults<Article>
+        XCTAssertEqual(results.expression, "(\"cherry\" OR \"banana\")")
+        assertScores(results, ids: [1, 2, 3, 4]) { self.expected($0, [("cherry", 0.5 + 1.0 / 3), ("banana", 1.0 / 6)]) }
+        // All of the weight on the question: the same order as without feedback.
+        let kept = try database.search(SearchQuery("cherry", mode: .anyTerm), in: "articles_fts",
+                                       options: SearchOptions(feedback: Feedback(documents: 1, terms: 2, originalWeight: 1))) as SearchResults<Article>
+        XCTAssertEqual(kept.hits.map(\.score).filter { $0 > 0 }.count, 3, "banana weighs 0: only the cherry rows score")
+        // Other modes and FTS5's bm25 ignore it; bad parameters are misuse.
+        let all = try database.search(SearchQuery("cherry"), in: "articles_fts", options: SearchOptions(feedback: .rm3)) as SearchResults<Article>
+        XCTAssertEqual(all.expression, "(\"cherry\")")
+        for bad in [Feedback(documents: 0), Feedback(terms: -1), Feedback(originalWeight: 1.5), Feedback(originalWeight: .nan)] {
+            XCTAssertThrowsError(try database.search(SearchQuery("cherry", mode: .anyTerm), in: "articles_fts",
+                                                     options: SearchOptions(feedback: bad)) as SearchResults<Article>) { error in
+                XCTAssertEqual((error as? SiftError)?.code, .misuse, "\(bad)")
+            }
+        }
+    }
+
     func testDescription() {
         XCTAssertEqual(Ranking.bm25.description, "bm25")
         XCTAssertEqual(Ranking.bm25f().description, "bm25f(k1: 1.2, b: 0.75)")
         XCTAssertEqual(Ranking.bm25f(k1: 0.9, b: 0.4), .bm25f(k1: 0.9, b: 0.4))
         XCTAssertNotEqual(Ranking.bm25f(), .bm25)
-        XCTAssertEqual(SearchOptions().ranking, .bm25, "FTS5's bm25 stays the default")
+        XCTAssertEqual(SearchOptions().ranking, .bm25f(), "Sift's BM25F with k1 1.2 and b 0.75 is the default")
+        XCTAssertEqual(Ranking.default, .bm25f(k1: 1.2, b: 0.75))
     }
 }
