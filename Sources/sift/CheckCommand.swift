@@ -29,8 +29,15 @@ struct CheckCommand: ParsableCommand {
             throw ExitCode(1)
         } catch {
             Terminal.error("sift: cannot check: \(reason(error))")
-            if case SiftToolError.notADatabase = error {
-                // SQLite cannot tell a damaged header from a file that never was a database.
+            // SQLite cannot tell a damaged header from a file that never was a database, nor (without a key) from
+            // an encrypted one.
+            let unreadable: Bool
+            switch error {
+            case SiftToolError.notADatabase: unreadable = true
+            case SiftToolError.encryption(_, failure: .missingKey, _): unreadable = true
+            default: unreadable = false
+            }
+            if unreadable {
                 Terminal.error("if it was a Sift database, its header is damaged: run \(RecoverCommand.suggestion(for: database.db))")
             }
             throw ExitCode(2)

@@ -100,15 +100,16 @@ public struct SiftError: Error, CustomStringConvertible, Sendable {
     public var cipherFailure: CipherFailure?
     /// Whether the database file is damaged (``Code/corrupt``, SQLite's 11) or is not a database at all
     /// (``Code/notADatabase``, 26): the errors after which ``Database/recover(from:into:backup:)`` salvages what
-    /// the file still holds into a new database. A wrong, missing or unneeded cipher key is not corruption (see
-    /// ``cipherFailure``): the file is intact, the key is the problem.
+    /// the file still holds into a new database. A wrong key, or a key given for a plain file, is not corruption
+    /// (see ``cipherFailure``): the key is the problem. A file that is unreadable without a key counts: it may be
+    /// encrypted, or damaged, and recovering it loses nothing.
     ///
     ///     do { try database.insert(objects: messages, intoTable: "messages") }
     ///     catch let error as SiftError where error.isCorruption { /* close it, then Database.recover(...) */ }
     public var isCorruption: Bool {
         switch cipherFailure {
-        case .wrongKey, .missingKey, .notEncrypted: return false
-        case .authenticationFailed, .cryptoFailure, nil: return code == .corrupt || code == .notADatabase
+        case .wrongKey, .notEncrypted: return false
+        case .missingKey, .authenticationFailed, .cryptoFailure, nil: return code == .corrupt || code == .notADatabase
         }
     }
     /// Whether the error tracer has seen this error: each error is reported once, where it leaves Sift.
