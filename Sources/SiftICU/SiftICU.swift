@@ -18,7 +18,7 @@ import SiftICUCore
 /// `english`, Cyrillic for `russian`...), never to CJK or Thai, and not to the text of a prefix query (`conn*`).
 /// Highlights and snippets mark the words as written. Sift declares an index with `tokenize: "sift_icu"` as
 /// `sift_icu stem english` (``defaultDeclarationOptions``, written out in the declaration, see
-/// ``Sift/Database/setDeclarationDefaults(_:forTokenizer:)``); to index without stemming, declare
+/// `Database.setDeclarationDefaults(_:forTokenizer:)`); to index without stemming, declare
 /// `sift_icu stem none`. A table declared with a bare `sift_icu` (by SQL, or by a Sift version without stemming)
 /// is not stemmed: it keeps the meaning it was created with, so its unstemmed tokens stay searchable.
 public enum SiftICU {
