@@ -147,8 +147,9 @@ public final class CorpusDatabase: Sendable {
                     MetaEntry(name: "created", value: created), MetaEntry(name: "run", value: "0"),
                 ], intoTable: metaTable)
             })
-            // The schema backup `sift recover` needs when the file's own schema page is damaged.
-            try database.backup()
+            // The schema backup `sift recover` needs when the file's own schema page is damaged (none for an
+            // encrypted corpus: it would hold the schema in plaintext).
+            if !database.isEncrypted { try database.backup() }
         } catch {
             throw SiftToolError.translating(error, path: path)
         }

@@ -70,8 +70,17 @@ extension Database {
     ///     try database.backup()
     ///     // ... later, after an operation failed with error.isCorruption:
     ///     let report = try Database.recover(from: database.path, into: Database(withPath: recoveredPath))
+    ///
+    /// An encrypted database (``setCipherKey(_:pageSize:)``) has no backup: the file would hold its schema in
+    /// plaintext beside the encrypted pages, so `backup()` throws a ``SiftError`` (`.misuse`) instead.
     @discardableResult
     public func backup() throws -> DatabaseBackup {
+        guard !isEncrypted else {
+            var error = SiftError.misuse("An encrypted database has no backup: the backup file would hold its schema "
+                                         + "in plaintext.", operation: .file)
+            error.path = path
+            throw error
+        }
         let backup = try read { handle -> DatabaseBackup in
             let pageSize = try handle.count("PRAGMA page_size")
             let encoding = try handle.withStatement("PRAGMA encoding") { stmt -> Int in

@@ -188,6 +188,17 @@ final class CipherTests: SiftTestCase {
         XCTAssertEqual(verification.indexedRows, 200)
     }
 
+    func testAnEncryptedDatabaseWritesNoPlaintextBackup() throws {
+        let database = try makeEncrypted()
+        try database.create(table: "sampleTable", of: Sample.self)
+        XCTAssertThrowsError(try database.backup()) { error in
+            XCTAssertEqual((error as? SiftError)?.code, .misuse)
+            XCTAssertEqual((error as? SiftError)?.path, database.path)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: database.backupPath))
+        try assertNoPlaintext("sampleTable", "after a refused backup")
+    }
+
     func testMissingKeyAndKeyForPlainFileAreTyped() throws {
         let encrypted = try makeEncrypted("encrypted.db")
         try encrypted.create(table: "sampleTable", of: Sample.self)
