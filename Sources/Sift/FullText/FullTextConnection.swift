@@ -92,6 +92,10 @@ final class FullTextSettings: Sendable {
     /// FTS table descriptions for the search API, with the schema version they were read at.
     let tables = Locked<[String: (version: Int64, info: FTSTableInfo)]>([:])
 
+    /// From how many rows a synced index gets impacts, from how many rows a term is listed in them, and the
+    /// rowids per block (`TopKImpacts`); tests lower them.
+    let impactSizes = Locked((rows: 20_000, listed: 1_000, block: Int64(256)))
+
     /// See ``Database/fullTextBulkThreshold``.
     var bulkThreshold: Int {
         get { threshold.withLock { $0 } }

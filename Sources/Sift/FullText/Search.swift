@@ -73,10 +73,15 @@ public struct SearchHit<Object> {
 public struct SearchResults<Object> {
     /// The hits, best first.
     public let hits: [SearchHit<Object>]
-    /// Every hit's count, or nil when not requested.
+    /// Every hit's count, or nil when not requested (``SearchOptions/countTotal``). Exact, except from a pruned
+    /// search (`.bm25f` on a large synced index) with more than 1,000 hits: then counting them all would cost
+    /// as much as scoring them, and it is a lower bound (``totalCountIsLowerBound``): at least 1,001, at least
+    /// the hits of the most frequent term of an any-term query, exactly the term's rows for one term.
     public let totalCount: Int?
     /// The FTS5 expression that ran, for debugging.
     public let expression: String?
+    /// Whether ``totalCount`` is a lower bound rather than the exact count (see there).
+    public internal(set) var totalCountIsLowerBound = false
 }
 
 extension Database {
@@ -99,6 +104,9 @@ extension Database {
             for column in query.columns + options.highlight + options.snippet + Array(options.weights.keys)
             where !info.columns.contains(column) {
                 throw pool.report(SiftError.misuse("\(index) has no column \(column).", operation: .query))
+            }
+            if let pruned = try prunedSearch(weighted.tree, weighted.weights, info, Object.self, condition, options, on: handle) {
+                return pruned
             }
             let rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
             return try runSearch(weighted.tree.rendered, rank, info, Object.self, condition, options,

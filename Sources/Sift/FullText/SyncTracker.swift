@@ -21,9 +21,14 @@ final class SyncTracker {
     final class TargetStatements {
         var insert: OpaquePointer?
         var delete: OpaquePointer?
+        /// Clears the impacts' `valid` for a change at or below their watermark (`TopKImpacts`); nil when the
+        /// index has none (`impactsLooked`: whether that was looked up).
+        var invalidate: OpaquePointer?
+        var impactsLooked = false
         deinit {
             sqlite3_finalize(insert)
             sqlite3_finalize(delete)
+            sqlite3_finalize(invalidate)
         }
     }
 
@@ -203,6 +208,18 @@ final class SyncTracker {
                     try apply(insert, change.newRowid, change.start + change.oldCount, change.newCount, on: handle)
                 }
             }
+            if !statements.impactsLooked {
+                statements.impactsLooked = true
+                // Unobserved: an observed step here would flush the changes being applied again.
+                statements.invalidate = try TopKImpacts.invalidation(target.index.index, on: handle)
+            }
+            if let invalidate = statements.invalidate {
+                defer { sqlite3_reset(invalidate) }
+                let rowid = change.oldCount > 0 && change.newCount > 0 ? min(change.oldRowid, change.newRowid)
+                    : change.oldCount > 0 ? change.oldRowid : change.newRowid
+                sqlite3_bind_int64(invalidate, 1, rowid)
+                while try handle.stepUnobserved(invalidate) {}
+            }
         }
     }
 
@@ -243,6 +260,11 @@ final class SyncTracker {
         endBulk()
         for target in targets where target.index.content == content {
             try Self.index(rowids, into: target.index, on: handle)
+            try TopKImpacts.follow(bulkInsertOf: rowids, into: target.index, on: handle)
+            // It may have created them: look again at the next change.
+            sqlite3_finalize(target.statements.invalidate)
+            target.statements.invalidate = nil
+            target.statements.impactsLooked = false
         }
     }
 

@@ -1,0 +1,244 @@
+import CSQLite
+import Foundation
+
+/// Per-term score bounds that let a search skip most rows of a large index: Sift's "impacts", kept beside a
+/// synced index in two ordinary SQLite tables and written in the same transaction as the index.
+///
+/// For every *listed* term (one in at least `minimumRows` rows when the impacts were built: the frequent
+/// terms, whose rows a search cannot afford to score one by one) `<index>_sift_impacts` holds
+/// - `df`: the number of rows with rowid <= `watermark` containing the term (what sift_rank's idf needs, so
+///   the search never counts a frequent term's rows), and
+/// - `blocks`: per block of `block` consecutive rowids, per column c, two bytes: the largest count of the term
+///   in c over the block's rows (255: too many to say, no bound) and the largest count / column length,
+///   rounded up to 1/255ths. Together they bound the term's BM25F contribution in every row of the block for
+///   any k1, b, column weights and average lengths (see `ImpactBound`).
+///
+/// `<index>_sift_topk` holds one row: `watermark` (rows above it are the *tail*: not in the blocks, always
+/// scored), `block`, and `valid`. A delete, an update or an insert at or below the watermark clears `valid` in
+/// the same transaction (the counts and maxima no longer describe the rows): searches then take FTS5's
+/// exhaustive plan until `rebuild(index:)` or `optimize(index:)` rebuilds them. A bulk insert above the
+/// watermark extends them (counts and blocks of the new rows) in its transaction.
+struct TopKImpacts {
+    /// Terms in fewer rows than this are not listed: scoring every one of their rows is cheap (1,000, or 0.5%
+    /// of the rows in a larger index).
+    static func minimumRows(forRows rows: Int, on handle: Handle) -> Int {
+        max(handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.listed }, rows / 200)
+    }
+    /// Below this many rows (20,000) an index gets no impacts: FTS5's plan is fast enough.
+    static func automaticRows(on handle: Handle) -> Int {
+        handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.rows }
+    }
+
+    static func metaTable(_ index: String) -> String { index + "_sift_topk" }
+    static func termsTable(_ index: String) -> String { index + "_sift_impacts" }
+
+    struct Meta {
+        var watermark: Int64
+        var block: Int64
+        var valid: Bool
+        var columns: Int
+        /// Rows in the index when the impacts were built (which terms are listed depends on it).
+        var builtRows: Int
+    }
+
+    /// The index's impacts metadata, or nil when it has none.
+    static func meta(_ index: String, on handle: Handle) throws -> Meta? {
+        guard try handle.schemaType(of: metaTable(index)) == "table" else { return nil }
+        return try handle.withStatement("SELECT watermark, block, valid, columns, built_rows FROM \(SQLBuilder.quote(metaTable(index)))") { stmt in
+            guard try handle.step(stmt) else { return nil }
+            return Meta(watermark: sqlite3_column_int64(stmt, 0), block: max(1, sqlite3_column_int64(stmt, 1)),
+                        valid: sqlite3_column_int64(stmt, 2) == 1, columns: Int(sqlite3_column_int64(stmt, 3)),
+                        builtRows: Int(sqlite3_column_int64(stmt, 4)))
+        }
+    }
+
+    /// The invalidation the sync layer runs for a row change at `rowid`: clears `valid` when the row is at or
+    /// below the watermark.
+    static func invalidateSQL(_ index: String) -> String {
+        "UPDATE \(SQLBuilder.quote(metaTable(index))) SET valid = 0 WHERE valid = 1 AND watermark >= ?"
+    }
+
+    /// The prepared invalidation (`invalidateSQL`) when the index has impacts, else nil; only unobserved steps, so
+    /// the sync layer can call it while it applies row changes.
+    static func invalidation(_ index: String, on handle: Handle) throws -> OpaquePointer? {
+        let lookup = try handle.prepareUnmanaged("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+        defer { sqlite3_finalize(lookup) }
+        sqlite3_bind_text(lookup, 1, metaTable(index), -1, sift_sqlite_transient())
+        return try handle.stepUnobserved(lookup) ? try handle.prepareUnmanaged(invalidateSQL(index)) : nil
+    }
+
+    /// Builds the impacts of `index` from scratch (dropping any), over every row it holds.
+    static func build(_ index: SyncedIndex, on handle: Handle) throws {
+        try drop(index.index, on: handle)
+        let q = SQLBuilder.quote
+        let columns = index.columns.count
+        try handle.execute("""
+            CREATE TABLE \(q(metaTable(index.index)))(id INTEGER PRIMARY KEY CHECK (id = 1), watermark INTEGER NOT NULL, \
+            block INTEGER NOT NULL, valid INTEGER NOT NULL, columns INTEGER NOT NULL, built_rows INTEGER NOT NULL)
+            """)
+        try handle.execute("CREATE TABLE \(q(termsTable(index.index)))(term TEXT PRIMARY KEY, df INTEGER NOT NULL, blocks BLOB NOT NULL) WITHOUT ROWID")
+        let rows = try rowCount(index.index, on: handle)
+        try handle.execute("INSERT INTO \(q(metaTable(index.index))) VALUES(1, 0, ?, 1, ?, ?)",
+                           [FundamentalValue(handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.block }), FundamentalValue(Int64(columns)), FundamentalValue(Int64(rows))])
+        // Only terms a query finds as themselves: their rows are exactly those `MATCH '"term"'` returns.
+        let tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
+        let terms = try frequentTerms(index.index, minimumRows: minimumRows(forRows: rows, on: handle), on: handle).filter { term in
+            try TopKImpacts.token(of: term, tokenizer) == term
+        }
+        try extend(index, listing: terms, on: handle)
+    }
+
+    /// The one token a query finds for `text`, or nil when it has none or several.
+    static func token(of text: String, _ tokenizer: TokenizerInstance) throws -> String? {
+        var tokens: [String] = []
+        try tokenizer.tokenize(text, reason: .query) { bytes, _, _, _ in tokens.append(String(decoding: bytes, as: UTF8.self)) }
+        return tokens.count == 1 ? tokens[0] : nil
+    }
+
+    /// Keeps the impacts in step with a bulk insert of `rowids` (sorted) into the index, in its transaction:
+    /// extends them over new rows above the watermark, clears `valid` for rows at or below it, rebuilds them
+    /// when the index has doubled since they were built (new frequent terms), and creates them once the index
+    /// reaches `automaticRows`.
+    static func follow(bulkInsertOf rowids: [Int64], into index: SyncedIndex, on handle: Handle) throws {
+        guard let first = rowids.first else { return }
+        guard let meta = try meta(index.index, on: handle) else {
+            if try rowCount(index.index, on: handle) >= automaticRows(on: handle) { try build(index, on: handle) }
+            return
+        }
+        guard meta.valid else { return }
+        if first <= meta.watermark {
+            try handle.execute(invalidateSQL(index.index), [FundamentalValue(first)])
+        } else if try rowCount(index.index, on: handle) >= 2 * meta.builtRows {
+            try build(index, on: handle)
+        } else {
+            try extend(index, on: handle)
+        }
+    }
+
+    /// Adds the impacts of `term` in the rows with rowids in `rows` to `blocks` (long enough for them); returns
+    /// how many of those rows contain it.
+    private static func scan(_ term: String, in index: String, rows: ClosedRange<Int64>, _ meta: Meta,
+                             into blocks: inout [UInt8], on handle: Handle) throws -> Int64 {
+        let q = SQLBuilder.quote(index)
+        let sql = "SELECT rowid, sift_doc_stats(\(q)) FROM \(q) WHERE \(q) MATCH ? AND rowid BETWEEN ? AND ?"
+        let stride = 2 * meta.columns
+        var found: Int64 = 0
+        try handle.withStatement(sql) { stmt in
+            try handle.bind([FundamentalValue(FTS5Expression.quote(term)), FundamentalValue(rows.lowerBound),
+                             FundamentalValue(rows.upperBound)], to: stmt, sql: sql)
+            while try handle.step(stmt) {
+                let rowid = sqlite3_column_int64(stmt, 0)
+                let base = Int(rowid / meta.block) * stride
+                guard let stats = sqlite3_column_blob(stmt, 1), Int(sqlite3_column_bytes(stmt, 1)) >= 8 * meta.columns,
+                      base + stride <= blocks.count else { continue }
+                found += 1
+                let values = stats.assumingMemoryBound(to: Int32.self)
+                for c in 0..<meta.columns {
+                    let count = Int(values[2 * c]), length = Int(values[2 * c + 1])
+                    guard count > 0 else { continue }
+                    let capped = UInt8(min(255, count))
+                    // count / length rounded up to 1/255ths: never below the true ratio.
+                    let ratio = UInt8(min(255, (255 * count + max(1, length) - 1) / max(1, length)))
+                    if capped > blocks[base + 2 * c] { blocks[base + 2 * c] = capped }
+                    if ratio > blocks[base + 2 * c + 1] { blocks[base + 2 * c + 1] = ratio }
+                }
+            }
+        }
+        return found
+    }
+
+    /// What is wrong with the impacts of `index` (for `verify(index:)`): each listed term's count and block
+    /// maxima recomputed from the index must equal the stored count and stay within the stored maxima. Stale
+    /// impacts (`valid` cleared) are not checked: searches do not use them.
+    static func problems(_ index: String, on handle: Handle) throws -> [String] {
+        guard let meta = try meta(index, on: handle), meta.valid else { return [] }
+        var problems: [String] = []
+        let stride = 2 * meta.columns
+        try handle.withStatement("SELECT term, df, blocks FROM \(SQLBuilder.quote(termsTable(index)))") { stmt in
+            while try handle.step(stmt) {
+                let term = RawStatement.text(stmt, 0), stored = sqlite3_column_int64(stmt, 1)
+                let count = Int(sqlite3_column_bytes(stmt, 2))
+                let blob = sqlite3_column_blob(stmt, 2).map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
+                var fresh = [UInt8](repeating: 0, count: (Int(meta.watermark / meta.block) + 1) * stride)
+                let rows = try scan(term, in: index, rows: 0...meta.watermark, meta, into: &fresh, on: handle)
+                if rows != stored { problems.append("impacts: \(term) is in \(rows) rows, \(stored) recorded") }
+                if blob.count < fresh.count || zip(fresh, blob).contains(where: { $0 > $1 }) {
+                    problems.append("impacts: the block maxima of \(term) are below its counts")
+                }
+            }
+        }
+        return problems
+    }
+
+    /// Builds the impacts of a synced (explicit) index of at least `automaticRows` rows; drops them otherwise.
+    static func rebuild(_ index: String, on handle: Handle) throws {
+        guard let synced = try SyncedIndex.load(on: handle).first(where: { $0.index == index && $0.mode == .explicit }),
+              try rowCount(index, on: handle) >= automaticRows(on: handle) else {
+            try drop(index, on: handle)
+            return
+        }
+        try build(synced, on: handle)
+    }
+
+    static func rowCount(_ index: String, on handle: Handle) throws -> Int {
+        try handle.count("SELECT count(*) FROM \(SQLBuilder.quote(index + "_docsize"))")
+    }
+
+    static func drop(_ index: String, on handle: Handle) throws {
+        try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(metaTable(index)))")
+        try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(termsTable(index)))")
+    }
+
+    /// The terms in at least `minimumRows` rows (FTS5's own vocabulary; one pass over the index).
+    private static func frequentTerms(_ index: String, minimumRows: Int, on handle: Handle) throws -> [String] {
+        let vocabulary = "sift_topk_vocabulary"
+        try handle.execute("DROP TABLE IF EXISTS temp.\(vocabulary)")
+        try handle.execute("CREATE VIRTUAL TABLE temp.\(vocabulary) USING fts5vocab(main, \(SQLBuilder.quote(index)), row)")
+        defer { try? handle.execute("DROP TABLE IF EXISTS temp.\(vocabulary)") }
+        return try handle.withStatement("SELECT term FROM temp.\(vocabulary) WHERE doc >= ?") { stmt in
+            try handle.bind([FundamentalValue(Int64(minimumRows))], to: stmt, sql: "")
+            var terms: [String] = []
+            while try handle.step(stmt) { terms.append(RawStatement.text(stmt, 0)) }
+            return terms
+        }
+    }
+
+    /// Adds the rows above the watermark to the impacts (their counts and blocks) and moves the watermark to the
+    /// index's largest rowid. `listing`: the terms to add when building; nil extends the listed terms.
+    static func extend(_ index: SyncedIndex, listing: [String]? = nil, on handle: Handle) throws {
+        guard let meta = try meta(index.index, on: handle), meta.valid else { return }
+        let q = SQLBuilder.quote
+        let top = try handle.withStatement("SELECT max(rowid) FROM \(q(index.index + "_docsize"))") { stmt in
+            try handle.step(stmt) ? sqlite3_column_int64(stmt, 0) : 0
+        }
+        guard top > meta.watermark || listing != nil else { return }
+        var terms: [(term: String, df: Int64, blocks: [UInt8])] = []
+        if let listing {
+            terms = listing.map { ($0, 0, []) }
+        } else {
+            try handle.withStatement("SELECT term, df, blocks FROM \(q(termsTable(index.index)))") { stmt in
+                while try handle.step(stmt) {
+                    let count = Int(sqlite3_column_bytes(stmt, 2))
+                    let blob = sqlite3_column_blob(stmt, 2).map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
+                    terms.append((RawStatement.text(stmt, 0), sqlite3_column_int64(stmt, 1), blob))
+                }
+            }
+        }
+        let stride = 2 * meta.columns
+        let blockCount = Int(top / meta.block) + 1
+        let save = "INSERT OR REPLACE INTO \(q(termsTable(index.index)))(term, df, blocks) VALUES(?, ?, ?)"
+        for var entry in terms {
+            if entry.blocks.count < blockCount * stride {
+                entry.blocks += [UInt8](repeating: 0, count: blockCount * stride - entry.blocks.count)
+            }
+            entry.df += try scan(entry.term, in: index.index, rows: meta.watermark + 1...top, meta, into: &entry.blocks, on: handle)
+            try handle.withStatement(save) { stmt in
+                sqlite3_bind_text(stmt, 1, entry.term, -1, sift_sqlite_transient())
+                sqlite3_bind_int64(stmt, 2, entry.df)
+                _ = entry.blocks.withUnsafeBytes { sqlite3_bind_blob(stmt, 3, $0.baseAddress, Int32($0.count), sift_sqlite_transient()) }
+                while try handle.step(stmt) {}
+            }
+        }
+        try handle.execute("UPDATE \(q(metaTable(index.index))) SET watermark = ?", [FundamentalValue(top)])
+    }
+}

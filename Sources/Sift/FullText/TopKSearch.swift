@@ -1,0 +1,299 @@
+import CSQLite
+import Foundation
+
+/// The upper bound of one term's BM25F contribution (sift_rank's formula, see ``Ranking``) in any row of a
+/// block, from the block's impacts: the one place bounds are computed.
+///
+/// Per column c the block stores T (the largest count of the term in c) and Q (the largest count / length of
+/// c, rounded up to 1/255ths). In a row with count t <= T and length l >= t / Q the column's normalized count
+/// t / (1 - b + b * l / avglen) is at most t / (1 - b + b * t / (Q * avglen)), which grows with t: at most
+/// u(c) = T / (1 - b + b * T / (Q * avglen)). So tf~ <= U = sum of weight(c) * u(c), and as x / (k1 + x)
+/// grows with x the contribution is at most qtf * idf * U / (k1 + U), itself below the free universal bound
+/// qtf * idf (returned when a count is too large to store, T = 255).
+struct ImpactBound {
+    let k1: Double
+    let b: Double
+    let weights: [Double]
+    let averageLengths: [Double]
+
+    /// The bound for a term of query weight `qtf` and `idf` in the block whose 2 * columns impact bytes start at
+    /// `bytes`; 0 when the term is in no row of the block.
+    func contribution(_ bytes: UnsafePointer<UInt8>, qtf: Double, idf: Double) -> Double {
+        var pseudo = 0.0
+        for c in 0..<weights.count {
+            let most = bytes[2 * c]
+            if most == 0 || weights[c] <= 0 || averageLengths[c] <= 0 { continue }
+            if most == 255 { return universal(qtf: qtf, idf: idf) }
+            let count = Double(most), ratio = Double(bytes[2 * c + 1]) / 255
+            pseudo += weights[c] * count / (1 - b + b * count / (ratio * averageLengths[c]))
+        }
+        guard pseudo > 0 else { return 0 }
+        // A relative margin covers the rounding of sift_rank's own arithmetic.
+        return min(universal(qtf: qtf, idf: idf), qtf * idf * pseudo / (k1 + pseudo) * (1 + 1e-9))
+    }
+
+    /// The bound that holds for every row: x / (k1 + x) < 1.
+    func universal(qtf: Double, idf: Double) -> Double { qtf * idf * (1 + 1e-9) }
+
+    /// Lucene's idf, as sift_rank computes it.
+    static func idf(rows: Double, having: Double) -> Double { log(1.0 + (rows - having + 0.5) / (having + 0.5)) }
+}
+
+/// Sift's pruned top-k search: an exact top k for sift_rank (`.bm25f`) on a synced index with impacts
+/// (`TopKImpacts`), scoring only the blocks of rows whose bound can beat the k-th score found so far.
+///
+/// Plans, chosen per query:
+/// - every term listed: blocks in decreasing order of their bound (the sum of the terms' block bounds; for
+///   all-terms queries blocks missing a term are skipped), the tail above the watermark first; stops when the
+///   next block's bound is at most the k-th score (block-max MaxScore over rowid ranges);
+/// - all terms required and one not listed: FTS5's own plan (its AND seeks through the frequent terms' rows
+///   from the rare one's), scored with known row counts;
+/// - any term, some not listed: first every row holding a non-listed term, then blocks bounded by the listed
+///   terms alone (a row without the rare terms scores at most that).
+/// Anything else (other rankings, conditions, phrases, prefixes, columns, NOT, no or invalid impacts) returns
+/// nil: the caller runs FTS5's exhaustive plan.
+struct TopKSearch {
+    /// Up to this many hits the total is counted exactly; above, ``SearchResults/totalCountIsLowerBound``.
+    static let exactTotalLimit = 1_000
+
+    struct Term {
+        let token: String
+        let qtf: Double
+        var rows: Int64
+        var blocks: [UInt8]?
+        var idf = 0.0
+    }
+
+    let index: String
+    let expression: String
+    let terms: [Term]
+    let requiresAll: Bool
+    let meta: TopKImpacts.Meta
+    let k1: Double
+    let b: Double
+    let weights: [Double]
+
+    /// The plan's inputs for `tree`, or nil when the pruned search does not apply.
+    static func plan(_ tree: FTS5Expression, _ phraseWeights: [Int]?, _ info: FTSTableInfo, _ options: SearchOptions,
+                     on handle: Handle) throws -> TopKSearch? {
+        guard case .bm25f(let k1, let b) = options.ranking.kind, info.content != nil else { return nil }
+        let operands: [FTS5Expression], requiresAll: Bool
+        switch tree {
+        case .all(let list): (operands, requiresAll) = (list, true)
+        case .any(let list): (operands, requiresAll) = (list, false)
+        default: return nil
+        }
+        guard let phraseWeights, phraseWeights.count == operands.count, !operands.isEmpty,
+              let meta = try TopKImpacts.meta(info.name, on: handle), meta.valid, meta.columns == info.columns.count
+        else { return nil }
+        let tokenizer = try handle.tokenizer(info.tokenizer)
+        var terms: [Term] = []
+        let lookup = "SELECT df, blocks FROM \(SQLBuilder.quote(TopKImpacts.termsTable(info.name))) WHERE term = ?"
+        for (operand, weight) in zip(operands, phraseWeights) {
+            guard case .string(let text) = operand, let token = try TopKImpacts.token(of: text, tokenizer) else { return nil }
+            let stored = try handle.withStatement(lookup) { stmt -> (Int64, [UInt8])? in
+                sqlite3_bind_text(stmt, 1, token, -1, sift_sqlite_transient())
+                guard try handle.step(stmt) else { return nil }
+                let count = Int(sqlite3_column_bytes(stmt, 1))
+                let blob = sqlite3_column_blob(stmt, 1).map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
+                return (sqlite3_column_int64(stmt, 0), blob)
+            }
+            terms.append(Term(token: token, qtf: Double(max(0, weight)), rows: stored?.0 ?? 0, blocks: stored?.1))
+        }
+        guard terms.contains(where: { $0.blocks != nil }) else { return nil }
+        return TopKSearch(index: info.name, expression: tree.rendered, terms: terms, requiresAll: requiresAll, meta: meta,
+                          k1: k1, b: b, weights: info.columns.map { options.weights[$0] ?? 1 })
+    }
+
+    /// A scored row.
+    struct Scored {
+        let rowid: Int64
+        let score: Double
+    }
+
+    /// The best `count` rows, best first, with the total (exact, or a lower bound above `exactTotalLimit`);
+    /// nil rows when nothing matches.
+    func run(count: Int, countTotal: Bool, on handle: Handle) throws -> (rows: [Scored], total: Int?, totalIsLowerBound: Bool) {
+        let q = SQLBuilder.quote(index)
+        // N and the columns' total sizes, as sift_rank sees them (from any matching row).
+        let stats = try handle.withStatement("SELECT sift_stats(\(q)) FROM \(q) WHERE \(q) MATCH ? LIMIT 1") { stmt -> [Double]? in
+            try handle.bind([FundamentalValue(expression)], to: stmt, sql: "")
+            return try handle.step(stmt) ? RawStatement.text(stmt, 0).split(separator: " ").compactMap { Double($0) } : nil
+        }
+        guard let stats, stats.count == weights.count + 1 else { return ([], countTotal ? 0 : nil, false) }
+        let rows = stats[0]
+        let bound = ImpactBound(k1: k1, b: b, weights: weights,
+                                averageLengths: stats.dropFirst().map { rows > 0 ? $0 / rows : 0 })
+        // Row counts: the stored ones plus the tail's; non-listed terms are counted (they are rare).
+        var terms = self.terms
+        for i in terms.indices {
+            let phrase = FTS5Expression.quote(terms[i].token)
+            if terms[i].blocks != nil {
+                terms[i].rows += Int64(try rowsMatching(phrase, above: meta.watermark, on: handle))
+            } else {
+                terms[i].rows = Int64(try rowsMatching(phrase, above: nil, on: handle))
+            }
+            terms[i].idf = ImpactBound.idf(rows: rows, having: Double(terms[i].rows))
+        }
+        let number = { (value: Double) in String(value.isFinite ? value : 0) }
+        let call = "sift_rank_df(\(q), \(number(k1)), \(number(b)), \(weights.count), "
+            + weights.map(number).joined(separator: ", ") + ", '" + terms.map { String(Int($0.qtf)) }.joined(separator: " ")
+            + "', '" + terms.map { String($0.rows) }.joined(separator: " ") + "')"
+        var best = TopList(capacity: count)
+        var scored = 0
+        var seen = Set<Int64>()
+        func score(_ sql: String, _ values: [FundamentalValue], dedupe: Bool = false) throws {
+            try handle.withStatement(sql) { stmt in
+                try handle.bind(values, to: stmt, sql: sql)
+                while try handle.step(stmt) {
+                    let rowid = sqlite3_column_int64(stmt, 0)
+                    if dedupe && !seen.insert(rowid).inserted { continue }
+                    scored += 1
+                    best.add(Scored(rowid: rowid, score: -sqlite3_column_double(stmt, 1)))
+                }
+            }
+        }
+        let select = "SELECT rowid, \(call) FROM \(q) WHERE \(q) MATCH ?"
+        let listed = terms.allSatisfy { $0.blocks != nil }
+        var complete = true
+        if requiresAll && !listed {
+            try score(select, [FundamentalValue(expression)])
+        } else {
+            var dedupe = false
+            if !listed {
+                // Any term: every row with a non-listed term first (their bounds are not in the blocks).
+                let rare = terms.filter { $0.blocks == nil }.map { FTS5Expression.quote($0.token) }.joined(separator: " OR ")
+                try score(select + " AND rowid IN (SELECT rowid FROM \(q) WHERE \(q) MATCH ?)",
+                          [FundamentalValue(expression), FundamentalValue(rare)], dedupe: true)
+                dedupe = true
+            }
+            // The tail, then the blocks by decreasing bound.
+            let range = select + " AND rowid BETWEEN ? AND ?"
+            try score(range, [FundamentalValue(expression), FundamentalValue(meta.watermark + 1), FundamentalValue(Int64.max)],
+                      dedupe: dedupe)
+            let stride = 2 * weights.count
+            let blockCount = Int(meta.watermark / meta.block) + 1
+            var bounds: [(block: Int, bound: Double)] = []
+            bounds.reserveCapacity(blockCount)
+            let listedTerms = terms.filter { $0.blocks != nil && $0.qtf > 0 }
+            for j in 0..<blockCount {
+                var total = 0.0, missing = false
+                for term in listedTerms {
+                    guard let blocks = term.blocks, (j + 1) * stride <= blocks.count else { missing = true; break }
+                    let contribution = blocks.withUnsafeBufferPointer { bound.contribution($0.baseAddress! + j * stride, qtf: term.qtf, idf: term.idf) }
+                    if contribution == 0 && requiresAll { missing = true; break }
+                    total += contribution
+                }
+                if !missing && total > 0 { bounds.append((j, total)) }
+            }
+            bounds.sort { $0.bound > $1.bound }
+            for (j, blockBound) in bounds {
+                if best.isFull, let threshold = best.threshold, blockBound <= threshold {
+                    complete = false
+                    break
+                }
+                let low = Int64(j) * meta.block, high = min(meta.watermark, low + meta.block - 1)
+                try score(range, [FundamentalValue(expression), FundamentalValue(low), FundamentalValue(high)], dedupe: dedupe)
+            }
+        }
+        var total: Int?, lowerBound = false
+        if countTotal {
+            if complete {
+                total = scored
+            } else {
+                let counted = try handle.withStatement(
+                    "SELECT count(*) FROM (SELECT 1 FROM \(q) WHERE \(q) MATCH ? LIMIT \(Self.exactTotalLimit + 1))") { stmt in
+                    try handle.bind([FundamentalValue(expression)], to: stmt, sql: "")
+                    return try handle.step(stmt) ? Int(sqlite3_column_int64(stmt, 0)) : 0
+                }
+                if counted <= Self.exactTotalLimit {
+                    total = counted
+                } else if terms.count == 1 {
+                    total = Int(terms[0].rows)
+                } else {
+                    lowerBound = true
+                    total = max(counted, scored, requiresAll ? 0 : Int(terms.map(\.rows).max() ?? 0))
+                }
+            }
+        }
+        return (best.sorted, total, lowerBound)
+    }
+
+    /// Rows matching `phrase`, above `rowid` when given.
+    private func rowsMatching(_ phrase: String, above rowid: Int64?, on handle: Handle) throws -> Int {
+        let q = SQLBuilder.quote(index)
+        let sql = "SELECT count(*) FROM \(q) WHERE \(q) MATCH ?" + (rowid == nil ? "" : " AND rowid > ?")
+        return try handle.withStatement(sql) { stmt in
+            try handle.bind([FundamentalValue(phrase)] + (rowid.map { [FundamentalValue($0)] } ?? []), to: stmt, sql: sql)
+            return try handle.step(stmt) ? Int(sqlite3_column_int64(stmt, 0)) : 0
+        }
+    }
+}
+
+/// The best rows seen so far, at most `capacity`, kept sorted best first (capacity is small: a page of hits).
+struct TopList {
+    let capacity: Int
+    private(set) var sorted: [TopKSearch.Scored] = []
+
+    init(capacity: Int) { self.capacity = max(0, capacity) }
+
+    var isFull: Bool { sorted.count >= capacity }
+    /// The k-th score once full.
+    var threshold: Double? { isFull ? sorted.last?.score : nil }
+
+    mutating func add(_ row: TopKSearch.Scored) {
+        if isFull, let last = sorted.last, row.score <= last.score { return }
+        var low = 0, high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sorted[mid].score >= row.score { low = mid + 1 } else { high = mid }
+        }
+        sorted.insert(row, at: low)
+        if sorted.count > capacity { sorted.removeLast() }
+    }
+}
+
+extension Database {
+    /// The pruned search (`TopKSearch`) when it applies to this query, else nil (the caller runs FTS5's plan).
+    func prunedSearch<Object: TableDecodable>(_ tree: FTS5Expression, _ phraseWeights: [Int]?, _ info: FTSTableInfo,
+                                              _ type: Object.Type, _ condition: Condition?, _ options: SearchOptions,
+                                              on handle: Handle) throws -> SearchResults<Object>? {
+        guard condition == nil, options.limit > 0, options.offset >= 0, let content = info.content,
+              let plan = try TopKSearch.plan(tree, phraseWeights, info, options, on: handle) else { return nil }
+        let found = try plan.run(count: options.offset + options.limit, countTotal: options.countTotal, on: handle)
+        let page = found.rows.dropFirst(options.offset)
+        // The page's objects and marked-up columns, row by row (no rank column: FTS5's would count every row).
+        let binding = Object.CodingKeys.objectRelationalMapping
+        let q = SQLBuilder.quote, index = q(info.name), source = q(content.table)
+        let position = { (column: String) in info.columns.firstIndex(of: column) ?? 0 }
+        var sql = "SELECT " + binding.columnNames.map { source + "." + q($0) }.joined(separator: ", ")
+        var values: [FundamentalValue] = []
+        for name in options.highlight {
+            sql += ", highlight(\(index), \(position(name)), ?, ?)"
+            values += [FundamentalValue(options.markers.open), FundamentalValue(options.markers.close)]
+        }
+        for name in options.snippet {
+            sql += ", snippet(\(index), \(position(name)), ?, ?, ?, \(min(64, max(1, options.snippetTokens))))"
+            values += [FundamentalValue(options.markers.open), FundamentalValue(options.markers.close), FundamentalValue(options.ellipsis)]
+        }
+        sql += " FROM \(index) JOIN \(source) ON \(source).\(q(content.rowid)) = \(index).rowid WHERE \(index) MATCH ? AND \(index).rowid = ?"
+        let decoder = RowDecoder(binding: binding, ordinals: Array(binding.keys.indices))
+        let base = Int32(binding.keys.count)
+        var hits: [SearchHit<Object>] = []
+        try handle.withStatement(sql) { stmt in
+            for row in page {
+                try handle.bind(values + [FundamentalValue(plan.expression), FundamentalValue(row.rowid)], to: stmt, sql: sql)
+                defer { sqlite3_reset(stmt) }
+                guard try handle.step(stmt) else { continue }
+                let object = try decoder.decode(Object.self, from: stmt)
+                var highlights: [String: String] = [:], snippets: [String: String] = [:]
+                var column = base
+                for name in options.highlight { highlights[name] = RawStatement.text(stmt, column); column += 1 }
+                for name in options.snippet { snippets[name] = RawStatement.text(stmt, column); column += 1 }
+                hits.append(SearchHit(object: object, rowid: row.rowid, score: row.score, highlights: highlights, snippets: snippets))
+            }
+        }
+        return SearchResults(hits: hits, totalCount: found.total, expression: plan.expression,
+                             totalCountIsLowerBound: found.totalIsLowerBound)
+    }
+}
