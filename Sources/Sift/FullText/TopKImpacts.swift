@@ -8,10 +8,10 @@ import Foundation
 /// terms, whose rows a search cannot afford to score one by one) `<index>_sift_impacts` holds
 /// - `df`: the number of rows with rowid <= `watermark` containing the term (what sift_rank's idf needs, so
 ///   the search never counts a frequent term's rows), and
-/// - `blocks`: per block of `block` consecutive rowids, per column c, two bytes: the largest count of the term
-///   in c over the block's rows (255: too many to say, no bound) and the largest count / column length,
-///   rounded up to 1/255ths. Together they bound the term's BM25F contribution in every row of the block for
-///   any k1, b, column weights and average lengths (see `ImpactBound`).
+/// - `blocks`: per block of `block` consecutive rowids, `ImpactBlock.stride` bytes: the largest count of the
+///   term in a row (all columns together), and per column the largest count in it and the shortest length of
+///   it among the rows holding the term there. They bound the term's BM25F contribution in every row of the
+///   block for any k1, b, column weights and average lengths (see `ImpactBound`).
 ///
 /// `<index>_sift_topk` holds one row: `watermark` (rows above it are the *tail*: not in the blocks, always
 /// scored), `block`, and `valid`. A delete, an update or an insert at or below the watermark clears `valid` in
@@ -121,7 +121,7 @@ struct TopKImpacts {
                              into blocks: inout [UInt8], on handle: Handle) throws -> Int64 {
         let q = SQLBuilder.quote(index)
         let sql = "SELECT rowid, sift_doc_stats(\(q)) FROM \(q) WHERE \(q) MATCH ? AND rowid BETWEEN ? AND ?"
-        let stride = 2 * meta.columns
+        let stride = ImpactBlock.stride(columns: meta.columns)
         var found: Int64 = 0
         try handle.withStatement(sql) { stmt in
             try handle.bind([FundamentalValue(FTS5Expression.quote(term)), FundamentalValue(rows.lowerBound),
@@ -132,16 +132,7 @@ struct TopKImpacts {
                 guard let stats = sqlite3_column_blob(stmt, 1), Int(sqlite3_column_bytes(stmt, 1)) >= 8 * meta.columns,
                       base + stride <= blocks.count else { continue }
                 found += 1
-                let values = stats.assumingMemoryBound(to: Int32.self)
-                for c in 0..<meta.columns {
-                    let count = Int(values[2 * c]), length = Int(values[2 * c + 1])
-                    guard count > 0 else { continue }
-                    let capped = UInt8(min(255, count))
-                    // count / length rounded up to 1/255ths: never below the true ratio.
-                    let ratio = UInt8(min(255, (255 * count + max(1, length) - 1) / max(1, length)))
-                    if capped > blocks[base + 2 * c] { blocks[base + 2 * c] = capped }
-                    if ratio > blocks[base + 2 * c + 1] { blocks[base + 2 * c + 1] = ratio }
-                }
+                ImpactBlock.add(stats.assumingMemoryBound(to: Int32.self), columns: meta.columns, into: &blocks, at: base)
             }
         }
         return found
@@ -153,16 +144,18 @@ struct TopKImpacts {
     static func problems(_ index: String, on handle: Handle) throws -> [String] {
         guard let meta = try meta(index, on: handle), meta.valid else { return [] }
         var problems: [String] = []
-        let stride = 2 * meta.columns
+        let width = ImpactBlock.stride(columns: meta.columns)
         try handle.withStatement("SELECT term, df, blocks FROM \(SQLBuilder.quote(termsTable(index)))") { stmt in
             while try handle.step(stmt) {
                 let term = RawStatement.text(stmt, 0), stored = sqlite3_column_int64(stmt, 1)
                 let count = Int(sqlite3_column_bytes(stmt, 2))
                 let blob = sqlite3_column_blob(stmt, 2).map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
-                var fresh = [UInt8](repeating: 0, count: (Int(meta.watermark / meta.block) + 1) * stride)
+                var fresh = [UInt8](repeating: 0, count: (Int(meta.watermark / meta.block) + 1) * width)
                 let rows = try scan(term, in: index, rows: 0...meta.watermark, meta, into: &fresh, on: handle)
                 if rows != stored { problems.append("impacts: \(term) is in \(rows) rows, \(stored) recorded") }
-                if blob.count < fresh.count || zip(fresh, blob).contains(where: { $0 > $1 }) {
+                if blob.count < fresh.count || !stride(from: 0, to: fresh.count, by: width).allSatisfy({ base in
+                    ImpactBlock.covers(stored: blob, fresh: fresh, at: base, columns: meta.columns)
+                }) {
                     problems.append("impacts: the block maxima of \(term) are below its counts")
                 }
             }
@@ -224,7 +217,7 @@ struct TopKImpacts {
                 }
             }
         }
-        let stride = 2 * meta.columns
+        let stride = ImpactBlock.stride(columns: meta.columns)
         let blockCount = Int(top / meta.block) + 1
         let save = "INSERT OR REPLACE INTO \(q(termsTable(index.index)))(term, df, blocks) VALUES(?, ?, ?)"
         for var entry in terms {
@@ -240,5 +233,44 @@ struct TopKImpacts {
             }
         }
         try handle.execute("UPDATE \(q(metaTable(index.index))) SET watermark = ?", [FundamentalValue(top)])
+    }
+}
+
+/// The impacts of one term in one block of rows, as stored: byte 0 the largest count of the term in a row (all
+/// columns), then per column c three bytes: the largest count in c, and 65,535 minus the shortest length of c
+/// (16 bits, little-endian) among the rows holding the term in c. Counts stop at 255, which means "no bound";
+/// lengths above 65,535 count as 65,535 (shorter: a larger, still valid, bound). Zero bytes: no row holds the
+/// term. Every field only grows as rows are added, so merging is a maximum.
+enum ImpactBlock {
+    static func stride(columns: Int) -> Int { 1 + 3 * columns }
+
+    /// Adds a row whose `stats` are sift_doc_stats' (count, length) per column.
+    static func add(_ stats: UnsafePointer<Int32>, columns: Int, into blocks: inout [UInt8], at base: Int) {
+        var total = 0
+        for c in 0..<columns {
+            let count = Int(stats[2 * c]), length = Int(stats[2 * c + 1])
+            guard count > 0 else { continue }
+            total += count
+            let at = base + 1 + 3 * c
+            blocks[at] = max(blocks[at], UInt8(min(255, count)))
+            let inverted = UInt16(65_535 - min(65_535, max(0, length)))
+            if inverted > UInt16(blocks[at + 1]) | UInt16(blocks[at + 2]) << 8 {
+                blocks[at + 1] = UInt8(inverted & 0xFF)
+                blocks[at + 2] = UInt8(inverted >> 8)
+            }
+        }
+        blocks[base] = max(blocks[base], UInt8(min(255, total)))
+    }
+
+    /// Whether the `stored` block bounds everything the `fresh` one (recomputed from the rows) holds.
+    static func covers(stored: [UInt8], fresh: [UInt8], at base: Int, columns: Int) -> Bool {
+        guard stored[base] >= fresh[base] else { return false }
+        for c in 0..<columns {
+            let at = base + 1 + 3 * c
+            let storedLength = UInt16(stored[at + 1]) | UInt16(stored[at + 2]) << 8
+            let freshLength = UInt16(fresh[at + 1]) | UInt16(fresh[at + 2]) << 8
+            if stored[at] < fresh[at] || storedLength < freshLength { return false }
+        }
+        return true
     }
 }

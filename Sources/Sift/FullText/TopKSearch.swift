@@ -2,38 +2,57 @@ import CSQLite
 import Foundation
 
 /// The upper bound of one term's BM25F contribution (sift_rank's formula, see ``Ranking``) in any row of a
-/// block, from the block's impacts: the one place bounds are computed.
+/// block, from the block's impacts (`ImpactBlock`): the one place bounds are computed.
 ///
-/// Per column c the block stores T (the largest count of the term in c) and Q (the largest count / length of
-/// c, rounded up to 1/255ths). In a row with count t <= T and length l >= t / Q the column's normalized count
-/// t / (1 - b + b * l / avglen) is at most t / (1 - b + b * t / (Q * avglen)), which grows with t: at most
-/// u(c) = T / (1 - b + b * T / (Q * avglen)). So tf~ <= U = sum of weight(c) * u(c), and as x / (k1 + x)
-/// grows with x the contribution is at most qtf * idf * U / (k1 + U), itself below the free universal bound
-/// qtf * idf (returned when a count is too large to store, T = 255).
+/// A row of the block holds the term at most T(c) times in column c and at most S times in all, and a column
+/// holding it is at least L(c) tokens long. As b >= 0, its normalized count in c is at most
+/// a(c) * count(c) with a(c) = weight(c) / (1 - b + b * L(c) / avglen(c)), so tf~ is at most the largest
+/// sum of a(c) * x(c) over 0 <= x(c) <= T(c) with the x(c) summing to at most S: filling the columns of the
+/// largest a(c) first. As x / (k1 + x) grows with x, the contribution is at most qtf * idf * P / (k1 + P) for
+/// that bound P; and always below qtf * idf (the free universal bound, used when a count is too large to store).
+/// The arithmetic follows sift_rank's, so a block's bound equals the score of a row that reaches it in every
+/// field; the search treats bounds within a relative 1e-9 of the k-th score as ties.
 struct ImpactBound {
     let k1: Double
     let b: Double
     let weights: [Double]
     let averageLengths: [Double]
+    /// Scratch: the columns' coefficients and counts.
+    private var terms: [(a: Double, count: Int)] = []
 
-    /// The bound for a term of query weight `qtf` and `idf` in the block whose 2 * columns impact bytes start at
-    /// `bytes`; 0 when the term is in no row of the block.
-    func contribution(_ bytes: UnsafePointer<UInt8>, qtf: Double, idf: Double) -> Double {
-        var pseudo = 0.0
-        for c in 0..<weights.count {
-            let most = bytes[2 * c]
-            if most == 0 || weights[c] <= 0 || averageLengths[c] <= 0 { continue }
-            if most == 255 { return universal(qtf: qtf, idf: idf) }
-            let count = Double(most), ratio = Double(bytes[2 * c + 1]) / 255
-            pseudo += weights[c] * count / (1 - b + b * count / (ratio * averageLengths[c]))
-        }
-        guard pseudo > 0 else { return 0 }
-        // A relative margin covers the rounding of sift_rank's own arithmetic.
-        return min(universal(qtf: qtf, idf: idf), qtf * idf * pseudo / (k1 + pseudo) * (1 + 1e-9))
+    init(k1: Double, b: Double, weights: [Double], averageLengths: [Double]) {
+        self.k1 = k1
+        self.b = b
+        self.weights = weights
+        self.averageLengths = averageLengths
+        terms.reserveCapacity(weights.count)
     }
 
-    /// The bound that holds for every row: x / (k1 + x) < 1.
-    func universal(qtf: Double, idf: Double) -> Double { qtf * idf * (1 + 1e-9) }
+    /// The bound for a term of query weight `qtf` and `idf` in the block whose impact bytes start at `bytes`;
+    /// 0 when the term is in no row of the block.
+    mutating func contribution(_ bytes: UnsafePointer<UInt8>, qtf: Double, idf: Double) -> Double {
+        let total = Int(bytes[0])
+        guard total > 0 else { return 0 }
+        terms.removeAll(keepingCapacity: true)
+        var unbounded = total == 255
+        for c in 0..<weights.count {
+            let most = Int(bytes[1 + 3 * c])
+            if most == 0 || weights[c] <= 0 || averageLengths[c] <= 0 { continue }
+            if most == 255 { unbounded = true; break }
+            let length = 65_535 - (Int(bytes[2 + 3 * c]) | Int(bytes[3 + 3 * c]) << 8)
+            terms.append((weights[c] / (1 - b + b * Double(length) / averageLengths[c]), most))
+        }
+        if unbounded { return qtf * idf }
+        terms.sort { $0.a > $1.a }
+        var pseudo = 0.0, left = total
+        for term in terms where left > 0 {
+            let taken = min(left, term.count)
+            pseudo += term.a * Double(taken)
+            left -= taken
+        }
+        guard pseudo > 0 else { return 0 }
+        return qtf * idf * pseudo / (k1 + pseudo)
+    }
 
     /// Lucene's idf, as sift_rank computes it.
     static func idf(rows: Double, having: Double) -> Double { log(1.0 + (rows - having + 0.5) / (having + 0.5)) }
@@ -122,7 +141,7 @@ struct TopKSearch {
         }
         guard let stats, stats.count == weights.count + 1 else { return ([], countTotal ? 0 : nil, false) }
         let rows = stats[0]
-        let bound = ImpactBound(k1: k1, b: b, weights: weights,
+        var bound = ImpactBound(k1: k1, b: b, weights: weights,
                                 averageLengths: stats.dropFirst().map { rows > 0 ? $0 / rows : 0 })
         // Row counts: the stored ones plus the tail's; non-listed terms are counted (they are rare).
         var terms = self.terms
@@ -171,7 +190,7 @@ struct TopKSearch {
             let range = select + " AND rowid BETWEEN ? AND ?"
             try score(range, [FundamentalValue(expression), FundamentalValue(meta.watermark + 1), FundamentalValue(Int64.max)],
                       dedupe: dedupe)
-            let stride = 2 * weights.count
+            let stride = ImpactBlock.stride(columns: weights.count)
             let blockCount = Int(meta.watermark / meta.block) + 1
             var bounds: [(block: Int, bound: Double)] = []
             bounds.reserveCapacity(blockCount)
@@ -180,7 +199,9 @@ struct TopKSearch {
                 var total = 0.0, missing = false
                 for term in listedTerms {
                     guard let blocks = term.blocks, (j + 1) * stride <= blocks.count else { missing = true; break }
-                    let contribution = blocks.withUnsafeBufferPointer { bound.contribution($0.baseAddress! + j * stride, qtf: term.qtf, idf: term.idf) }
+                    let contribution = blocks.withUnsafeBufferPointer { buffer in
+                        buffer.baseAddress.map { bound.contribution($0 + j * stride, qtf: term.qtf, idf: term.idf) } ?? 0
+                    }
                     if contribution == 0 && requiresAll { missing = true; break }
                     total += contribution
                 }
@@ -188,7 +209,8 @@ struct TopKSearch {
             }
             bounds.sort { $0.bound > $1.bound }
             for (j, blockBound) in bounds {
-                if best.isFull, let threshold = best.threshold, blockBound <= threshold {
+                // Rows of a block bounded by the k-th score (within rounding) could at best tie with it.
+                if best.isFull, let threshold = best.threshold, blockBound <= threshold + 1e-9 * max(1, abs(threshold)) {
                     complete = false
                     break
                 }
