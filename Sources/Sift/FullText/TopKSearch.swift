@@ -155,9 +155,13 @@ struct TopKSearch {
             terms[i].idf = ImpactBound.idf(rows: rows, having: Double(terms[i].rows))
         }
         let number = { (value: Double) in String(value.isFinite ? value : 0) }
-        let call = "sift_rank_df(\(q), \(number(k1)), \(number(b)), \(weights.count), "
-            + weights.map(number).joined(separator: ", ") + ", '" + terms.map { String(Int($0.qtf)) }.joined(separator: " ")
-            + "', '" + terms.map { String($0.rows) }.joined(separator: " ") + "')"
+        // The rank call for the expression, after `ignored` leading phrases that weigh nothing (see below).
+        func rankCall(ignoring ignored: Int) -> String {
+            "sift_rank_df(\(q), \(number(k1)), \(number(b)), \(weights.count), " + weights.map(number).joined(separator: ", ")
+                + ", '" + (Array(repeating: "0", count: ignored) + terms.map { String(Int($0.qtf)) }).joined(separator: " ")
+                + "', '" + (Array(repeating: "-", count: ignored) + terms.map { String($0.rows) }).joined(separator: " ") + "')"
+        }
+        let call = rankCall(ignoring: 0)
         var best = TopList(capacity: count)
         var scored = 0
         var seen = Set<Int64>()
@@ -208,14 +212,45 @@ struct TopKSearch {
                 if !missing && total > 0 { bounds.append((j, total)) }
             }
             bounds.sort { $0.bound > $1.bound }
+            var parts: [(token: String, bound: Double)] = []
             for (j, blockBound) in bounds {
                 // Rows of a block bounded by the k-th score (within rounding) could at best tie with it.
-                if best.isFull, let threshold = best.threshold, blockBound <= threshold + 1e-9 * max(1, abs(threshold)) {
+                let tolerance = { (threshold: Double) in threshold + 1e-9 * max(1, abs(threshold)) }
+                if best.isFull, let threshold = best.threshold, blockBound <= tolerance(threshold) {
                     complete = false
                     break
                 }
                 let low = Int64(j) * meta.block, high = min(meta.watermark, low + meta.block - 1)
-                try score(range, [FundamentalValue(expression), FundamentalValue(low), FundamentalValue(high)], dedupe: dedupe)
+                // Any term (MaxScore within the block): the terms whose bounds, smallest first, add up to at most
+                // the k-th score cannot lift a row above it alone, so only rows holding another term are scored
+                // (an expression requiring one of those, its phrases weighing nothing, before the query's own).
+                var restricted: [String] = []
+                if !requiresAll, best.isFull, let threshold = best.threshold {
+                    parts.removeAll(keepingCapacity: true)
+                    for term in listedTerms {
+                        let contribution = term.blocks.map { blocks in
+                            blocks.withUnsafeBufferPointer { buffer in
+                                buffer.baseAddress.map { bound.contribution($0 + j * stride, qtf: term.qtf, idf: term.idf) } ?? 0
+                            }
+                        } ?? 0
+                        parts.append((term.token, contribution))
+                    }
+                    parts.sort { $0.bound < $1.bound }
+                    var sum = 0.0
+                    for part in parts {
+                        sum += part.bound
+                        if sum > tolerance(threshold) { restricted.append(FTS5Expression.quote(part.token)) }
+                    }
+                    if restricted.count == parts.count { restricted = [] }
+                }
+                if restricted.isEmpty {
+                    try score(range, [FundamentalValue(expression), FundamentalValue(low), FundamentalValue(high)], dedupe: dedupe)
+                } else {
+                    complete = false
+                    let required = "(" + restricted.joined(separator: " OR ") + ") AND " + expression
+                    try score("SELECT rowid, \(rankCall(ignoring: restricted.count)) FROM \(q) WHERE \(q) MATCH ? AND rowid BETWEEN ? AND ?",
+                              [FundamentalValue(required), FundamentalValue(low), FundamentalValue(high)], dedupe: dedupe)
+                }
             }
         }
         var total: Int?, lowerBound = false
