@@ -94,7 +94,7 @@ final class FullTextSettings: Sendable {
 
     /// From how many rows a synced index gets impacts, from how many rows a term is listed in them, and the
     /// rowids per block (`TopKImpacts`); tests lower them.
-    let impactSizes = Locked((rows: 20_000, listed: 1_000, block: Int64(256)))
+    let impactSizes = Locked((rows: 20_000, listed: 100, block: Int64(256)))
 
     /// See ``Database/fullTextBulkThreshold``.
     var bulkThreshold: Int {

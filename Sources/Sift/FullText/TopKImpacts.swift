@@ -19,8 +19,8 @@ import Foundation
 /// exhaustive plan until `rebuild(index:)` or `optimize(index:)` rebuilds them. A bulk insert above the
 /// watermark extends them (counts and blocks of the new rows) in its transaction.
 struct TopKImpacts {
-    /// Terms in fewer rows than this are not listed: scoring every one of their rows is cheap (1,000, or 0.5%
-    /// of the rows in a larger index).
+    /// Terms in fewer rows than this are not listed: scoring every one of their rows is cheap (0.5% of the rows,
+    /// at least 100).
     static func minimumRows(forRows rows: Int, on handle: Handle) -> Int {
         max(handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.listed }, rows / 200)
     }
@@ -96,9 +96,9 @@ struct TopKImpacts {
     }
 
     /// Keeps the impacts in step with a bulk insert of `rowids` (sorted) into the index, in its transaction:
-    /// extends them over new rows above the watermark, clears `valid` for rows at or below it, rebuilds them
-    /// when the index has doubled since they were built (new frequent terms), and creates them once the index
-    /// reaches `automaticRows`.
+    /// extends them over new rows above the watermark, clears `valid` for rows at or below it, and creates them
+    /// once the index reaches `automaticRows`. (Terms that become frequent later are listed by the next
+    /// `rebuild(index:)` or `optimize(index:)` of stale impacts; until then their rows are scored one by one.)
     static func follow(bulkInsertOf rowids: [Int64], into index: SyncedIndex, on handle: Handle) throws {
         guard let first = rowids.first else { return }
         guard let meta = try meta(index.index, on: handle) else {
@@ -108,10 +108,51 @@ struct TopKImpacts {
         guard meta.valid else { return }
         if first <= meta.watermark {
             try handle.execute(invalidateSQL(index.index), [FundamentalValue(first)])
-        } else if try rowCount(index.index, on: handle) >= 2 * meta.builtRows {
-            try build(index, on: handle)
         } else {
             try extend(index, on: handle)
+        }
+    }
+
+    /// Tokenizes the content rows with rowids in `rows` as FTS5 indexed them (same tokenizer, same text, a column's
+    /// length counted as FTS5 counts it: tokens not colocated with the previous one) and calls `body` for every
+    /// listed term (its index in `positions`) a row holds, with the row's sift_doc_stats-like (count, length) per
+    /// column. One pass over the new rows' text instead of one index scan per listed term.
+    private static func collect(_ index: SyncedIndex, rows: ClosedRange<Int64>, columns: Int, _ positions: [String: Int],
+                                on handle: Handle, _ body: (Int, Int64, UnsafePointer<Int32>) -> Void) throws {
+        let tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
+        let q = SQLBuilder.quote
+        let sql = "SELECT \(q(index.rowidColumn)), " + index.columns.map(q).joined(separator: ", ")
+            + " FROM \(q(index.content)) WHERE \(q(index.rowidColumn)) BETWEEN ? AND ?"
+        var counts: [Int: [Int32]] = [:]
+        var lengths = [Int32](repeating: 0, count: columns)
+        var stats = [Int32](repeating: 0, count: 2 * columns)
+        try handle.withStatement(sql) { stmt in
+            try handle.bind([FundamentalValue(rows.lowerBound), FundamentalValue(rows.upperBound)], to: stmt, sql: sql)
+            while try handle.step(stmt) {
+                let rowid = sqlite3_column_int64(stmt, 0)
+                counts.removeAll(keepingCapacity: true)
+                for c in 0..<columns {
+                    var length: Int32 = 0
+                    if sqlite3_column_type(stmt, Int32(c + 1)) != SQLITE_NULL {
+                        try tokenizer.tokenize(RawStatement.text(stmt, Int32(c + 1)), reason: .document) { bytes, _, _, colocated in
+                            if !colocated || length == 0 { length += 1 }
+                            if let i = positions[String(decoding: bytes, as: UTF8.self)] {
+                                counts[i, default: [Int32](repeating: 0, count: columns)][c] += 1
+                            }
+                        }
+                    }
+                    lengths[c] = length
+                }
+                for (i, perColumn) in counts {
+                    for c in 0..<columns {
+                        stats[2 * c] = perColumn[c]
+                        stats[2 * c + 1] = perColumn[c] > 0 ? lengths[c] : 0
+                    }
+                    stats.withUnsafeBufferPointer { buffer in
+                        if let base = buffer.baseAddress { body(i, rowid, base) }
+                    }
+                }
+            }
         }
     }
 
@@ -219,12 +260,17 @@ struct TopKImpacts {
         }
         let stride = ImpactBlock.stride(columns: meta.columns)
         let blockCount = Int(top / meta.block) + 1
+        for i in terms.indices where terms[i].blocks.count < blockCount * stride {
+            terms[i].blocks += [UInt8](repeating: 0, count: blockCount * stride - terms[i].blocks.count)
+        }
+        var positions: [String: Int] = [:]
+        for (i, entry) in terms.enumerated() { positions[entry.term] = i }
+        try collect(index, rows: meta.watermark + 1...top, columns: meta.columns, positions, on: handle) { i, rowid, stats in
+            terms[i].df += 1
+            ImpactBlock.add(stats, columns: meta.columns, into: &terms[i].blocks, at: Int(rowid / meta.block) * stride)
+        }
         let save = "INSERT OR REPLACE INTO \(q(termsTable(index.index)))(term, df, blocks) VALUES(?, ?, ?)"
-        for var entry in terms {
-            if entry.blocks.count < blockCount * stride {
-                entry.blocks += [UInt8](repeating: 0, count: blockCount * stride - entry.blocks.count)
-            }
-            entry.df += try scan(entry.term, in: index.index, rows: meta.watermark + 1...top, meta, into: &entry.blocks, on: handle)
+        for entry in terms {
             try handle.withStatement(save) { stmt in
                 sqlite3_bind_text(stmt, 1, entry.term, -1, sift_sqlite_transient())
                 sqlite3_bind_int64(stmt, 2, entry.df)
