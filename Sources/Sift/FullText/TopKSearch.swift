@@ -134,6 +134,7 @@ struct TopKSearch {
     /// nil rows when nothing matches.
     func run(count: Int, countTotal: Bool, on handle: Handle) throws -> (rows: [Scored], total: Int?, totalIsLowerBound: Bool) {
         let q = SQLBuilder.quote(index)
+        let statementRows = handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.statementRows }
         // N and the columns' total sizes, as sift_rank sees them (from any matching row).
         let stats = try handle.withStatement("SELECT sift_stats(\(q)) FROM \(q) WHERE \(q) MATCH ? LIMIT 1") { stmt -> [Double]? in
             try handle.bind([FundamentalValue(expression)], to: stmt, sql: "")
@@ -179,7 +180,29 @@ struct TopKSearch {
         let select = "SELECT rowid, \(call) FROM \(q) WHERE \(q) MATCH ?"
         let listed = terms.allSatisfy { $0.blocks != nil }
         var complete = true
-        if requiresAll && !listed {
+        // Per block of rows, the bound of its rows' scores (blocks missing a required term left out).
+        let stride = ImpactBlock.stride(columns: weights.count)
+        let blockCount = Int(meta.watermark / meta.block) + 1
+        var bounds: [(block: Int, bound: Double)] = []
+        bounds.reserveCapacity(blockCount)
+        let listedTerms = terms.filter { $0.blocks != nil && $0.qtf > 0 }
+        for j in 0..<blockCount {
+            var total = 0.0, missing = false
+            for term in listedTerms {
+                guard let blocks = term.blocks, (j + 1) * stride <= blocks.count else { missing = true; break }
+                let contribution = blocks.withUnsafeBufferPointer { buffer in
+                    buffer.baseAddress.map { bound.contribution($0 + j * stride, qtf: term.qtf, idf: term.idf) } ?? 0
+                }
+                if contribution == 0 && requiresAll { missing = true; break }
+                total += contribution
+            }
+            if !missing && total > 0 { bounds.append((j, total)) }
+        }
+        // FTS5's own plan when it scores fewer rows than the blocks would cost statements (a statement over a
+        // block costs about as much as scoring `statementRows` rows, 30): all terms with a rare one, or only
+        // rare-ish terms.
+        let rowsToScore = requiresAll ? terms.map(\.rows).min() ?? 0 : terms.reduce(0) { $0 + $1.rows }
+        if (requiresAll && !listed) || rowsToScore < Int64(statementRows * bounds.count) {
             try score(select, [FundamentalValue(expression)])
         } else {
             var dedupe = false
@@ -194,23 +217,6 @@ struct TopKSearch {
             let range = select + " AND rowid BETWEEN ? AND ?"
             try score(range, [FundamentalValue(expression), FundamentalValue(meta.watermark + 1), FundamentalValue(Int64.max)],
                       dedupe: dedupe)
-            let stride = ImpactBlock.stride(columns: weights.count)
-            let blockCount = Int(meta.watermark / meta.block) + 1
-            var bounds: [(block: Int, bound: Double)] = []
-            bounds.reserveCapacity(blockCount)
-            let listedTerms = terms.filter { $0.blocks != nil && $0.qtf > 0 }
-            for j in 0..<blockCount {
-                var total = 0.0, missing = false
-                for term in listedTerms {
-                    guard let blocks = term.blocks, (j + 1) * stride <= blocks.count else { missing = true; break }
-                    let contribution = blocks.withUnsafeBufferPointer { buffer in
-                        buffer.baseAddress.map { bound.contribution($0 + j * stride, qtf: term.qtf, idf: term.idf) } ?? 0
-                    }
-                    if contribution == 0 && requiresAll { missing = true; break }
-                    total += contribution
-                }
-                if !missing && total > 0 { bounds.append((j, total)) }
-            }
             bounds.sort { $0.bound > $1.bound }
             var parts: [(token: String, bound: Double)] = []
             for (j, blockBound) in bounds {
