@@ -25,6 +25,8 @@ final class SyncTracker {
         /// index has none (`impactsLooked`: whether that was looked up).
         var invalidate: OpaquePointer?
         var impactsLooked = false
+        /// The impacts' watermark when looked up (rows above it are their tail).
+        var watermark = Int64.max
         deinit {
             sqlite3_finalize(insert)
             sqlite3_finalize(delete)
@@ -195,6 +197,7 @@ final class SyncTracker {
 
     func flush(on handle: Handle) throws {
         defer { discardPending() }
+        var extending: Set<Int> = []
         for change in pending {
             let target = targets[change.target]
             let statements = target.statements
@@ -211,7 +214,9 @@ final class SyncTracker {
             if !statements.impactsLooked {
                 statements.impactsLooked = true
                 // Unobserved: an observed step here would flush the changes being applied again.
-                statements.invalidate = try TopKImpacts.invalidation(target.index.index, on: handle)
+                let found = try TopKImpacts.invalidation(target.index.index, on: handle)
+                statements.invalidate = found?.statement
+                statements.watermark = found?.watermark ?? .max
             }
             if let invalidate = statements.invalidate {
                 defer { sqlite3_reset(invalidate) }
@@ -219,7 +224,18 @@ final class SyncTracker {
                     : change.oldCount > 0 ? change.oldRowid : change.newRowid
                 sqlite3_bind_int64(invalidate, 1, rowid)
                 while try handle.stepUnobserved(invalidate) {}
+                if change.newCount > 0,
+                   change.newRowid - statements.watermark > TopKImpacts.tailRows(watermark: statements.watermark, on: handle) {
+                    extending.insert(change.target)
+                }
             }
+        }
+        // Rows inserted one by one join the impacts once their tail is long enough (in this transaction, after
+        // the changes are applied: extending steps observed statements).
+        discardPending()
+        for t in extending {
+            try TopKImpacts.extend(targets[t].index, on: handle)
+            targets[t].statements.watermark = try TopKImpacts.meta(targets[t].index.index, on: handle)?.watermark ?? .max
         }
     }
 

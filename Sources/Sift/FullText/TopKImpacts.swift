@@ -60,11 +60,21 @@ struct TopKImpacts {
 
     /// The prepared invalidation (`invalidateSQL`) when the index has impacts, else nil; only unobserved steps, so
     /// the sync layer can call it while it applies row changes.
-    static func invalidation(_ index: String, on handle: Handle) throws -> OpaquePointer? {
-        let lookup = try handle.prepareUnmanaged("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
-        defer { sqlite3_finalize(lookup) }
-        sqlite3_bind_text(lookup, 1, metaTable(index), -1, sift_sqlite_transient())
-        return try handle.stepUnobserved(lookup) ? try handle.prepareUnmanaged(invalidateSQL(index)) : nil
+    static func invalidation(_ index: String, on handle: Handle) throws -> (statement: OpaquePointer, watermark: Int64)? {
+        let exists = try handle.prepareUnmanaged("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+        defer { sqlite3_finalize(exists) }
+        sqlite3_bind_text(exists, 1, metaTable(index), -1, sift_sqlite_transient())
+        guard try handle.stepUnobserved(exists) else { return nil }
+        let read = try handle.prepareUnmanaged("SELECT watermark FROM \(SQLBuilder.quote(metaTable(index)))")
+        defer { sqlite3_finalize(read) }
+        let watermark = try handle.stepUnobserved(read) ? sqlite3_column_int64(read, 0) : Int64.max
+        return (try handle.prepareUnmanaged(invalidateSQL(index)), watermark)
+    }
+
+    /// How many rows above the watermark the sync layer lets rows inserted one by one gather before it extends
+    /// the impacts over them: 1,000, or 1/64 of the watermark when larger (so extending costs a constant share).
+    static func tailRows(watermark: Int64, on handle: Handle) -> Int64 {
+        max(Int64(handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.tail }), watermark / 64)
     }
 
     /// Builds the impacts of `index` from scratch (dropping any), over every row it holds.
@@ -123,35 +133,38 @@ struct TopKImpacts {
         let q = SQLBuilder.quote
         let sql = "SELECT \(q(index.rowidColumn)), " + index.columns.map(q).joined(separator: ", ")
             + " FROM \(q(index.content)) WHERE \(q(index.rowidColumn)) BETWEEN ? AND ?"
-        var counts: [Int: [Int32]] = [:]
+        // Per listed term and column, this row's count (flat), and the terms the row touched.
+        var counts = [Int32](repeating: 0, count: positions.count * columns)
+        var touched: [Int] = []
         var lengths = [Int32](repeating: 0, count: columns)
         var stats = [Int32](repeating: 0, count: 2 * columns)
         try handle.withStatement(sql) { stmt in
             try handle.bind([FundamentalValue(rows.lowerBound), FundamentalValue(rows.upperBound)], to: stmt, sql: sql)
             while try handle.step(stmt) {
                 let rowid = sqlite3_column_int64(stmt, 0)
-                counts.removeAll(keepingCapacity: true)
                 for c in 0..<columns {
                     var length: Int32 = 0
                     if sqlite3_column_type(stmt, Int32(c + 1)) != SQLITE_NULL {
                         try tokenizer.tokenize(RawStatement.text(stmt, Int32(c + 1)), reason: .document) { bytes, _, _, colocated in
                             if !colocated || length == 0 { length += 1 }
-                            if let i = positions[String(decoding: bytes, as: UTF8.self)] {
-                                counts[i, default: [Int32](repeating: 0, count: columns)][c] += 1
-                            }
+                            guard let i = positions[String(decoding: bytes, as: UTF8.self)] else { return }
+                            if !(0..<columns).contains(where: { counts[i * columns + $0] > 0 }) { touched.append(i) }
+                            counts[i * columns + c] += 1
                         }
                     }
                     lengths[c] = length
                 }
-                for (i, perColumn) in counts {
+                for i in touched {
                     for c in 0..<columns {
-                        stats[2 * c] = perColumn[c]
-                        stats[2 * c + 1] = perColumn[c] > 0 ? lengths[c] : 0
+                        stats[2 * c] = counts[i * columns + c]
+                        stats[2 * c + 1] = counts[i * columns + c] > 0 ? lengths[c] : 0
+                        counts[i * columns + c] = 0
                     }
                     stats.withUnsafeBufferPointer { buffer in
                         if let base = buffer.baseAddress { body(i, rowid, base) }
                     }
                 }
+                touched.removeAll(keepingCapacity: true)
             }
         }
     }

@@ -75,7 +75,7 @@ final class TopKSearchTests: XCTestCase {
         let database = Database(withPath: path)
         addTeardownBlock { try? database.close { try? database.removeFiles() } }
         database.fullTextBulkThreshold = 8
-        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 200, listed: 30, block: 16, statementRows: 0) }
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 200, listed: 30, block: 16, tail: 4, statementRows: 0) }
         try database.create(table: "docs", of: TopKDoc.self)
         try database.create(virtualTable: "docs_fts", of: TopKIndexModel.self, syncedWith: "docs")
         return database
@@ -205,7 +205,7 @@ final class TopKImpactsTests: XCTestCase {
         let database = Database(withPath: path)
         addTeardownBlock { try? database.close { try? database.removeFiles() } }
         database.fullTextBulkThreshold = 8
-        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 100, listed: 20, block: 16, statementRows: 0) }
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 100, listed: 20, block: 16, tail: 1_000, statementRows: 0) }
         try database.create(table: "docs", of: TopKDoc.self)
         try database.create(virtualTable: "docs_fts", of: TopKIndexModel.self, syncedWith: "docs")
         try database.insert(objects: (0..<rows).map { TopKDoc(nil, "alpha \($0 % 7 == 0 ? "beta" : "gamma")", "alpha delta w\($0)") },
@@ -230,6 +230,21 @@ final class TopKImpactsTests: XCTestCase {
         XCTAssertTrue(problems.first?.contains("alpha") == true, "\(problems)")
         try database.rebuild(index: "docs_fts")
         XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+    }
+
+    func testRowsInsertedOneByOneJoinTheImpactsOnceTheTailIsLong() throws {
+        let database = try makeDatabase(rows: 150)
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.tail = 5 }
+        for i in 0..<5 {
+            try database.insert(objects: [TopKDoc(nil, "alpha beta", "row \(i)")], intoTable: "docs")
+        }
+        XCTAssertEqual(try meta(database)?.watermark, 150)
+        try database.insert(objects: [TopKDoc(nil, "alpha beta", "row 5")], intoTable: "docs")
+        XCTAssertEqual(try meta(database)?.watermark, 156)
+        XCTAssertEqual(try meta(database)?.valid, true)
+        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+        let results: SearchResults<TopKDoc> = try database.search("beta", in: "docs_fts", options: SearchOptions(ranking: .bm25f()))
+        XCTAssertEqual(results.totalCount, 22 + 6)
     }
 
     func testSmallIndexHasNoImpacts() throws {
