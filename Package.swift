@@ -56,7 +56,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sift-bench", dependencies: [
-            "CSQLite", "Sift", "SiftMacros", "SiftICU", "SiftEvaluation", "SiftTools",
+            "CSQLite", "Sift", "SiftMacros", "SiftICU", "SiftEvaluation", "SiftTools", "SiftRank",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Benchmarks/SiftBench"),
         // Kills Sift writers with SIGKILL and checks durability, atomicity and index consistency (Tests/CrashHarness).

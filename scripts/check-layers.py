@@ -83,7 +83,7 @@ def declarations(path):
 STANDARD = {"count", "insert", "filter", "first", "last", "contains", "append", "remove", "map", "values", "keys",
             "min", "max", "decode", "encode", "description", "index", "isEmpty", "reduce", "sorted", "joined",
             "rawValue", "container", "singleValueContainer", "unkeyedContainer", "nestedContainer", "encodeNil", "decodeNil",
-            "codingPath", "userInfo", "allKeys", "load", "resume"}  # resume: every continuation's
+            "codingPath", "userInfo", "allKeys", "load", "resume", "stride"}  # resume: every continuation's; stride: the stdlib's stride(from:to:by:)
 
 
 def main():

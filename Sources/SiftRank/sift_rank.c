@@ -5,6 +5,7 @@
 #include "../CSQLite/shim.h" /* the CSQLite target (a dependency): sqlite3.h and sift_fts5_api() */
 
 #include "sift_rank.h"
+#include "sift_topk.h"
 
 /* What does not change from row to row of one query, kept in FTS5's auxiliary-data slot. */
 typedef struct {
@@ -14,6 +15,7 @@ typedef struct {
     double *idf;    /* per phrase; negative until computed (only phrases with a weight are ever counted) */
     double *tf;     /* per phrase and column, phrase-major: this row's instance counts (scratch) */
     double *qtf;    /* per phrase: the weights parsed from `parsed` */
+    double *given;  /* per phrase: its row count n(p) when the caller passed it (sift_rank_df), else -1 */
     char *parsed;   /* the phrase-weights text qtf was parsed from (sqlite3_malloc'd), or NULL */
     int parsed_bytes;
 } rank_query;
@@ -33,7 +35,7 @@ static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *contex
 static int rank_query_new(const Fts5ExtensionApi *api, Fts5Context *fts, rank_query **out) {
     *out = NULL;
     int columns = api->xColumnCount(fts), phrases = api->xPhraseCount(fts);
-    size_t doubles = (size_t)columns + 2 * (size_t)phrases + (size_t)phrases * (size_t)columns;
+    size_t doubles = (size_t)columns + 3 * (size_t)phrases + (size_t)phrases * (size_t)columns;
     rank_query *q = sqlite3_malloc64(sizeof *q + sizeof(double) * doubles);
     if (!q) return SQLITE_NOMEM;
     q->columns = columns;
@@ -42,9 +44,10 @@ static int rank_query_new(const Fts5ExtensionApi *api, Fts5Context *fts, rank_qu
     q->idf = q->avglen + columns;
     q->tf = q->idf + phrases;
     q->qtf = q->tf + (size_t)phrases * (size_t)columns;
+    q->given = q->qtf + phrases;
     q->parsed = NULL;
     q->parsed_bytes = 0;
-    for (int p = 0; p < phrases; p++) q->idf[p] = -1;
+    for (int p = 0; p < phrases; p++) q->idf[p] = q->given[p] = -1;
     int rc = api->xRowCount(fts, &q->rows);
     for (int c = 0; rc == SQLITE_OK && c < columns; c++) {
         sqlite3_int64 total = 0;
@@ -60,8 +63,8 @@ static int rank_query_new(const Fts5ExtensionApi *api, Fts5Context *fts, rank_qu
 /* Lucene's idf of phrase p, counted on first use and kept for the rest of the query. */
 static int phrase_idf(const Fts5ExtensionApi *api, Fts5Context *fts, rank_query *q, int p, double *idf) {
     if (q->idf[p] < 0) {
-        sqlite3_int64 n = 0;
-        int rc = api->xQueryPhrase(fts, p, &n, count_row);
+        sqlite3_int64 n = q->given[p] >= 0 ? (sqlite3_int64)q->given[p] : 0;
+        int rc = q->given[p] >= 0 ? SQLITE_OK : api->xQueryPhrase(fts, p, &n, count_row);
         if (rc != SQLITE_OK) return rc;
         double rows = (double)q->rows, having = (double)n;
         q->idf[p] = log(1.0 + (rows - having + 0.5) / (having + 0.5));
@@ -122,9 +125,47 @@ static int phrase_weights(sqlite3_context *context, rank_query *q, sqlite3_value
     return 1;
 }
 
-static void sift_rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
-                      sqlite3_value **argv) {
+/* Parses the phrases' row counts of sift_rank_df (its last argument) into q->given, once per query: a number
+   >= 0 or '-' (count it) per phrase. Else sets the error and returns 0. */
+static int phrase_counts(sqlite3_context *context, rank_query *q, sqlite3_value *value) {
+    /* Parsed already: a parsed count is never -1 ('-' is stored as -2). */
+    if (q->phrases == 0 || q->given[0] != -1) return 1;
+    const char *s = (const char *)sqlite3_value_text(value);
+    int p = 0;
+    for (; s && p < q->phrases; p++) {
+        while (*s == ' ') s++;
+        if (*s == '-') {
+            q->given[p] = -2;
+            s++;
+        } else {
+            if (*s < '0' || *s > '9') break;
+            double n = 0;
+            for (; *s >= '0' && *s <= '9'; s++) n = n * 10 + (*s - '0');
+            q->given[p] = n;
+        }
+        if (*s != ' ' && *s != 0) break;
+    }
+    while (s && *s == ' ') s++;
+    if (!s || p < q->phrases || *s != 0) {
+        for (int i = 0; i < q->phrases; i++) q->given[i] = -1;
+        sqlite3_result_error(context, "sift_rank_df: the last argument must hold a row count (or '-') per phrase", -1);
+        return 0;
+    }
+    return 1;
+}
+
+/* sift_rank() (with_counts 0) and sift_rank_df() (with_counts 1: one more argument, the phrases' row counts). */
+static void rank_row(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
+                     sqlite3_value **argv, int with_counts) {
     int columns = api->xColumnCount(fts), phrases = api->xPhraseCount(fts);
+    if (with_counts) {
+        if (argc != 5 + columns) {
+            sqlite3_result_error(context, "sift_rank_df: takes k1, b, ncolumns, the column weights, the phrase "
+                                          "weights and the phrase row counts", -1);
+            return;
+        }
+        argc--;
+    }
     double k1 = 1.2, b = 0.75, count = columns;
     if (argc != 0 && argc != 3 + columns && argc != 4 + columns) {
         char *message = sqlite3_mprintf(
@@ -149,6 +190,7 @@ static void sift_rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     if (rc == SQLITE_OK && (q->columns != columns || q->phrases != phrases)) rc = SQLITE_INTERNAL;
     int weighted = argc == 4 + columns;
     if (rc == SQLITE_OK && weighted && !phrase_weights(context, q, argv, 3 + columns)) return;
+    if (rc == SQLITE_OK && with_counts && !phrase_counts(context, q, argv[4 + columns])) return;
 
     /* This row's instances of each phrase in each column. */
     int instances = 0;
@@ -184,9 +226,22 @@ static void sift_rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     else sqlite3_result_double(context, score > 0 ? -score : 0.0);
 }
 
+static void sift_rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
+                      sqlite3_value **argv) {
+    rank_row(api, fts, context, argc, argv, 0);
+}
+
+static void sift_rank_df(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
+                         sqlite3_value **argv) {
+    rank_row(api, fts, context, argc, argv, 1);
+}
+
 int sift_rank_register(struct sqlite3 *db) {
     if (!db) return SQLITE_MISUSE;
     fts5_api *api = sift_fts5_api(db);
     if (!api || api->iVersion < 2) return SQLITE_ERROR;
-    return api->xCreateFunction(api, "sift_rank", NULL, sift_rank, NULL);
+    int rc = api->xCreateFunction(api, "sift_rank", NULL, sift_rank, NULL);
+    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_rank_df", NULL, sift_rank_df, NULL);
+    if (rc == SQLITE_OK) rc = sift_topk_register_functions(api);
+    return rc;
 }

@@ -65,6 +65,8 @@ extension Database {
             for sql in synced.dropTriggerSQL { try handle.execute(sql) }
             if mode == .trigger { for sql in synced.triggerSQL { try handle.execute(sql) } }
             if !existed { try handle.execute("INSERT INTO \(SQLBuilder.quote(name))(\(SQLBuilder.quote(name))) VALUES('rebuild')") }
+            // Impacts describe the rows of the index they were built for; triggers would not keep them valid.
+            if !existed || mode == .trigger { try TopKImpacts.drop(name, on: handle) }
         }
     }
 
@@ -105,11 +107,22 @@ extension Database {
         }
     }
 
-    /// Rebuilds a full-text index from its content table.
-    public func rebuild(index: String) throws { try command(index, "rebuild") }
+    /// Rebuilds a full-text index from its content table, and the score bounds Sift keeps beside a large synced
+    /// index for its pruned `.bm25f` searches (see ``SearchResults/totalCount``).
+    public func rebuild(index: String) throws {
+        try command(index, "rebuild")
+        try write { handle in try TopKImpacts.rebuild(index, on: handle) }
+    }
 
-    /// Merges all of an index's segments into one: the fastest index to query, at a one-off cost.
-    public func optimize(index: String) throws { try command(index, "optimize") }
+    /// Merges all of an index's segments into one: the fastest index to query, at a one-off cost. Also rebuilds
+    /// the score bounds of a large synced index when a delete or an update made them stale.
+    public func optimize(index: String) throws {
+        try command(index, "optimize")
+        try write { handle in
+            if let meta = try TopKImpacts.meta(index, on: handle), meta.valid { return }
+            try TopKImpacts.rebuild(index, on: handle)
+        }
+    }
 
     /// Does up to `pages` pages of incremental merge work, for writers that want to spread it out.
     public func merge(index: String, pages: Int = 500) throws { try command(index, "merge", pages) }
@@ -165,6 +178,7 @@ extension Database {
             content = try synced.map { try handle.count("SELECT count(*) FROM \(SQLBuilder.quote($0.content))") }
         }
         if let content, content != indexed { problems.append("\(indexed) rows indexed, \(content) content rows") }
+        try damage("impacts") { problems += try TopKImpacts.problems(index, on: handle) }
         return IndexVerification(indexedRows: indexed, contentRows: content, problems: problems)
     }
 

@@ -79,10 +79,15 @@ public struct SearchHit<Object> {
 public struct SearchResults<Object> {
     /// The hits, best first.
     public let hits: [SearchHit<Object>]
-    /// Every hit's count, or nil when not requested.
+    /// Every hit's count, or nil when not requested (``SearchOptions/countTotal``). Exact, except from a pruned
+    /// search (`.bm25f` on a large synced index) with more than 1,000 hits: then counting them all would cost
+    /// as much as scoring them, and it is a lower bound (``totalCountIsLowerBound``): at least 1,001, at least
+    /// the hits of the most frequent term of an any-term query, exactly the term's rows for one term.
     public let totalCount: Int?
     /// The FTS5 expression that ran, for debugging.
     public let expression: String?
+    /// Whether ``totalCount`` is a lower bound rather than the exact count (see there).
+    public internal(set) var totalCountIsLowerBound = false
 }
 
 extension Database {
@@ -113,6 +118,9 @@ extension Database {
                let expanded = try expanded(query, weighted.tree, rank, condition, by: feedback, info, tokenizer, stopwords, on: handle) {
                 weighted = expanded
                 rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
+            }
+            if let pruned = try prunedSearch(weighted.tree, weighted.weights, info, Object.self, condition, options, on: handle) {
+                return pruned
             }
             return try runSearch(weighted.tree.rendered, rank, info, Object.self, condition, options,
                                  isAdvanced: query.isAdvanced, on: handle)

@@ -21,9 +21,16 @@ final class SyncTracker {
     final class TargetStatements {
         var insert: OpaquePointer?
         var delete: OpaquePointer?
+        /// Clears the impacts' `valid` for a change at or below their watermark (`TopKImpacts`); nil when the
+        /// index has none (`impactsLooked`: whether that was looked up).
+        var invalidate: OpaquePointer?
+        var impactsLooked = false
+        /// The impacts' watermark when looked up (rows above it are their tail).
+        var watermark = Int64.max
         deinit {
             sqlite3_finalize(insert)
             sqlite3_finalize(delete)
+            sqlite3_finalize(invalidate)
         }
     }
 
@@ -190,6 +197,7 @@ final class SyncTracker {
 
     func flush(on handle: Handle) throws {
         defer { discardPending() }
+        var extending: Set<Int> = []
         for change in pending {
             let target = targets[change.target]
             let statements = target.statements
@@ -203,6 +211,31 @@ final class SyncTracker {
                     try apply(insert, change.newRowid, change.start + change.oldCount, change.newCount, on: handle)
                 }
             }
+            if !statements.impactsLooked {
+                statements.impactsLooked = true
+                // Unobserved: an observed step here would flush the changes being applied again.
+                let found = try TopKImpacts.invalidation(target.index.index, on: handle)
+                statements.invalidate = found?.statement
+                statements.watermark = found?.watermark ?? .max
+            }
+            if let invalidate = statements.invalidate {
+                defer { sqlite3_reset(invalidate) }
+                let rowid = change.oldCount > 0 && change.newCount > 0 ? min(change.oldRowid, change.newRowid)
+                    : change.oldCount > 0 ? change.oldRowid : change.newRowid
+                sqlite3_bind_int64(invalidate, 1, rowid)
+                while try handle.stepUnobserved(invalidate) {}
+                if change.newCount > 0,
+                   change.newRowid - statements.watermark > TopKImpacts.tailRows(watermark: statements.watermark, on: handle) {
+                    extending.insert(change.target)
+                }
+            }
+        }
+        // Rows inserted one by one join the impacts once their tail is long enough (in this transaction, after
+        // the changes are applied: extending steps observed statements).
+        discardPending()
+        for t in extending {
+            try TopKImpacts.extend(targets[t].index, on: handle)
+            targets[t].statements.watermark = try TopKImpacts.meta(targets[t].index.index, on: handle)?.watermark ?? .max
         }
     }
 
@@ -243,6 +276,11 @@ final class SyncTracker {
         endBulk()
         for target in targets where target.index.content == content {
             try Self.index(rowids, into: target.index, on: handle)
+            try TopKImpacts.follow(bulkInsertOf: rowids, into: target.index, on: handle)
+            // It may have created them: look again at the next change.
+            sqlite3_finalize(target.statements.invalidate)
+            target.statements.invalidate = nil
+            target.statements.impactsLooked = false
         }
     }
 

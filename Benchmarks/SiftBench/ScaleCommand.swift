@@ -1,0 +1,232 @@
+import ArgumentParser
+import CSQLite
+import Foundation
+import Sift
+import SiftRank
+
+/// `sift-bench scale`: search at a large size. Indexes the `ScaleCorpus` through Sift's sync layer and into a
+/// raw FTS5 table (each in a child process, whose peak RSS is its VmHWM), then times top-20 searches of both
+/// query kinds through `database.search` and through raw `MATCH ... ORDER BY rank LIMIT 20`, and checks every
+/// Sift result against exhaustive scoring with the same ranking function.
+struct ScaleCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scale",
+        abstract: "Index N x 100,000 generated documents (Sift sync layer and raw FTS5) and time top-20 searches.",
+        discussion: """
+            Documents: a 5-word title and a 30-word body, words Zipf-distributed over a 50,000-word vocabulary \
+            (seeded). Each indexing run is a child process (`scale-index`): the rate counts the insert calls only \
+            (not the generation), the peak RSS is the child's VmHWM at its end. Queries: --queries of each kind, \
+            top 20 objects; Sift with `.bm25f()` ranking and default options otherwise (totals on); FTS5 scoring \
+            every match with sift_rank() and sorting (`rank MATCH 'sift_rank(...)' ORDER BY rank LIMIT 20`, Sift's \
+            plan before pruning); raw FTS5 with its default bm25. Every Sift result is checked against the \
+            exhaustive one: equal scores rank by rank, the same rows except among those tied with the 20th.
+            """)
+
+    @OptionGroup var data: DataScale
+
+    @Option(help: ArgumentHelp("Documents (overrides --scale; for quick runs).", valueName: "n"))
+    var documents: Int?
+
+    @Option(help: ArgumentHelp("Queries of each kind.", valueName: "n"))
+    var queries = 100
+
+    @Option(help: ArgumentHelp("Keep the databases in this folder (reused when already built).", valueName: "dir"))
+    var keep: String?
+
+    func run() throws {
+        try runCommand(measuring: "scale") {
+            let count = documents ?? data.scale * 100_000
+            let corpus = ScaleCorpus(count: count)
+            let directory: String
+            if let keep {
+                try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
+                directory = keep
+            } else {
+                var template = Array((NSTemporaryDirectory() + "/sift-scale-XXXXXX").utf8CString)
+                guard let created = mkdtemp(&template) else { throw BenchError.checkFailed("mkdtemp failed") }
+                directory = String(cString: created)
+            }
+            defer { if keep == nil { try? FileManager.default.removeItem(atPath: directory) } }
+            let machine = MachineInfo.current()
+            print("sift-bench scale: \(count) documents, \(queries) queries per kind; \(machine.summaryLine)")
+
+            var indexing: [ScaleIndexReport] = []
+            for engine in ScaleIndexCommand.Engine.allCases {
+                let path = directory + "/\(engine.rawValue).sqlite"
+                if keep != nil, FileManager.default.fileExists(atPath: path) {
+                    print("  \(engine.rawValue): reusing \(path)")
+                    continue
+                }
+                printError("indexing \(count) documents: \(engine.rawValue) ...")
+                indexing.append(try ScaleIndexCommand.spawn(engine, path: path, documents: count))
+            }
+            if !indexing.isEmpty {
+                print("")
+                print("| indexing \(count) docs | seconds | docs/s | peak RSS (VmHWM) | file |")
+                print("|---|---|---|---|---|")
+                for report in indexing {
+                    print(String(format: "| %@ | %.1f | %.0f | %.0f MB | %.0f MB |", report.engine, report.seconds,
+                                 Double(count) / report.seconds, Double(report.peakBytes) / 1_048_576,
+                                 Double(report.fileBytes) / 1_048_576))
+                }
+            }
+            try searchPhase(corpus, directory: directory)
+        }
+    }
+
+    private func searchPhase(_ corpus: ScaleCorpus, directory: String) throws {
+        let database = Database(withPath: directory + "/sift.sqlite")
+        let raw = try RawDatabase(path: directory + "/raw.sqlite")
+        let exhaustive = try RawDatabase(path: directory + "/sift.sqlite")
+        guard sift_rank_register(exhaustive.handle) == SQLITE_OK else { throw BenchError.checkFailed("sift_rank_register") }
+        let ranking = Ranking.bm25f()
+        let options = SearchOptions(limit: 20, ranking: ranking)
+        let rawSelect = try raw.prepare("""
+            SELECT d.id, d.title, d.body FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? ORDER BY rank LIMIT 20
+            """)
+        // Sift's plan before pruning, and the reference: FTS5 scores every match with sift_rank and sorts.
+        let exhaustiveSelect = try exhaustive.prepare("""
+            SELECT d.id, d.title, d.body, fts.rank FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? \
+            AND fts.rank MATCH ? ORDER BY fts.rank LIMIT 20
+            """)
+        print("")
+        print("| top 20 of \(corpus.count) docs, ms | Sift p50 / p90 / p99 | exhaustive sift_rank p50 / p90 / p99 "
+              + "| raw FTS5 bm25 p50 / p90 / p99 | Sift exact | Sift total (mean) |")
+        print("|---|---|---|---|---|---|")
+        for kind in ScaleCorpus.QueryKind.allCases {
+            let mode: SearchQuery.Mode = kind == .zipfAll ? .allTerms : .anyTerm
+            var siftTimes: [Double] = [], rawTimes: [Double] = [], exhaustiveTimes: [Double] = []
+            var exact = 0, totals = 0, lowerBounds = 0
+            for (number, text) in corpus.queries(kind, count: queries).enumerated() {
+                let query = SearchQuery(text, mode: mode)
+                var start = DispatchTime.now().uptimeNanoseconds
+                let results = try database.search(query, in: "fts", of: Doc.self, options: options)
+                siftTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                totals += results.totalCount ?? 0
+                if results.totalCountIsLowerBound { lowerBounds += 1 }
+
+                let words = text.split(separator: " ").map { "\"\($0)\"" }
+                let rawExpression = words.joined(separator: mode == .allTerms ? " " : " OR ")
+                start = DispatchTime.now().uptimeNanoseconds
+                try withUTF8Text(rawExpression) { pointer, length in
+                    sqlite3_bind_text(rawSelect.handle, 1, pointer, length, sift_sqlite_static())
+                    defer { rawSelect.reset() }
+                    while try rawSelect.step() { _ = columnText(rawSelect.handle, 1) }
+                }
+                rawTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+
+                // The same expression and phrase weights as Sift's (distinct words: each weighs 1).
+                guard let expression = try database.expression(for: query, in: "fts", ranking: ranking) else { continue }
+                var best: [(id: Int64, score: Double)] = []
+                start = DispatchTime.now().uptimeNanoseconds
+                try withUTF8Text(expression) { pointer, length in
+                    sqlite3_bind_text(exhaustiveSelect.handle, 1, pointer, length, sift_sqlite_static())
+                    sqlite3_bind_text(exhaustiveSelect.handle, 2, "sift_rank(1.2, 0.75, 2, 1.0, 1.0)", -1, sift_sqlite_transient())
+                    defer { exhaustiveSelect.reset() }
+                    while try exhaustiveSelect.step() {
+                        _ = columnText(exhaustiveSelect.handle, 1)
+                        best.append((sqlite3_column_int64(exhaustiveSelect.handle, 0), -sqlite3_column_double(exhaustiveSelect.handle, 3)))
+                    }
+                }
+                exhaustiveTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                // Exact: the same scores rank by rank, and the same rows except among those tied with the 20th.
+                let last = best.last?.score ?? 0
+                let ids = Set(best.map(\.id))
+                let same = results.hits.count == best.count
+                    && zip(results.hits, best).allSatisfy { hit, reference in close(hit.score, reference.score) }
+                    && results.hits.allSatisfy { ids.contains($0.rowid) || close($0.score, last) }
+                if same { exact += 1 } else {
+                    printError("  NOT EXACT: \(kind.rawValue) #\(number) '\(text)': Sift "
+                               + "\(results.hits.prefix(3).map { "\($0.rowid):\($0.score)" }) vs \(best.prefix(3))")
+                }
+            }
+            let n = Double(max(1, siftTimes.count))
+            print("| \(kind.rawValue) | \(percentiles(siftTimes)) | \(percentiles(exhaustiveTimes)) | \(percentiles(rawTimes)) | "
+                  + "\(exact)/\(siftTimes.count) | " + String(format: "%.0f", Double(totals) / n)
+                  + (lowerBounds > 0 ? " (\(lowerBounds) lower bounds)" : "") + " |")
+        }
+    }
+
+    private func close(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-9 * max(1, abs(a), abs(b)) }
+
+    private func percentiles(_ times: [Double]) -> String {
+        let sorted = times.sorted()
+        func at(_ p: Double) -> Double {
+            sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)]
+        }
+        return String(format: "%.1f / %.1f / %.1f", at(0.5), at(0.9), at(0.99))
+    }
+}
+
+/// What one indexing child reports (one JSON line on its standard output).
+struct ScaleIndexReport: Codable {
+    var engine: String
+    var seconds: Double
+    var peakBytes: Int
+    var fileBytes: Int
+}
+
+/// `sift-bench scale-index`: the indexing half of `scale`, run as a child process so that its peak RSS is its own.
+struct ScaleIndexCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "scale-index", shouldDisplay: false)
+
+    enum Engine: String, CaseIterable, ExpressibleByArgument {
+        case raw, sift
+    }
+
+    @Option var engine: Engine
+    @Option var path: String
+    @Option var documents: Int
+
+    func run() throws {
+        let corpus = ScaleCorpus(count: documents)
+        var seconds = 0.0
+        func timed(_ body: () throws -> Void) rethrows {
+            let start = DispatchTime.now().uptimeNanoseconds
+            try body()
+            seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        }
+        switch engine {
+        case .raw:
+            let db = try RawDatabase(path: path)
+            try RawBaselines.createDocsTables(db)
+            for batch in corpus.batches {
+                let documents = corpus.documents(batch)
+                try timed { try RawBaselines.insertDocumentsExplicit(documents, into: db) }
+            }
+        case .sift:
+            let database = Database(withPath: path)
+            try database.create(table: "docs", of: Doc.self)
+            try database.create(virtualTable: "fts", of: DocIndex.self, syncedWith: "docs")
+            for batch in corpus.batches {
+                let documents = corpus.documents(batch).map(Doc.init)
+                try timed { try database.insert(objects: documents, intoTable: "docs") }
+            }
+            try database.close {}
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        let report = ScaleIndexReport(engine: engine.rawValue, seconds: seconds, peakBytes: MemoryProbe.peakBytes(),
+                                      fileBytes: size ?? 0)
+        print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
+    }
+
+    /// Runs `scale-index` for `engine` in a child process and returns its report.
+    static func spawn(_ engine: Engine, path: String, documents: Int) throws -> ScaleIndexReport {
+        let process = Process()
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { throw BenchError.checkFailed("cannot find this executable") }
+        process.executableURL = URL(fileURLWithPath: String(cString: buffer))
+        process.arguments = ["scale-index", "--engine", engine.rawValue, "--path", path, "--documents", String(documents)]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let line = String(decoding: output, as: UTF8.self)
+            .split(separator: "\n").last else {
+            throw BenchError.checkFailed("scale-index \(engine.rawValue) exited with \(process.terminationStatus)")
+        }
+        return try JSONDecoder().decode(ScaleIndexReport.self, from: Data(line.utf8))
+    }
+}

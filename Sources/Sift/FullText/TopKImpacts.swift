@@ -1,0 +1,335 @@
+import CSQLite
+import Foundation
+
+/// Per-term score bounds that let a search skip most rows of a large index: Sift's "impacts", kept beside a
+/// synced index in two ordinary SQLite tables and written in the same transaction as the index.
+///
+/// For every *listed* term (one in at least `minimumRows` rows when the impacts were built: the frequent
+/// terms, whose rows a search cannot afford to score one by one) `<index>_sift_impacts` holds
+/// - `df`: the number of rows with rowid <= `watermark` containing the term (what sift_rank's idf needs, so
+///   the search never counts a frequent term's rows), and
+/// - `blocks`: per block of `block` consecutive rowids, `ImpactBlock.stride` bytes: the largest count of the
+///   term in a row (all columns together), and per column the largest count in it and the shortest length of
+///   it among the rows holding the term there. They bound the term's BM25F contribution in every row of the
+///   block for any k1, b, column weights and average lengths (see `ImpactBound`).
+///
+/// `<index>_sift_topk` holds one row: `watermark` (rows above it are the *tail*: not in the blocks, always
+/// scored), `block`, and `valid`. A delete, an update or an insert at or below the watermark clears `valid` in
+/// the same transaction (the counts and maxima no longer describe the rows): searches then take FTS5's
+/// exhaustive plan until `rebuild(index:)` or `optimize(index:)` rebuilds them. A bulk insert above the
+/// watermark extends them (counts and blocks of the new rows) in its transaction.
+struct TopKImpacts {
+    /// Terms in fewer rows than this are not listed: scoring every one of their rows is cheap (0.5% of the rows,
+    /// at least 100).
+    static func minimumRows(forRows rows: Int, on handle: Handle) -> Int {
+        max(handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.listed }, rows / 200)
+    }
+    /// Below this many rows (20,000) an index gets no impacts: FTS5's plan is fast enough.
+    static func automaticRows(on handle: Handle) -> Int {
+        handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.rows }
+    }
+
+    static func metaTable(_ index: String) -> String { index + "_sift_topk" }
+    static func termsTable(_ index: String) -> String { index + "_sift_impacts" }
+
+    struct Meta {
+        var watermark: Int64
+        var block: Int64
+        var valid: Bool
+        var columns: Int
+        /// Rows in the index when the impacts were built (which terms are listed depends on it).
+        var builtRows: Int
+    }
+
+    /// The index's impacts metadata, or nil when it has none.
+    static func meta(_ index: String, on handle: Handle) throws -> Meta? {
+        guard try handle.schemaType(of: metaTable(index)) == "table" else { return nil }
+        return try handle.withStatement("SELECT watermark, block, valid, columns, built_rows FROM \(SQLBuilder.quote(metaTable(index)))") { stmt in
+            guard try handle.step(stmt) else { return nil }
+            return Meta(watermark: sqlite3_column_int64(stmt, 0), block: max(1, sqlite3_column_int64(stmt, 1)),
+                        valid: sqlite3_column_int64(stmt, 2) == 1, columns: Int(sqlite3_column_int64(stmt, 3)),
+                        builtRows: Int(sqlite3_column_int64(stmt, 4)))
+        }
+    }
+
+    /// The invalidation the sync layer runs for a row change at `rowid`: clears `valid` when the row is at or
+    /// below the watermark.
+    static func invalidateSQL(_ index: String) -> String {
+        "UPDATE \(SQLBuilder.quote(metaTable(index))) SET valid = 0 WHERE valid = 1 AND watermark >= ?"
+    }
+
+    /// The prepared invalidation (`invalidateSQL`) when the index has impacts, else nil; only unobserved steps, so
+    /// the sync layer can call it while it applies row changes.
+    static func invalidation(_ index: String, on handle: Handle) throws -> (statement: OpaquePointer, watermark: Int64)? {
+        let exists = try handle.prepareUnmanaged("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+        defer { sqlite3_finalize(exists) }
+        sqlite3_bind_text(exists, 1, metaTable(index), -1, sift_sqlite_transient())
+        guard try handle.stepUnobserved(exists) else { return nil }
+        let read = try handle.prepareUnmanaged("SELECT watermark FROM \(SQLBuilder.quote(metaTable(index)))")
+        defer { sqlite3_finalize(read) }
+        let watermark = try handle.stepUnobserved(read) ? sqlite3_column_int64(read, 0) : Int64.max
+        return (try handle.prepareUnmanaged(invalidateSQL(index)), watermark)
+    }
+
+    /// How many rows above the watermark the sync layer lets rows inserted one by one gather before it extends
+    /// the impacts over them: 1,000, or 1/64 of the watermark when larger (so extending costs a constant share).
+    static func tailRows(watermark: Int64, on handle: Handle) -> Int64 {
+        max(Int64(handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.tail }), watermark / 64)
+    }
+
+    /// Builds the impacts of `index` from scratch (dropping any), over every row it holds.
+    static func build(_ index: SyncedIndex, on handle: Handle) throws {
+        try drop(index.index, on: handle)
+        let q = SQLBuilder.quote
+        let columns = index.columns.count
+        try handle.execute("""
+            CREATE TABLE \(q(metaTable(index.index)))(id INTEGER PRIMARY KEY CHECK (id = 1), watermark INTEGER NOT NULL, \
+            block INTEGER NOT NULL, valid INTEGER NOT NULL, columns INTEGER NOT NULL, built_rows INTEGER NOT NULL)
+            """)
+        try handle.execute("CREATE TABLE \(q(termsTable(index.index)))(term TEXT PRIMARY KEY, df INTEGER NOT NULL, blocks BLOB NOT NULL) WITHOUT ROWID")
+        let rows = try rowCount(index.index, on: handle)
+        try handle.execute("INSERT INTO \(q(metaTable(index.index))) VALUES(1, 0, ?, 1, ?, ?)",
+                           [FundamentalValue(handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.block }), FundamentalValue(Int64(columns)), FundamentalValue(Int64(rows))])
+        // Only terms a query finds as themselves: their rows are exactly those `MATCH '"term"'` returns.
+        let tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
+        let terms = try frequentTerms(index.index, minimumRows: minimumRows(forRows: rows, on: handle), on: handle).filter { term in
+            try TopKImpacts.token(of: term, tokenizer) == term
+        }
+        try extend(index, listing: terms, on: handle)
+    }
+
+    /// The one token a query finds for `text`, or nil when it has none or several.
+    static func token(of text: String, _ tokenizer: TokenizerInstance) throws -> String? {
+        var tokens: [String] = []
+        try tokenizer.tokenize(text, reason: .query) { bytes, _, _, _ in tokens.append(String(decoding: bytes, as: UTF8.self)) }
+        return tokens.count == 1 ? tokens[0] : nil
+    }
+
+    /// Keeps the impacts in step with a bulk insert of `rowids` (sorted) into the index, in its transaction:
+    /// extends them over new rows above the watermark, clears `valid` for rows at or below it, and creates them
+    /// once the index reaches `automaticRows`. (Terms that become frequent later are listed by the next
+    /// `rebuild(index:)` or `optimize(index:)` of stale impacts; until then their rows are scored one by one.)
+    static func follow(bulkInsertOf rowids: [Int64], into index: SyncedIndex, on handle: Handle) throws {
+        guard let first = rowids.first else { return }
+        guard let meta = try meta(index.index, on: handle) else {
+            if try rowCount(index.index, on: handle) >= automaticRows(on: handle) { try build(index, on: handle) }
+            return
+        }
+        guard meta.valid else { return }
+        if first <= meta.watermark {
+            try handle.execute(invalidateSQL(index.index), [FundamentalValue(first)])
+        } else {
+            try extend(index, on: handle)
+        }
+    }
+
+    /// Tokenizes the content rows with rowids in `rows` as FTS5 indexed them (same tokenizer, same text, a column's
+    /// length counted as FTS5 counts it: tokens not colocated with the previous one) and calls `body` for every
+    /// listed term (its index in `positions`) a row holds, with the row's sift_doc_stats-like (count, length) per
+    /// column. One pass over the new rows' text instead of one index scan per listed term.
+    private static func collect(_ index: SyncedIndex, rows: ClosedRange<Int64>, columns: Int, _ positions: [String: Int],
+                                on handle: Handle, _ body: (Int, Int64, UnsafePointer<Int32>) -> Void) throws {
+        let tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
+        let q = SQLBuilder.quote
+        let sql = "SELECT \(q(index.rowidColumn)), " + index.columns.map(q).joined(separator: ", ")
+            + " FROM \(q(index.content)) WHERE \(q(index.rowidColumn)) BETWEEN ? AND ?"
+        // Per listed term and column, this row's count (flat), and the terms the row touched.
+        var counts = [Int32](repeating: 0, count: positions.count * columns)
+        var touched: [Int] = []
+        var lengths = [Int32](repeating: 0, count: columns)
+        var stats = [Int32](repeating: 0, count: 2 * columns)
+        try handle.withStatement(sql) { stmt in
+            try handle.bind([FundamentalValue(rows.lowerBound), FundamentalValue(rows.upperBound)], to: stmt, sql: sql)
+            while try handle.step(stmt) {
+                let rowid = sqlite3_column_int64(stmt, 0)
+                for c in 0..<columns {
+                    var length: Int32 = 0
+                    if sqlite3_column_type(stmt, Int32(c + 1)) != SQLITE_NULL {
+                        try tokenizer.tokenize(RawStatement.text(stmt, Int32(c + 1)), reason: .document) { bytes, _, _, colocated in
+                            if !colocated || length == 0 { length += 1 }
+                            guard let i = positions[String(decoding: bytes, as: UTF8.self)] else { return }
+                            if !(0..<columns).contains(where: { counts[i * columns + $0] > 0 }) { touched.append(i) }
+                            counts[i * columns + c] += 1
+                        }
+                    }
+                    lengths[c] = length
+                }
+                for i in touched {
+                    for c in 0..<columns {
+                        stats[2 * c] = counts[i * columns + c]
+                        stats[2 * c + 1] = counts[i * columns + c] > 0 ? lengths[c] : 0
+                        counts[i * columns + c] = 0
+                    }
+                    stats.withUnsafeBufferPointer { buffer in
+                        if let base = buffer.baseAddress { body(i, rowid, base) }
+                    }
+                }
+                touched.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
+    /// Adds the impacts of `term` in the rows with rowids in `rows` to `blocks` (long enough for them); returns
+    /// how many of those rows contain it.
+    private static func scan(_ term: String, in index: String, rows: ClosedRange<Int64>, _ meta: Meta,
+                             into blocks: inout [UInt8], on handle: Handle) throws -> Int64 {
+        let q = SQLBuilder.quote(index)
+        let sql = "SELECT rowid, sift_doc_stats(\(q)) FROM \(q) WHERE \(q) MATCH ? AND rowid BETWEEN ? AND ?"
+        let stride = ImpactBlock.stride(columns: meta.columns)
+        var found: Int64 = 0
+        try handle.withStatement(sql) { stmt in
+            try handle.bind([FundamentalValue(FTS5Expression.quote(term)), FundamentalValue(rows.lowerBound),
+                             FundamentalValue(rows.upperBound)], to: stmt, sql: sql)
+            while try handle.step(stmt) {
+                let rowid = sqlite3_column_int64(stmt, 0)
+                let base = Int(rowid / meta.block) * stride
+                guard let stats = sqlite3_column_blob(stmt, 1), Int(sqlite3_column_bytes(stmt, 1)) >= 8 * meta.columns,
+                      base + stride <= blocks.count else { continue }
+                found += 1
+                ImpactBlock.add(stats.assumingMemoryBound(to: Int32.self), columns: meta.columns, into: &blocks, at: base)
+            }
+        }
+        return found
+    }
+
+    /// What is wrong with the impacts of `index` (for `verify(index:)`): each listed term's count and block
+    /// maxima recomputed from the index must equal the stored count and stay within the stored maxima. Stale
+    /// impacts (`valid` cleared) are not checked: searches do not use them.
+    static func problems(_ index: String, on handle: Handle) throws -> [String] {
+        guard let meta = try meta(index, on: handle), meta.valid else { return [] }
+        var problems: [String] = []
+        let width = ImpactBlock.stride(columns: meta.columns)
+        try handle.withStatement("SELECT term, df, blocks FROM \(SQLBuilder.quote(termsTable(index)))") { stmt in
+            while try handle.step(stmt) {
+                let term = RawStatement.text(stmt, 0), stored = sqlite3_column_int64(stmt, 1)
+                let count = Int(sqlite3_column_bytes(stmt, 2))
+                let blob = sqlite3_column_blob(stmt, 2).map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
+                var fresh = [UInt8](repeating: 0, count: (Int(meta.watermark / meta.block) + 1) * width)
+                let rows = try scan(term, in: index, rows: 0...meta.watermark, meta, into: &fresh, on: handle)
+                if rows != stored { problems.append("impacts: \(term) is in \(rows) rows, \(stored) recorded") }
+                if blob.count < fresh.count || !stride(from: 0, to: fresh.count, by: width).allSatisfy({ base in
+                    ImpactBlock.covers(stored: blob, fresh: fresh, at: base, columns: meta.columns)
+                }) {
+                    problems.append("impacts: the block maxima of \(term) are below its counts")
+                }
+            }
+        }
+        return problems
+    }
+
+    /// Builds the impacts of a synced (explicit) index of at least `automaticRows` rows; drops them otherwise.
+    static func rebuild(_ index: String, on handle: Handle) throws {
+        guard let synced = try SyncedIndex.load(on: handle).first(where: { $0.index == index && $0.mode == .explicit }),
+              try rowCount(index, on: handle) >= automaticRows(on: handle) else {
+            try drop(index, on: handle)
+            return
+        }
+        try build(synced, on: handle)
+    }
+
+    static func rowCount(_ index: String, on handle: Handle) throws -> Int {
+        try handle.count("SELECT count(*) FROM \(SQLBuilder.quote(index + "_docsize"))")
+    }
+
+    static func drop(_ index: String, on handle: Handle) throws {
+        try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(metaTable(index)))")
+        try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(termsTable(index)))")
+    }
+
+    /// The terms in at least `minimumRows` rows (FTS5's own vocabulary; one pass over the index).
+    private static func frequentTerms(_ index: String, minimumRows: Int, on handle: Handle) throws -> [String] {
+        let vocabulary = "sift_topk_vocabulary"
+        try handle.execute("DROP TABLE IF EXISTS temp.\(vocabulary)")
+        try handle.execute("CREATE VIRTUAL TABLE temp.\(vocabulary) USING fts5vocab(main, \(SQLBuilder.quote(index)), row)")
+        defer { try? handle.execute("DROP TABLE IF EXISTS temp.\(vocabulary)") }
+        return try handle.withStatement("SELECT term FROM temp.\(vocabulary) WHERE doc >= ?") { stmt in
+            try handle.bind([FundamentalValue(Int64(minimumRows))], to: stmt, sql: "")
+            var terms: [String] = []
+            while try handle.step(stmt) { terms.append(RawStatement.text(stmt, 0)) }
+            return terms
+        }
+    }
+
+    /// Adds the rows above the watermark to the impacts (their counts and blocks) and moves the watermark to the
+    /// index's largest rowid. `listing`: the terms to add when building; nil extends the listed terms.
+    static func extend(_ index: SyncedIndex, listing: [String]? = nil, on handle: Handle) throws {
+        guard let meta = try meta(index.index, on: handle), meta.valid else { return }
+        let q = SQLBuilder.quote
+        let top = try handle.withStatement("SELECT max(rowid) FROM \(q(index.index + "_docsize"))") { stmt in
+            try handle.step(stmt) ? sqlite3_column_int64(stmt, 0) : 0
+        }
+        guard top > meta.watermark || listing != nil else { return }
+        var terms: [(term: String, df: Int64, blocks: [UInt8])] = []
+        if let listing {
+            terms = listing.map { ($0, 0, []) }
+        } else {
+            try handle.withStatement("SELECT term, df, blocks FROM \(q(termsTable(index.index)))") { stmt in
+                while try handle.step(stmt) {
+                    let count = Int(sqlite3_column_bytes(stmt, 2))
+                    let blob = sqlite3_column_blob(stmt, 2).map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
+                    terms.append((RawStatement.text(stmt, 0), sqlite3_column_int64(stmt, 1), blob))
+                }
+            }
+        }
+        let stride = ImpactBlock.stride(columns: meta.columns)
+        let blockCount = Int(top / meta.block) + 1
+        for i in terms.indices where terms[i].blocks.count < blockCount * stride {
+            terms[i].blocks += [UInt8](repeating: 0, count: blockCount * stride - terms[i].blocks.count)
+        }
+        var positions: [String: Int] = [:]
+        for (i, entry) in terms.enumerated() { positions[entry.term] = i }
+        try collect(index, rows: meta.watermark + 1...top, columns: meta.columns, positions, on: handle) { i, rowid, stats in
+            terms[i].df += 1
+            ImpactBlock.add(stats, columns: meta.columns, into: &terms[i].blocks, at: Int(rowid / meta.block) * stride)
+        }
+        let save = "INSERT OR REPLACE INTO \(q(termsTable(index.index)))(term, df, blocks) VALUES(?, ?, ?)"
+        for entry in terms {
+            try handle.withStatement(save) { stmt in
+                sqlite3_bind_text(stmt, 1, entry.term, -1, sift_sqlite_transient())
+                sqlite3_bind_int64(stmt, 2, entry.df)
+                _ = entry.blocks.withUnsafeBytes { sqlite3_bind_blob(stmt, 3, $0.baseAddress, Int32($0.count), sift_sqlite_transient()) }
+                while try handle.step(stmt) {}
+            }
+        }
+        try handle.execute("UPDATE \(q(metaTable(index.index))) SET watermark = ?", [FundamentalValue(top)])
+    }
+}
+
+/// The impacts of one term in one block of rows, as stored: byte 0 the largest count of the term in a row (all
+/// columns), then per column c three bytes: the largest count in c, and 65,535 minus the shortest length of c
+/// (16 bits, little-endian) among the rows holding the term in c. Counts stop at 255, which means "no bound";
+/// lengths above 65,535 count as 65,535 (shorter: a larger, still valid, bound). Zero bytes: no row holds the
+/// term. Every field only grows as rows are added, so merging is a maximum.
+enum ImpactBlock {
+    static func stride(columns: Int) -> Int { 1 + 3 * columns }
+
+    /// Adds a row whose `stats` are sift_doc_stats' (count, length) per column.
+    static func add(_ stats: UnsafePointer<Int32>, columns: Int, into blocks: inout [UInt8], at base: Int) {
+        var total = 0
+        for c in 0..<columns {
+            let count = Int(stats[2 * c]), length = Int(stats[2 * c + 1])
+            guard count > 0 else { continue }
+            total += count
+            let at = base + 1 + 3 * c
+            blocks[at] = max(blocks[at], UInt8(min(255, count)))
+            let inverted = UInt16(65_535 - min(65_535, max(0, length)))
+            if inverted > UInt16(blocks[at + 1]) | UInt16(blocks[at + 2]) << 8 {
+                blocks[at + 1] = UInt8(inverted & 0xFF)
+                blocks[at + 2] = UInt8(inverted >> 8)
+            }
+        }
+        blocks[base] = max(blocks[base], UInt8(min(255, total)))
+    }
+
+    /// Whether the `stored` block bounds everything the `fresh` one (recomputed from the rows) holds.
+    static func covers(stored: [UInt8], fresh: [UInt8], at base: Int, columns: Int) -> Bool {
+        guard stored[base] >= fresh[base] else { return false }
+        for c in 0..<columns {
+            let at = base + 1 + 3 * c
+            let storedLength = UInt16(stored[at + 1]) | UInt16(stored[at + 2]) << 8
+            let freshLength = UInt16(fresh[at + 1]) | UInt16(fresh[at + 2]) << 8
+            if stored[at] < fresh[at] || storedLength < freshLength { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,362 @@
+import CSQLite
+import Foundation
+
+/// The upper bound of one term's BM25F contribution (sift_rank's formula, see ``Ranking``) in any row of a
+/// block, from the block's impacts (`ImpactBlock`): the one place bounds are computed.
+///
+/// A row of the block holds the term at most T(c) times in column c and at most S times in all, and a column
+/// holding it is at least L(c) tokens long. As b >= 0, its normalized count in c is at most
+/// a(c) * count(c) with a(c) = weight(c) / (1 - b + b * L(c) / avglen(c)), so tf~ is at most the largest
+/// sum of a(c) * x(c) over 0 <= x(c) <= T(c) with the x(c) summing to at most S: filling the columns of the
+/// largest a(c) first. As x / (k1 + x) grows with x, the contribution is at most qtf * idf * P / (k1 + P) for
+/// that bound P; and always below qtf * idf (the free universal bound, used when a count is too large to store).
+/// The arithmetic follows sift_rank's, so a block's bound equals the score of a row that reaches it in every
+/// field; the search treats bounds within a relative 1e-9 of the k-th score as ties.
+struct ImpactBound {
+    let k1: Double
+    let b: Double
+    let weights: [Double]
+    let averageLengths: [Double]
+    /// Scratch: the columns' coefficients and counts.
+    private var terms: [(a: Double, count: Int)] = []
+
+    init(k1: Double, b: Double, weights: [Double], averageLengths: [Double]) {
+        self.k1 = k1
+        self.b = b
+        self.weights = weights
+        self.averageLengths = averageLengths
+        terms.reserveCapacity(weights.count)
+    }
+
+    /// The bound for a term of query weight `qtf` and `idf` in the block whose impact bytes start at `bytes`;
+    /// 0 when the term is in no row of the block.
+    mutating func contribution(_ bytes: UnsafePointer<UInt8>, qtf: Double, idf: Double) -> Double {
+        let total = Int(bytes[0])
+        guard total > 0 else { return 0 }
+        terms.removeAll(keepingCapacity: true)
+        var unbounded = total == 255
+        for c in 0..<weights.count {
+            let most = Int(bytes[1 + 3 * c])
+            if most == 0 || weights[c] <= 0 || averageLengths[c] <= 0 { continue }
+            if most == 255 { unbounded = true; break }
+            let length = 65_535 - (Int(bytes[2 + 3 * c]) | Int(bytes[3 + 3 * c]) << 8)
+            terms.append((weights[c] / (1 - b + b * Double(length) / averageLengths[c]), most))
+        }
+        if unbounded { return qtf * idf }
+        terms.sort { $0.a > $1.a }
+        var pseudo = 0.0, left = total
+        for term in terms where left > 0 {
+            let taken = min(left, term.count)
+            pseudo += term.a * Double(taken)
+            left -= taken
+        }
+        guard pseudo > 0 else { return 0 }
+        return qtf * idf * pseudo / (k1 + pseudo)
+    }
+
+    /// Lucene's idf, as sift_rank computes it.
+    static func idf(rows: Double, having: Double) -> Double { log(1.0 + (rows - having + 0.5) / (having + 0.5)) }
+}
+
+/// Sift's pruned top-k search: an exact top k for sift_rank (`.bm25f`) on a synced index with impacts
+/// (`TopKImpacts`), scoring only the blocks of rows whose bound can beat the k-th score found so far.
+///
+/// Plans, chosen per query:
+/// - every term listed: blocks in decreasing order of their bound (the sum of the terms' block bounds; for
+///   all-terms queries blocks missing a term are skipped), the tail above the watermark first; stops when the
+///   next block's bound is at most the k-th score (block-max MaxScore over rowid ranges);
+/// - all terms required and one not listed: FTS5's own plan (its AND seeks through the frequent terms' rows
+///   from the rare one's), scored with known row counts;
+/// - any term, some not listed: first every row holding a non-listed term, then blocks bounded by the listed
+///   terms alone (a row without the rare terms scores at most that).
+/// Anything else (other rankings, conditions, phrases, prefixes, columns, NOT, no or invalid impacts) returns
+/// nil: the caller runs FTS5's exhaustive plan.
+struct TopKSearch {
+    /// Up to this many hits the total is counted exactly; above, ``SearchResults/totalCountIsLowerBound``.
+    static let exactTotalLimit = 1_000
+
+    struct Term {
+        let token: String
+        let qtf: Double
+        var rows: Int64
+        var blocks: [UInt8]?
+        var idf = 0.0
+    }
+
+    let index: String
+    let expression: String
+    let terms: [Term]
+    let requiresAll: Bool
+    let meta: TopKImpacts.Meta
+    let k1: Double
+    let b: Double
+    let weights: [Double]
+
+    /// The plan's inputs for `tree`, or nil when the pruned search does not apply.
+    static func plan(_ tree: FTS5Expression, _ phraseWeights: [Double]?, _ info: FTSTableInfo, _ options: SearchOptions,
+                     on handle: Handle) throws -> TopKSearch? {
+        guard case .bm25f(let k1, let b) = options.ranking.kind, info.content != nil else { return nil }
+        let operands: [FTS5Expression], requiresAll: Bool
+        switch tree {
+        case .all(let list): (operands, requiresAll) = (list, true)
+        case .any(let list): (operands, requiresAll) = (list, false)
+        default: return nil
+        }
+        guard let phraseWeights, phraseWeights.count == operands.count, !operands.isEmpty,
+              let meta = try TopKImpacts.meta(info.name, on: handle), meta.valid, meta.columns == info.columns.count
+        else { return nil }
+        let tokenizer = try handle.tokenizer(info.tokenizer)
+        var terms: [Term] = []
+        let lookup = "SELECT df, blocks FROM \(SQLBuilder.quote(TopKImpacts.termsTable(info.name))) WHERE term = ?"
+        for (operand, weight) in zip(operands, phraseWeights) {
+            guard case .string(let text) = operand, let token = try TopKImpacts.token(of: text, tokenizer) else { return nil }
+            let stored = try handle.withStatement(lookup) { stmt -> (Int64, [UInt8])? in
+                sqlite3_bind_text(stmt, 1, token, -1, sift_sqlite_transient())
+                guard try handle.step(stmt) else { return nil }
+                let count = Int(sqlite3_column_bytes(stmt, 1))
+                let blob = sqlite3_column_blob(stmt, 1).map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
+                return (sqlite3_column_int64(stmt, 0), blob)
+            }
+            terms.append(Term(token: token, qtf: Double(max(0, weight)), rows: stored?.0 ?? 0, blocks: stored?.1))
+        }
+        guard terms.contains(where: { $0.blocks != nil }) else { return nil }
+        return TopKSearch(index: info.name, expression: tree.rendered, terms: terms, requiresAll: requiresAll, meta: meta,
+                          k1: k1, b: b, weights: info.columns.map { options.weights[$0] ?? 1 })
+    }
+
+    /// A scored row.
+    struct Scored {
+        let rowid: Int64
+        let score: Double
+    }
+
+    /// The best `count` rows, best first, with the total (exact, or a lower bound above `exactTotalLimit`);
+    /// nil rows when nothing matches.
+    func run(count: Int, countTotal: Bool, on handle: Handle) throws -> (rows: [Scored], total: Int?, totalIsLowerBound: Bool) {
+        let q = SQLBuilder.quote(index)
+        let statementRows = handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.statementRows }
+        // N and the columns' total sizes, as sift_rank sees them (from any matching row).
+        let stats = try handle.withStatement("SELECT sift_stats(\(q)) FROM \(q) WHERE \(q) MATCH ? LIMIT 1") { stmt -> [Double]? in
+            try handle.bind([FundamentalValue(expression)], to: stmt, sql: "")
+            return try handle.step(stmt) ? RawStatement.text(stmt, 0).split(separator: " ").compactMap { Double($0) } : nil
+        }
+        guard let stats, stats.count == weights.count + 1 else { return ([], countTotal ? 0 : nil, false) }
+        let rows = stats[0]
+        var bound = ImpactBound(k1: k1, b: b, weights: weights,
+                                averageLengths: stats.dropFirst().map { rows > 0 ? $0 / rows : 0 })
+        // Row counts: the stored ones plus the tail's; non-listed terms are counted (they are rare).
+        var terms = self.terms
+        for i in terms.indices {
+            let phrase = FTS5Expression.quote(terms[i].token)
+            if terms[i].blocks != nil {
+                terms[i].rows += Int64(try rowsMatching(phrase, above: meta.watermark, on: handle))
+            } else {
+                terms[i].rows = Int64(try rowsMatching(phrase, above: nil, on: handle))
+            }
+            terms[i].idf = ImpactBound.idf(rows: rows, having: Double(terms[i].rows))
+        }
+        let number = { (value: Double) in String(value.isFinite ? value : 0) }
+        // The rank call for the expression, after `ignored` leading phrases that weigh nothing (see below).
+        func rankCall(ignoring ignored: Int) -> String {
+            "sift_rank_df(\(q), \(number(k1)), \(number(b)), \(weights.count), " + weights.map(number).joined(separator: ", ")
+                + ", '" + (Array(repeating: "0", count: ignored) + terms.map { SearchStatement.Rank.decimal($0.qtf) }).joined(separator: " ")
+                + "', '" + (Array(repeating: "-", count: ignored) + terms.map { String($0.rows) }).joined(separator: " ") + "')"
+        }
+        let call = rankCall(ignoring: 0)
+        var best = TopList(capacity: count)
+        var scored = 0
+        var seen = Set<Int64>()
+        func score(_ sql: String, _ values: [FundamentalValue], dedupe: Bool = false) throws {
+            try handle.withStatement(sql) { stmt in
+                try handle.bind(values, to: stmt, sql: sql)
+                while try handle.step(stmt) {
+                    let rowid = sqlite3_column_int64(stmt, 0)
+                    if dedupe && !seen.insert(rowid).inserted { continue }
+                    scored += 1
+                    best.add(Scored(rowid: rowid, score: -sqlite3_column_double(stmt, 1)))
+                }
+            }
+        }
+        let select = "SELECT rowid, \(call) FROM \(q) WHERE \(q) MATCH ?"
+        let listed = terms.allSatisfy { $0.blocks != nil }
+        var complete = true
+        // Per block of rows, the bound of its rows' scores (blocks missing a required term left out).
+        let stride = ImpactBlock.stride(columns: weights.count)
+        let blockCount = Int(meta.watermark / meta.block) + 1
+        var bounds: [(block: Int, bound: Double)] = []
+        bounds.reserveCapacity(blockCount)
+        let listedTerms = terms.filter { $0.blocks != nil && $0.qtf > 0 }
+        for j in 0..<blockCount {
+            var total = 0.0, missing = false
+            for term in listedTerms {
+                guard let blocks = term.blocks, (j + 1) * stride <= blocks.count else { missing = true; break }
+                let contribution = blocks.withUnsafeBufferPointer { buffer in
+                    buffer.baseAddress.map { bound.contribution($0 + j * stride, qtf: term.qtf, idf: term.idf) } ?? 0
+                }
+                if contribution == 0 && requiresAll { missing = true; break }
+                total += contribution
+            }
+            if !missing && total > 0 { bounds.append((j, total)) }
+        }
+        // FTS5's own plan when it scores fewer rows than the blocks would cost statements (a statement over a
+        // block costs about as much as scoring `statementRows` rows, 30): all terms with a rare one, or only
+        // rare-ish terms.
+        let rowsToScore = requiresAll ? terms.map(\.rows).min() ?? 0 : terms.reduce(0) { $0 + $1.rows }
+        if (requiresAll && !listed) || rowsToScore < Int64(statementRows * bounds.count) {
+            try score(select, [FundamentalValue(expression)])
+        } else {
+            var dedupe = false
+            if !listed {
+                // Any term: every row with a non-listed term first (their bounds are not in the blocks).
+                let rare = terms.filter { $0.blocks == nil }.map { FTS5Expression.quote($0.token) }.joined(separator: " OR ")
+                try score(select + " AND rowid IN (SELECT rowid FROM \(q) WHERE \(q) MATCH ?)",
+                          [FundamentalValue(expression), FundamentalValue(rare)], dedupe: true)
+                dedupe = true
+            }
+            // The tail, then the blocks by decreasing bound.
+            let range = select + " AND rowid BETWEEN ? AND ?"
+            try score(range, [FundamentalValue(expression), FundamentalValue(meta.watermark + 1), FundamentalValue(Int64.max)],
+                      dedupe: dedupe)
+            bounds.sort { $0.bound > $1.bound }
+            var parts: [(token: String, bound: Double)] = []
+            for (j, blockBound) in bounds {
+                // Rows of a block bounded by the k-th score (within rounding) could at best tie with it.
+                let tolerance = { (threshold: Double) in threshold + 1e-9 * max(1, abs(threshold)) }
+                if best.isFull, let threshold = best.threshold, blockBound <= tolerance(threshold) {
+                    complete = false
+                    break
+                }
+                let low = Int64(j) * meta.block, high = min(meta.watermark, low + meta.block - 1)
+                // Any term (MaxScore within the block): the terms whose bounds, smallest first, add up to at most
+                // the k-th score cannot lift a row above it alone, so only rows holding another term are scored
+                // (an expression requiring one of those, its phrases weighing nothing, before the query's own).
+                var restricted: [String] = []
+                if !requiresAll, best.isFull, let threshold = best.threshold {
+                    parts.removeAll(keepingCapacity: true)
+                    for term in listedTerms {
+                        let contribution = term.blocks.map { blocks in
+                            blocks.withUnsafeBufferPointer { buffer in
+                                buffer.baseAddress.map { bound.contribution($0 + j * stride, qtf: term.qtf, idf: term.idf) } ?? 0
+                            }
+                        } ?? 0
+                        parts.append((term.token, contribution))
+                    }
+                    parts.sort { $0.bound < $1.bound }
+                    var sum = 0.0
+                    for part in parts {
+                        sum += part.bound
+                        if sum > tolerance(threshold) { restricted.append(FTS5Expression.quote(part.token)) }
+                    }
+                    if restricted.count == parts.count { restricted = [] }
+                }
+                if restricted.isEmpty {
+                    try score(range, [FundamentalValue(expression), FundamentalValue(low), FundamentalValue(high)], dedupe: dedupe)
+                } else {
+                    complete = false
+                    let required = "(" + restricted.joined(separator: " OR ") + ") AND " + expression
+                    try score("SELECT rowid, \(rankCall(ignoring: restricted.count)) FROM \(q) WHERE \(q) MATCH ? AND rowid BETWEEN ? AND ?",
+                              [FundamentalValue(required), FundamentalValue(low), FundamentalValue(high)], dedupe: dedupe)
+                }
+            }
+        }
+        var total: Int?, lowerBound = false
+        if countTotal {
+            if complete {
+                total = scored
+            } else {
+                let counted = try handle.withStatement(
+                    "SELECT count(*) FROM (SELECT 1 FROM \(q) WHERE \(q) MATCH ? LIMIT \(Self.exactTotalLimit + 1))") { stmt in
+                    try handle.bind([FundamentalValue(expression)], to: stmt, sql: "")
+                    return try handle.step(stmt) ? Int(sqlite3_column_int64(stmt, 0)) : 0
+                }
+                if counted <= Self.exactTotalLimit {
+                    total = counted
+                } else if terms.count == 1 {
+                    total = Int(terms[0].rows)
+                } else {
+                    lowerBound = true
+                    total = max(counted, scored, requiresAll ? 0 : Int(terms.map(\.rows).max() ?? 0))
+                }
+            }
+        }
+        return (best.sorted, total, lowerBound)
+    }
+
+    /// Rows matching `phrase`, above `rowid` when given.
+    private func rowsMatching(_ phrase: String, above rowid: Int64?, on handle: Handle) throws -> Int {
+        let q = SQLBuilder.quote(index)
+        let sql = "SELECT count(*) FROM \(q) WHERE \(q) MATCH ?" + (rowid == nil ? "" : " AND rowid > ?")
+        return try handle.withStatement(sql) { stmt in
+            try handle.bind([FundamentalValue(phrase)] + (rowid.map { [FundamentalValue($0)] } ?? []), to: stmt, sql: sql)
+            return try handle.step(stmt) ? Int(sqlite3_column_int64(stmt, 0)) : 0
+        }
+    }
+}
+
+/// The best rows seen so far, at most `capacity`, kept sorted best first (capacity is small: a page of hits).
+struct TopList {
+    let capacity: Int
+    private(set) var sorted: [TopKSearch.Scored] = []
+
+    init(capacity: Int) { self.capacity = max(0, capacity) }
+
+    var isFull: Bool { sorted.count >= capacity }
+    /// The k-th score once full.
+    var threshold: Double? { isFull ? sorted.last?.score : nil }
+
+    mutating func add(_ row: TopKSearch.Scored) {
+        if isFull, let last = sorted.last, row.score <= last.score { return }
+        var low = 0, high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sorted[mid].score >= row.score { low = mid + 1 } else { high = mid }
+        }
+        sorted.insert(row, at: low)
+        if sorted.count > capacity { sorted.removeLast() }
+    }
+}
+
+extension Database {
+    /// The pruned search (`TopKSearch`) when it applies to this query, else nil (the caller runs FTS5's plan).
+    func prunedSearch<Object: TableDecodable>(_ tree: FTS5Expression, _ phraseWeights: [Double]?, _ info: FTSTableInfo,
+                                              _ type: Object.Type, _ condition: Condition?, _ options: SearchOptions,
+                                              on handle: Handle) throws -> SearchResults<Object>? {
+        guard condition == nil, options.limit > 0, options.offset >= 0, let content = info.content,
+              let plan = try TopKSearch.plan(tree, phraseWeights, info, options, on: handle) else { return nil }
+        let found = try plan.run(count: options.offset + options.limit, countTotal: options.countTotal, on: handle)
+        let page = found.rows.dropFirst(options.offset)
+        // The page's objects and marked-up columns, row by row (no rank column: FTS5's would count every row).
+        let binding = Object.CodingKeys.objectRelationalMapping
+        let q = SQLBuilder.quote, index = q(info.name), source = q(content.table)
+        let position = { (column: String) in info.columns.firstIndex(of: column) ?? 0 }
+        var sql = "SELECT " + binding.columnNames.map { source + "." + q($0) }.joined(separator: ", ")
+        var values: [FundamentalValue] = []
+        for name in options.highlight {
+            sql += ", highlight(\(index), \(position(name)), ?, ?)"
+            values += [FundamentalValue(options.markers.open), FundamentalValue(options.markers.close)]
+        }
+        for name in options.snippet {
+            sql += ", sift_snippet(\(index), \(position(name)), ?, ?, ?, \(min(100_000, max(1, options.snippetLength))))"
+            values += [FundamentalValue(options.markers.open), FundamentalValue(options.markers.close), FundamentalValue(options.ellipsis)]
+        }
+        sql += " FROM \(index) JOIN \(source) ON \(source).\(q(content.rowid)) = \(index).rowid WHERE \(index) MATCH ? AND \(index).rowid = ?"
+        let decoder = RowDecoder(binding: binding, ordinals: Array(binding.keys.indices))
+        let base = Int32(binding.keys.count)
+        var hits: [SearchHit<Object>] = []
+        try handle.withStatement(sql) { stmt in
+            for row in page {
+                try handle.bind(values + [FundamentalValue(plan.expression), FundamentalValue(row.rowid)], to: stmt, sql: sql)
+                defer { sqlite3_reset(stmt) }
+                guard try handle.step(stmt) else { continue }
+                let object = try decoder.decode(Object.self, from: stmt)
+                var highlights: [String: String] = [:], snippets: [String: String] = [:]
+                var column = base
+                for name in options.highlight { highlights[name] = RawStatement.text(stmt, column); column += 1 }
+                for name in options.snippet { snippets[name] = RawStatement.text(stmt, column); column += 1 }
+                hits.append(SearchHit(object: object, rowid: row.rowid, score: row.score, highlights: highlights, snippets: snippets))
+            }
+        }
+        return SearchResults(hits: hits, totalCount: found.total, expression: plan.expression,
+                             totalCountIsLowerBound: found.totalIsLowerBound)
+    }
+}

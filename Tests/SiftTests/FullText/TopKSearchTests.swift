@@ -1,0 +1,297 @@
+import CSQLite
+import Foundation
+import XCTest
+@testable import Sift
+
+// Pruned top-k search (TopKSearch + TopKImpacts): after seeded random bulk inserts, single inserts, updates,
+// deletes, rollbacks, rebuilds and optimizes, every `.bm25f` search returns exactly the top k of exhaustive
+// sift_rank() scoring (scores equal rank by rank, so ties may swap rows). Small corpus, lowered thresholds
+// (impacts from 200 rows, terms listed from 30 rows, blocks of 16 rowids). SIFT_TOPK_SEED picks another seed.
+
+final class TopKDoc: TableCodable {
+    var id: Int? = nil
+    var title: String = ""
+    var body: String = ""
+    enum CodingKeys: String, CodingTableKey {
+        typealias Root = TopKDoc
+        static let objectRelationalMapping = TableBinding(CodingKeys.self)
+        case id, title, body
+        static var columnConstraintBindings: [CodingKeys: ColumnConstraintBinding]? { [id: ColumnConstraintBinding(isPrimary: true)] }
+    }
+    init() {}
+    init(_ id: Int?, _ title: String, _ body: String) {
+        self.id = id
+        self.title = title
+        self.body = body
+    }
+}
+
+final class TopKIndexModel: TableCodable {
+    var title: String = ""
+    var body: String = ""
+    enum CodingKeys: String, CodingTableKey {
+        typealias Root = TopKIndexModel
+        static let objectRelationalMapping = TableBinding(CodingKeys.self)
+        case title, body
+        static var virtualTableBinding: VirtualTableBinding? {
+            VirtualTableBinding(with: .fts5, and: ModuleArgument(withTokenize: "unicode61"))
+        }
+    }
+}
+
+final class TopKSearchTests: XCTestCase {
+    private struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    private let words = (0..<300).map { "w\($0)x" }
+    private lazy var cumulative: [Double] = {
+        var total = 0.0
+        return words.indices.map { total += 1 / Double($0 + 1); return total }
+    }()
+
+    private func word(_ rng: inout Generator) -> String {
+        let u = Double.random(in: 0..<cumulative[cumulative.count - 1], using: &rng)
+        return words[cumulative.firstIndex { $0 > u } ?? words.count - 1]
+    }
+
+    private func text(_ count: ClosedRange<Int>, _ rng: inout Generator) -> String {
+        (0..<Int.random(in: count, using: &rng)).map { _ in word(&rng) }.joined(separator: " ")
+    }
+
+    private func document(_ id: Int?, _ rng: inout Generator) -> TopKDoc {
+        TopKDoc(id, text(1...6, &rng), text(3...30, &rng))
+    }
+
+    private func makeDatabase() throws -> Database {
+        let path = NSTemporaryDirectory() + "topk-\(UUID().uuidString).db"
+        let database = Database(withPath: path)
+        addTeardownBlock { try? database.close { try? database.removeFiles() } }
+        database.fullTextBulkThreshold = 8
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 200, listed: 30, block: 16, tail: 4, statementRows: 0) }
+        try database.create(table: "docs", of: TopKDoc.self)
+        try database.create(virtualTable: "docs_fts", of: TopKIndexModel.self, syncedWith: "docs")
+        return database
+    }
+
+    /// Every match's sift_rank score, by rowid.
+    private func exhaustiveScores(_ database: Database, _ query: SearchQuery, _ options: SearchOptions) throws -> [Int64: Double] {
+        guard case .bm25f(let k1, let b) = options.ranking.kind else { return [:] }
+        let weights = ["title", "body"].map { options.weights[$0] ?? 1 }.map { String($0) }.joined(separator: ", ")
+        return try database.read { handle in
+            let tokenizer = try handle.tokenizer(try database.ftsInfo("docs_fts", on: handle).tokenizer)
+            guard let weighted = try query.weightedTree(spans: tokenizer.querySpans, distinct: true) else { return [:] }
+            let expression = weighted.tree.rendered
+            let phrases = (weighted.weights ?? []).map { String($0) }.joined(separator: " ")
+            let sql = "SELECT rowid, sift_rank(docs_fts, \(k1), \(b), 2, \(weights), '\(phrases)') FROM docs_fts WHERE docs_fts MATCH ?"
+            return try handle.withStatement(sql) { stmt in
+                try handle.bind([FundamentalValue(expression)], to: stmt, sql: sql)
+                var scores: [Int64: Double] = [:]
+                while try handle.step(stmt) { scores[sqlite3_column_int64(stmt, 0)] = -sqlite3_column_double(stmt, 1) }
+                return scores
+            }
+        }
+    }
+
+    private func close(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-9 * max(1, abs(a), abs(b)) }
+
+    /// Checks a set of queries; returns how many took the pruned plan.
+    @discardableResult
+    private func checkSearches(_ database: Database, _ rng: inout Generator, step: Int, file: StaticString = #filePath,
+                               line: UInt = #line) throws -> Int {
+        var pruned = 0
+        for _ in 0..<6 {
+            let count = Int.random(in: 1...3, using: &rng)
+            let frequent = Bool.random(using: &rng)
+            let text = (0..<count).map { _ in frequent ? words[Int.random(in: 0..<12, using: &rng)] : word(&rng) }
+                .joined(separator: " ")
+            let mode: SearchQuery.Mode = Bool.random(using: &rng) ? .allTerms : .anyTerm
+            let query = SearchQuery(text, mode: mode)
+            var options = SearchOptions(limit: Int.random(in: 1...12, using: &rng), offset: Int.random(in: 0...3, using: &rng),
+                                        ranking: .bm25f(k1: [1.2, 0.5, 2][Int.random(in: 0...2, using: &rng)],
+                                                        b: [0.75, 0, 1][Int.random(in: 0...2, using: &rng)]))
+            if Bool.random(using: &rng) { options.weights = ["title": [2, 5, 0.5][Int.random(in: 0...2, using: &rng)]] }
+            let results: SearchResults<TopKDoc> = try database.search(query, in: "docs_fts", options: options)
+            let scores = try exhaustiveScores(database, query, options)
+            let best = Array(scores.values.sorted(by: >).dropFirst(options.offset).prefix(options.limit))
+            let context = "step \(step): '\(text)' \(mode) limit \(options.limit) offset \(options.offset) \(options.ranking) \(options.weights)"
+            XCTAssertEqual(results.hits.map(\.score).count, best.count, context, file: file, line: line)
+            for (hit, score) in zip(results.hits, best) {
+                XCTAssertTrue(close(hit.score, score), "\(context): \(hit.score) vs \(score)", file: file, line: line)
+                XCTAssertTrue(scores[hit.rowid].map { close($0, hit.score) } == true, "\(context): row \(hit.rowid)", file: file, line: line)
+                XCTAssertEqual(Int64(hit.object.id ?? -1), hit.rowid, context, file: file, line: line)
+            }
+            if let total = results.totalCount {
+                if results.totalCountIsLowerBound {
+                    XCTAssertGreaterThan(total, TopKSearch.exactTotalLimit, context, file: file, line: line)
+                    XCTAssertLessThanOrEqual(total, scores.count, context, file: file, line: line)
+                } else {
+                    XCTAssertEqual(total, scores.count, context, file: file, line: line)
+                }
+            }
+            let planned = try database.read { handle -> Bool in
+                let info = try database.ftsInfo("docs_fts", on: handle)
+                let tokenizer = try handle.tokenizer(info.tokenizer)
+                guard let weighted = try query.weightedTree(spans: tokenizer.querySpans, distinct: true) else { return false }
+                return try TopKSearch.plan(weighted.tree, weighted.weights, info, options, on: handle) != nil
+            }
+            if planned { pruned += 1 }
+        }
+        return pruned
+    }
+
+    func testPrunedSearchEqualsExhaustiveAfterRandomWrites() throws {
+        let seed = ProcessInfo.processInfo.environment["SIFT_TOPK_SEED"].flatMap(UInt64.init) ?? 20261123
+        var rng = Generator(state: seed)
+        let database = try makeDatabase()
+        var live: [Int] = []
+        var nextID = 1
+        func insert(_ count: Int) throws {
+            let documents = (0..<count).map { _ in document(nil, &rng) }
+            try database.insert(objects: documents, intoTable: "docs")
+            let top = try database.getValue(on: Column(named: "id").max(), fromTable: "docs").int64Value
+            live += (nextID...Int(top)).map { $0 }
+            nextID = Int(top) + 1
+        }
+        try insert(600)
+        var pruned = try checkSearches(database, &rng, step: 0)
+        for step in 1...60 {
+            switch Int.random(in: 0..<9, using: &rng) {
+            case 0, 1: try insert(Int.random(in: 8...80, using: &rng))          // bulk: extends the impacts
+            case 2: try insert(Int.random(in: 1...3, using: &rng))              // row by row: the tail
+            case 3:
+                if let id = live.randomElement(using: &rng) {                    // update: stale impacts
+                    try database.update(table: "docs", on: TopKDoc.Properties.body, with: document(id, &rng),
+                                        where: Column(named: "id") == id)
+                }
+            case 4:
+                if let id = live.randomElement(using: &rng) {                    // delete
+                    try database.delete(fromTable: "docs", where: Column(named: "id") == id)
+                    live.removeAll { $0 == id }
+                }
+            case 5:                                                              // rolled back
+                try database.begin()
+                try database.insert(objects: (0..<20).map { _ in document(nil, &rng) }, intoTable: "docs")
+                if let id = live.randomElement(using: &rng) {
+                    try database.delete(fromTable: "docs", where: Column(named: "id") == id)
+                }
+                try database.rollback()
+            case 6: try database.rebuild(index: "docs_fts")
+            case 7: try database.optimize(index: "docs_fts")
+            default:
+                // An insert at a low rowid (below the watermark).
+                if let id = (1..<nextID).first(where: { !live.contains($0) }) {
+                    try database.insert(objects: [document(id, &rng)], intoTable: "docs")
+                    live.append(id)
+                }
+            }
+            pruned += try checkSearches(database, &rng, step: step)
+            XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+        }
+        XCTAssertGreaterThan(pruned, 40, "the pruned plan ran for too few queries to test it")
+    }
+}
+
+final class TopKImpactsTests: XCTestCase {
+    private func makeDatabase(rows: Int) throws -> Database {
+        let path = NSTemporaryDirectory() + "topk-\(UUID().uuidString).db"
+        let database = Database(withPath: path)
+        addTeardownBlock { try? database.close { try? database.removeFiles() } }
+        database.fullTextBulkThreshold = 8
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 100, listed: 20, block: 16, tail: 1_000, statementRows: 0) }
+        try database.create(table: "docs", of: TopKDoc.self)
+        try database.create(virtualTable: "docs_fts", of: TopKIndexModel.self, syncedWith: "docs")
+        try database.insert(objects: (0..<rows).map { TopKDoc(nil, "alpha \($0 % 7 == 0 ? "beta" : "gamma")", "alpha delta w\($0)") },
+                            intoTable: "docs")
+        return database
+    }
+
+    private func meta(_ database: Database) throws -> TopKImpacts.Meta? {
+        try database.read { handle in try TopKImpacts.meta("docs_fts", on: handle) }
+    }
+
+    func testBulkLoadCreatesImpactsAndVerifyChecksThem() throws {
+        let database = try makeDatabase(rows: 150)
+        let meta = try XCTUnwrap(try meta(database))
+        XCTAssertTrue(meta.valid)
+        XCTAssertEqual(meta.watermark, 150)
+        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+        // A wrong count is damage that verify reports and rebuild repairs.
+        try database.exec(sql: "UPDATE docs_fts_sift_impacts SET df = df + 1 WHERE term = 'alpha'")
+        let problems = try database.verify(index: "docs_fts").problems
+        XCTAssertEqual(problems.count, 1, "\(problems)")
+        XCTAssertTrue(problems.first?.contains("alpha") == true, "\(problems)")
+        try database.rebuild(index: "docs_fts")
+        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+    }
+
+    func testRowsInsertedOneByOneJoinTheImpactsOnceTheTailIsLong() throws {
+        let database = try makeDatabase(rows: 150)
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.tail = 5 }
+        for i in 0..<5 {
+            try database.insert(objects: [TopKDoc(nil, "alpha beta", "row \(i)")], intoTable: "docs")
+        }
+        XCTAssertEqual(try meta(database)?.watermark, 150)
+        try database.insert(objects: [TopKDoc(nil, "alpha beta", "row 5")], intoTable: "docs")
+        XCTAssertEqual(try meta(database)?.watermark, 156)
+        XCTAssertEqual(try meta(database)?.valid, true)
+        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+        let results: SearchResults<TopKDoc> = try database.search("beta", in: "docs_fts", options: SearchOptions(ranking: .bm25f()))
+        XCTAssertEqual(results.totalCount, 22 + 6)
+    }
+
+    func testSmallIndexHasNoImpacts() throws {
+        let database = try makeDatabase(rows: 50)
+        XCTAssertNil(try meta(database))
+        try database.rebuild(index: "docs_fts")
+        XCTAssertNil(try meta(database))
+    }
+
+    func testDeleteAndUpdateMakeImpactsStaleUntilOptimizeAndRollbackKeepsThem() throws {
+        let database = try makeDatabase(rows: 150)
+        // Rolled back: the invalidation goes with the delete.
+        try database.begin()
+        try database.delete(fromTable: "docs", where: Column(named: "id") == 3)
+        XCTAssertEqual(try meta(database)?.valid, false)
+        try database.rollback()
+        XCTAssertEqual(try meta(database)?.valid, true)
+        // Inserts above the watermark keep them valid (the tail); a delete below it does not.
+        try database.insert(objects: [TopKDoc(nil, "alpha", "beta")], intoTable: "docs")
+        XCTAssertEqual(try meta(database)?.valid, true)
+        try database.update(table: "docs", on: TopKDoc.Properties.body, with: TopKDoc(nil, "", "beta beta"),
+                            where: Column(named: "id") == 10)
+        XCTAssertEqual(try meta(database)?.valid, false)
+        let results: SearchResults<TopKDoc> = try database.search("beta", in: "docs_fts", options: SearchOptions(ranking: .bm25f()))
+        XCTAssertEqual(results.hits.first?.object.id, 10)
+        try database.optimize(index: "docs_fts")
+        XCTAssertEqual(try meta(database)?.valid, true)
+        XCTAssertEqual(try meta(database)?.watermark, 151)
+        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+    }
+
+    func testTotalIsExactOrMarkedLowerBound() throws {
+        let database = try makeDatabase(rows: 1_200)
+        let options = SearchOptions(limit: 5, ranking: .bm25f())
+        let one: SearchResults<TopKDoc> = try database.search("alpha", in: "docs_fts", options: options)
+        XCTAssertEqual(one.totalCount, 1_200)
+        XCTAssertFalse(one.totalCountIsLowerBound)
+        let both: SearchResults<TopKDoc> = try database.search("alpha delta", mode: .anyTerm, in: "docs_fts", options: options)
+        XCTAssertEqual(both.hits.count, 5)
+        if both.totalCountIsLowerBound {
+            XCTAssertGreaterThan(try XCTUnwrap(both.totalCount), TopKSearch.exactTotalLimit)
+            XCTAssertLessThanOrEqual(try XCTUnwrap(both.totalCount), 1_200)
+        } else {
+            XCTAssertEqual(both.totalCount, 1_200)
+        }
+        let few: SearchResults<TopKDoc> = try database.search("beta alpha", in: "docs_fts", options: options)
+        XCTAssertEqual(few.totalCount, 172)
+        XCTAssertFalse(few.totalCountIsLowerBound)
+    }
+}
