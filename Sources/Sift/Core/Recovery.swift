@@ -68,7 +68,9 @@ struct Recovery {
         var pages = PageSource(file: PageFile(bytes: wal?.bytes ?? bytes, fallbackPageSize: key?.pageSize ?? backup?.pageSize ?? wal?.pageSize,
                                               fallbackEncoding: backup.flatMap { PageFile.TextEncoding(rawValue: $0.textEncoding) },
                                               fallbackReserved: key == nil ? 0 : Int(SIFT_CIPHER_RESERVE)))
-        if key == nil, sound == nil, pages.file.looksEncrypted {
+        // Random bytes throughout: encrypted, most likely. With a backup (which encrypted databases do not write) it
+        // is damage, and the backup's tables are recreated, empty.
+        if key == nil, sound == nil, backup == nil, pages.file.looksEncrypted {
             throw handle.pool.report(CipherKey.error(.missingKey, code: .notADatabase, message: "\(damagedPath) may be encrypted (it has "
                 + "no database header and no page of it reads as a database page), and no key was given.", path: damagedPath))
         }

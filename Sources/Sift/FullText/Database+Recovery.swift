@@ -25,7 +25,7 @@ extension Database {
     ///   - backupPath: the backup to use; by default the one ``backup()`` writes beside `damagedPath`.
     /// - Throws: ``SiftError`` when the damaged file cannot be read, the backup is not one, or `destination` is not
     ///   empty or cannot be written, and with ``CipherFailure/missingKey`` when the file looks encrypted (no header,
-    ///   no page that reads as a database page): recover it with its key, ``recover(from:into:key:backup:)``.
+    ///   no page that reads as a database page, no backup): recover it with its key, ``recover(from:into:key:backup:)``.
     ///   Damage itself is never an error: what cannot be read is reported.
     public static func recover(from damagedPath: String, into destination: Database, backup backupPath: String? = nil) throws -> RecoveryReport {
         try recover(from: damagedPath, into: destination, cipher: nil, backup: backupPath)
@@ -54,7 +54,7 @@ extension Database {
     ///
     /// - Throws: as ``recover(from:into:backup:)``, and a ``SiftError`` with a ``SiftError/cipherFailure``:
     ///   ``CipherFailure/wrongKey`` when no page authenticates, ``CipherFailure/notEncrypted`` for a plain file.
-    ///   Without a key, recovering a file that looks encrypted (no header, no readable page) throws
+    ///   Without a key, recovering a file that looks encrypted (no header, no readable page, no backup) throws
     ///   ``CipherFailure/missingKey``.
     public static func recover(from damagedPath: String, into destination: Database, key: CipherKeyMaterial,
                                backup backupPath: String? = nil) throws -> RecoveryReport {
