@@ -92,7 +92,7 @@ final class EncryptedRecoveryTests: SiftTestCase {
         XCTAssertEqual(try reopened.getRows(sql: "SELECT count(*) FROM articles")[0][0].int64Value, Int64(expected))
     }
 
-    func testTheSameDamageInThePlainEquivalentLosesTheSameRows() throws {
+    func testADestroyedLeafLosesItsRowsAsInThePlainEquivalent() throws {
         // The encrypted file's pages hold 80 bytes less, so its layout differs: compare rows per destroyed leaf.
         let (plainPath, articles) = try makeSample("plain.db", key: nil)
         let plainDatabase = makeDatabase("plain.db")
@@ -110,6 +110,22 @@ final class EncryptedRecoveryTests: SiftTestCase {
         XCTAssertTrue(encrypted.lostPages.contains(leaves[2].page))
         XCTAssertEqual(plain.tables.first { $0.name == "articles" }?.rowsRecovered, articles.count - plainLeaves[2].cells)
         XCTAssertEqual(encrypted.tables.first { $0.name == "articles" }?.rowsRecovered, articles.count - leaves[2].cells)
+    }
+
+    /// The one test that pays the passphrase's key derivation (once to write, once to recover).
+    func testAPassphraseReadsTheDamagedPages() throws {
+        let passphrase = Data("correct horse battery staple".utf8)
+        let database = makeDatabase("encrypted.db")
+        try database.setCipherKey(passphrase)
+        try database.create(table: "articles", of: Article.self)
+        try database.insert(objects: (1...400).map { Article($0, "title \($0)", "body \($0)") }, intoTable: "articles")
+        let leaf = try database.getRows(sql: "SELECT pageno, ncell FROM dbstat WHERE name = 'articles' AND pagetype = 'leaf' ORDER BY pageno")[1]
+        database.close()
+        try damage(database.path, pages: [Int(leaf[0].int64Value)])
+        let report = try Database.recover(from: database.path, into: makeDatabase("recovered.db"), key: .passphrase(passphrase))
+        XCTAssertEqual(report.method, .pages)
+        XCTAssertEqual(report.lostPages, [Int(leaf[0].int64Value)])
+        XCTAssertEqual(report.rowsRecovered, 400 - Int(leaf[1].int64Value))
     }
 
     func testAnIntactEncryptedFileIsCopiedThroughSQLite() throws {
