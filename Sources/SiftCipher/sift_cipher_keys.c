@@ -181,6 +181,7 @@ int sift_cipher_derivations(sift_cipher *c) {
     return count;
 }
 int sift_cipher_page_size(const sift_cipher *c) { return c->page_size; }
+int sift_cipher_has_salt(const sift_cipher *c) { return c->raw_salt; }
 
 static int derive(const sift_cipher *c, const unsigned char *salt, sift_keyset *out) {
     memcpy(out->salt, salt, SIFT_CIPHER_SALT_SIZE);
@@ -323,4 +324,36 @@ int sift_page_decrypt(sift_page_crypto *p, const sift_keyset *keys, uint32_t pgn
     // writes the reserve, and it checksums whole pages in the WAL, which recovery after a crash compares.
     memset(out + page_size - SIFT_CIPHER_RESERVE, 0, SIFT_CIPHER_RESERVE);
     return 0;
+}
+
+// MARK: - Pages read outside the VFS (recovery)
+
+struct sift_cipher_pages {
+    sift_cipher *cipher;
+    const sift_keyset *keys;
+    sift_page_crypto crypto;
+};
+
+sift_cipher_pages *sift_cipher_pages_create(sift_cipher *cipher, const void *salt) {
+    if (cipher == NULL || salt == NULL) return NULL;
+    sift_cipher_pages *pages = calloc(1, sizeof *pages);
+    if (pages == NULL) return NULL;
+    pages->cipher = sift_cipher_retain_id(cipher->id);
+    pages->keys = pages->cipher ? sift_cipher_keys(pages->cipher, salt) : NULL;
+    if (pages->keys == NULL) {
+        sift_cipher_pages_free(pages);
+        return NULL;
+    }
+    return pages;
+}
+
+int sift_cipher_pages_decrypt(sift_cipher_pages *pages, uint32_t pgno, const void *in, void *out) {
+    return sift_page_decrypt(&pages->crypto, pages->keys, pgno, pages->cipher->page_size, in, out);
+}
+
+void sift_cipher_pages_free(sift_cipher_pages *pages) {
+    if (pages == NULL) return;
+    sift_page_crypto_free(&pages->crypto);
+    sift_cipher_release(pages->cipher);
+    free(pages);
 }

@@ -12,7 +12,9 @@ struct RecoverCommand: ParsableCommand {
         discussion: """
             Reads the damaged file page by page where SQLite cannot, uses the schema backup beside it \
             (<damaged>-sift-backup, written by Database.backup()) when its own schema page is unreadable, and \
-            rebuilds the full-text index from the recovered documents. The damaged file is never changed. \
+            rebuilds the full-text index from the recovered documents. The damaged file is never changed. An \
+            encrypted database is read with its key (--key-file or SIFT_KEY), page by page authenticated, and the \
+            new file is encrypted with the same key. \
             Exit status: 0 everything was recovered; 1 recovered, but pages or schema objects were lost (listed); \
             2 nothing could be done (missing file, --to exists, unreadable backup...).
             """)
@@ -25,6 +27,9 @@ struct RecoverCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("The schema backup to use (default: <damaged>-sift-backup when it exists).", valueName: "file"))
     var backup: String?
+
+    /// The damaged file's key; the recovered database is encrypted with it too.
+    @OptionGroup var key: KeyOptions
 
     /// The command that recovers `path`, quoted for a shell, as `sift check` suggests it.
     static func suggestion(for path: String) -> String {
@@ -43,10 +48,23 @@ struct RecoverCommand: ParsableCommand {
             guard !FileManager.default.fileExists(atPath: destination) else {
                 throw SiftToolError.invalidArgument("\(destination) exists; recover into a new file")
             }
+            let passphrase = try key.passphrase()
             let target = Database(withPath: destination)
             target.registerICUTokenizer()
+            if let passphrase { try target.setCipherKey(passphrase) }
             let start = Date()
-            let report = try Database.recover(from: damaged, into: target, backup: backup)
+            let report: RecoveryReport
+            do {
+                report = try passphrase.map { try Database.recover(from: damaged, into: target, key: .passphrase($0), backup: backup) }
+                    ?? Database.recover(from: damaged, into: target, backup: backup)
+            } catch {
+                target.close()
+                for file in [destination, destination + "-wal", destination + "-shm"] { try? FileManager.default.removeItem(atPath: file) }
+                if let error = error as? SiftError, let failure = error.cipherFailure {
+                    throw SiftToolError.encryption(damaged, failure: failure, detail: error.message)
+                }
+                throw error
+            }
             target.close()
             print("read \(report.method == .sqlite ? "through SQLite (the file is sound)" : "page by page")"
                   + (report.usedBackup ? ", with the schema from the backup" : ""))

@@ -72,4 +72,50 @@ final class RecoverCommandTests: ToolTestCase {
         XCTAssertEqual(recover.status, 0, recover.stdout + recover.stderr)
         XCTAssertEqual(try sift("check", "--db", path("new.db")).status, 0)
     }
+
+    /// An encrypted corpus: `sift recover` takes its key like the other commands, reads the damaged pages with it and
+    /// writes the recovered corpus encrypted with the same key; without the key it says the file may be encrypted.
+    func testEncryptedCorpusIsRecoveredWithItsKeyIntoAnEncryptedCorpus() throws {
+        let words = ["granite", "quarry", "river", "copper", "kettle", "stove", "lantern", "meadow"]
+        for i in 0..<300 {
+            try write("docs/\(i).txt", (0..<40).map { words[($0 * 7 + i) % words.count] }.joined(separator: " ") + " doc\(i)")
+        }
+        // A raw key (SQLCipher's x'...' form) keeps the test clear of the 256,000-iteration key derivation.
+        try write("key.txt", "x'" + String(repeating: "a5", count: 32) + "'\n")
+        XCTAssertEqual(try sift("index", path("docs"), "--db", path("c.db"), "--key-file", path("key.txt")).status, 0)
+        try FileManager.default.copyItem(atPath: path("c.db"), toPath: path("intact.db"))
+
+        let sound = try sift("recover", path("intact.db"), "--to", path("sound.db"), "--key-file", path("key.txt"))
+        XCTAssertEqual(sound.status, 0, sound.stdout + sound.stderr)
+        XCTAssertTrue(sound.stdout.contains("through SQLite") && sound.stdout.contains("documents: 300 rows"), sound.stdout)
+
+        let database = Database(withPath: path("c.db"))
+        try database.setCipherKey(rawKey: Data(repeating: 0xa5, count: 32))
+        let leaf = Int(try database.getRows(sql: "SELECT pageno FROM dbstat WHERE name = 'documents' AND pagetype = 'leaf' ORDER BY pageno")[1][0].int64Value)
+        database.close()
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path("c.db"))))
+        for i in (leaf - 1) * 4096..<leaf * 4096 { bytes[i] = UInt8(truncatingIfNeeded: i &* 7919 >> 3) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path("c.db")))
+
+        let unkeyed = try sift("recover", path("c.db"), "--to", path("new.db"))
+        XCTAssertEqual(unkeyed.status, 2, unkeyed.stdout + unkeyed.stderr)
+        XCTAssertTrue(unkeyed.stderr.contains("may be encrypted") && unkeyed.stderr.contains("--key-file"), unkeyed.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("new.db")), "nothing left behind to block the next try")
+
+        let recover = try sift("recover", path("c.db"), "--to", path("new.db"), "--key-file", path("key.txt"))
+        XCTAssertEqual(recover.status, 1, "a page was lost: " + recover.stdout + recover.stderr)
+        XCTAssertTrue(recover.stdout.contains("read page by page"), recover.stdout)
+        XCTAssertTrue(recover.stdout.contains("rebuilt full-text index documents_fts"), recover.stdout)
+        let recovered = try XCTUnwrap(recover.stdout.split(separator: "\n").first { $0.hasPrefix("documents: ") })
+        XCTAssertNotEqual(recovered, "documents: 0 rows")
+        XCTAssertNotEqual(recovered, "documents: 300 rows")
+
+        let header = try XCTUnwrap(FileHandle(forReadingAtPath: path("new.db"))?.read(upToCount: 16))
+        XCTAssertNotEqual(header, Data("SQLite format 3\0".utf8), "the recovered corpus is encrypted")
+        XCTAssertEqual(try sift("check", "--db", path("new.db"), "--key-file", path("key.txt")).status, 0)
+        XCTAssertEqual(try sift("search", "granite", "--db", path("new.db")).status, 2, "not readable without the key")
+        let search = try sift("search", "granite", "--db", path("new.db"), "--key-file", path("key.txt"))
+        XCTAssertEqual(search.status, 0, search.stderr)
+        XCTAssertTrue(search.stdout.contains(".txt"), search.stdout)
+    }
 }

@@ -16,6 +16,20 @@ public enum CipherFailure: Sendable, Equatable {
     case cryptoFailure
 }
 
+/// The key of an encrypted database file, in either form ``Database/setCipherKey(_:pageSize:)`` and
+/// ``Database/setCipherKey(rawKey:salt:pageSize:)`` take, for reading a file that is not opened as a `Database`
+/// (``Database/recover(from:into:key:backup:)``).
+///
+///     let passphrase = CipherKeyMaterial.passphrase(Data("correct horse battery staple".utf8))
+///     let raw = CipherKeyMaterial.rawKey(key, salt: salt)   // 32 bytes, and the file's 16-byte salt
+public enum CipherKeyMaterial: Sendable {
+    /// A passphrase (PBKDF2-HMAC-SHA512 with the salt from the file's first 16 bytes; `x'<hex>'` is a raw key).
+    case passphrase(Data, pageSize: Int = 4096)
+    /// A raw 32-byte AES key (no key derivation), and optionally the file's 16-byte salt: with it, a file whose
+    /// first bytes (where the salt is kept) are destroyed can still be read.
+    case rawKey(Data, salt: Data? = nil, pageSize: Int = 4096)
+}
+
 /// A key for SiftCipher's VFS: the C key context, which caches the derived keys (the KDF runs once per salt).
 final class CipherKey: @unchecked Sendable {
     /// The `sift_cipher` context; immutable from Swift, internally locked.
@@ -58,6 +72,16 @@ final class CipherKey: @unchecked Sendable {
         return CipherKey(context: context, pageSize: pageSize)
     }
 
+    static func make(_ material: CipherKeyMaterial) throws -> CipherKey {
+        switch material {
+        case .passphrase(let passphrase, let pageSize): return try make(passphrase: passphrase, pageSize: pageSize)
+        case .rawKey(let key, let salt, let pageSize): return try make(rawKey: key, salt: salt, pageSize: pageSize)
+        }
+    }
+
+    /// Whether the key came with the file's salt (a raw key with its salt), so it does not need the file's.
+    var hasSalt: Bool { sift_cipher_has_salt(context) != 0 }
+
     private static func validate(pageSize: Int) throws {
         guard (512...65536).contains(pageSize), pageSize & (pageSize - 1) == 0 else {
             throw SiftError.misuse("The cipher page size must be a power of two from 512 to 65536, not \(pageSize).",
@@ -93,6 +117,13 @@ final class CipherKey: @unchecked Sendable {
         var reserve = Int32(SIFT_CIPHER_RESERVE)
         _ = sqlite3_file_control(db, "main", SQLITE_FCNTL_RESERVE_BYTES, &reserve)
         return rc
+    }
+
+    /// An error about the file at `path` carrying `failure`.
+    static func error(_ failure: CipherFailure, code: SiftError.Code, message: String, path: String) -> SiftError {
+        var error = SiftError(code: code, message: message, path: path, operation: .file)
+        error.cipherFailure = failure
+        return error
     }
 
     /// Forgets what the VFS recorded on this thread (before an open; after a close, whose errors nobody sees).

@@ -1,4 +1,5 @@
 import Foundation
+import SiftCipher
 
 /// A database file's bytes read by SQLite's file format (https://sqlite.org/fileformat2.html), for recovery: it
 /// reads what SQLite refuses to, and checks every offset, byteCount, page number and varint against the bytes it
@@ -37,20 +38,27 @@ struct PageFile {
 
     /// Reads `bytes`; the page size and encoding come from the header when it is valid, else from the given
     /// fallbacks (a backup's), else the page size is guessed from which page boundaries hold b-tree pages.
-    init(bytes: [UInt8], fallbackPageSize: Int? = nil, fallbackEncoding: TextEncoding? = nil) {
+    /// `fallbackReserved` is the bytes each page reserves at its end when the header cannot say (an encrypted file's).
+    init(bytes: [UInt8], fallbackPageSize: Int? = nil, fallbackEncoding: TextEncoding? = nil, fallbackReserved: Int = 0) {
         self.bytes = bytes
         let header = PageFile.header(bytes)
         hasValidHeader = header != nil
         let size = header?.pageSize ?? fallbackPageSize.flatMap { PageFile.isValidPageSize($0) ? $0 : nil }
             ?? PageFile.guessPageSize(bytes)
         pageSize = size
-        usableSize = size - (header?.reserved ?? 0)
+        usableSize = size - (header?.reserved ?? fallbackReserved)
         encoding = header?.encoding ?? fallbackEncoding ?? .utf8
         pageCount = bytes.count / size
         // The header's size counts only when its "valid for" number matches the change counter, and within reason:
         // garbage there must not make the file look billions of pages long.
         let declared = header?.pageCount ?? 0
         declaredPageCount = declared > pageCount && declared <= max(pageCount * 64, 65536) ? declared : pageCount
+    }
+
+    /// Whether the file has pages but neither a header nor any page that reads as a b-tree page: what an
+    /// encrypted file looks like without its key (random bytes, to this reader).
+    var looksEncrypted: Bool {
+        !hasValidHeader && pageCount >= 1 && (1...pageCount).allSatisfy { kind(of: $0) == nil }
     }
 
     static func isValidPageSize(_ size: Int) -> Bool {
@@ -322,6 +330,60 @@ struct PageFile {
 }
 
 extension PageFile {
+    /// The pages of a file encrypted with `key` (and of its write-ahead log), authenticated and decrypted one by
+    /// one (SiftCipher's format): a page whose HMAC fails, damaged, becomes zeros, which read as a lost page. The
+    /// keys come from the file's salt, its first 16 bytes, unless the key has its own.
+    /// - Throws: ``CipherFailure/notEncrypted`` for a plain file; ``CipherFailure/wrongKey`` when no page
+    ///   authenticates (a wrong key or page size, or the salt destroyed with a key that needs it).
+    static func decrypting(_ bytes: [UInt8], wal: [UInt8]?, with key: CipherKey, path: String) throws -> (bytes: [UInt8], wal: [UInt8]?) {
+        let size = key.pageSize
+        guard bytes.count >= size else { return (bytes, wal) }
+        guard !bytes.starts(with: Array("SQLite format 3".utf8) + [0]) else {
+            throw CipherKey.error(.notEncrypted, code: .notADatabase, message: "\(path) is not encrypted, but a cipher key was given.", path: path)
+        }
+        guard let reader = bytes.withUnsafeBytes({ sift_cipher_pages_create(key.context, $0.baseAddress) }) else {
+            throw CipherKey.error(.cryptoFailure, code: .error, message: "Cannot derive the keys of \(path) (libcrypto failed).", path: path)
+        }
+        defer { sift_cipher_pages_free(reader) }
+        /// Decrypts the page at `offset` of `buffer` in place; false when it fails authentication.
+        func decrypt(_ buffer: inout [UInt8], page: Int, at offset: Int) throws -> Bool {
+            let rc = buffer.withUnsafeMutableBytes { raw -> Int32 in
+                guard let base = raw.baseAddress, offset + size <= raw.count else { return -1 }
+                return sift_cipher_pages_decrypt(reader, UInt32(page), base + offset, base + offset)
+            }
+            guard rc >= 0 else {
+                throw CipherKey.error(.cryptoFailure, code: .error, message: "Cannot decrypt page \(page) of \(path) (libcrypto failed).", path: path)
+            }
+            return rc == 0
+        }
+        var plain = Array(bytes[..<(bytes.count / size * size)])
+        var authentic = 0
+        for page in 1...plain.count / size {
+            let offset = (page - 1) * size
+            if try decrypt(&plain, page: page, at: offset) {
+                authentic += 1
+            } else {
+                plain.replaceSubrange(offset..<offset + size, with: repeatElement(0, count: size))
+            }
+        }
+        guard authentic > 0 else {
+            let salt = key.hasSalt ? "." : ", or its first 16 bytes (the salt the key is derived with) are destroyed: then only a "
+                + "raw key given with the file's salt can read it."
+            throw CipherKey.error(.wrongKey, code: .notADatabase,
+                                  message: "No page of \(path) authenticates with the key: a wrong key or page size" + salt, path: path)
+        }
+        // WAL frames: a 24-byte header (the page number first) as SQLite wrote it, then the page encrypted. A frame
+        // that fails authentication stays as it is: its checksum, of the plaintext, then ends the log there.
+        guard var log = wal, log.count >= 32 else { return (plain, wal) }
+        var frame = 32
+        while frame + 24 + size <= log.count {
+            let page = Int(log[frame]) << 24 | Int(log[frame + 1]) << 16 | Int(log[frame + 2]) << 8 | Int(log[frame + 3])
+            if page >= 1 { _ = try decrypt(&log, page: page, at: frame + 24) }
+            frame += 24 + size
+        }
+        return (plain, log)
+    }
+
     /// `bytes` with the committed frames of a write-ahead log applied (https://sqlite.org/fileformat2.html#walformat):
     /// frames are taken while their salts match the log's header and their running checksums hold, up to the last
     /// commit frame among them, which also gives the database's size. A log that is not one changes nothing.

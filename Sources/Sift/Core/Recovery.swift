@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import SiftCipher
 
 /// Rebuilds a damaged database into an empty one, table by table (see ``Database/recover(from:into:backup:)``).
 ///
@@ -46,6 +47,9 @@ struct Recovery {
 
     let damagedPath: String
     let backup: DatabaseBackup?
+    /// The damaged file's key when it is encrypted: SQLite reads it through the cipher VFS, and each page is
+    /// authenticated and decrypted before it is parsed.
+    var key: CipherKey? = nil
 
     func run(into handle: Handle, virtualTables: any VirtualTableRecovering) throws -> RecoveryReport {
         guard try handle.count("SELECT count(*) FROM sqlite_master") == 0 else {
@@ -54,11 +58,22 @@ struct Recovery {
         guard let data = FileManager.default.contents(atPath: damagedPath) else {
             throw handle.pool.report(SiftError(code: .cantOpen, message: "Cannot read \(damagedPath).", path: damagedPath, operation: .file))
         }
-        let sound = SoundFile(path: damagedPath)
+        let sound = SoundFile(path: damagedPath, key: key)
+        var bytes = [UInt8](data), log = FileManager.default.contents(atPath: damagedPath + "-wal").map { [UInt8]($0) }
+        if let key, sound == nil {
+            (bytes, log) = try handle.pool.reporting { try PageFile.decrypting(bytes, wal: log, with: key, path: damagedPath) }
+        }
         // Commits still in the write-ahead log are part of the database: SQLite applies them, so do the pages.
-        let wal = FileManager.default.contents(atPath: damagedPath + "-wal").map { PageFile.applyingWAL([UInt8]($0), to: [UInt8](data)) }
-        var pages = PageSource(file: PageFile(bytes: wal?.bytes ?? [UInt8](data), fallbackPageSize: backup?.pageSize ?? wal?.pageSize,
-                                              fallbackEncoding: backup.flatMap { PageFile.TextEncoding(rawValue: $0.textEncoding) }))
+        let wal = log.map { PageFile.applyingWAL($0, to: bytes) }
+        var pages = PageSource(file: PageFile(bytes: wal?.bytes ?? bytes, fallbackPageSize: key?.pageSize ?? backup?.pageSize ?? wal?.pageSize,
+                                              fallbackEncoding: backup.flatMap { PageFile.TextEncoding(rawValue: $0.textEncoding) },
+                                              fallbackReserved: key == nil ? 0 : Int(SIFT_CIPHER_RESERVE)))
+        // Random bytes throughout: encrypted, most likely. With a backup (which encrypted databases do not write) it
+        // is damage, and the backup's tables are recreated, empty.
+        if key == nil, sound == nil, backup == nil, pages.file.looksEncrypted {
+            throw handle.pool.report(CipherKey.error(.missingKey, code: .notADatabase, message: "\(damagedPath) may be encrypted (it has "
+                + "no database header and no page of it reads as a database page), and no key was given.", path: damagedPath))
+        }
         var report = RecoveryReport(method: sound == nil ? .pages : .sqlite, tables: [], pageCount: pages.file.declaredPageCount,
                                     lostPages: [], usedBackup: false, unassignedRows: 0, rebuiltIndexes: [], problems: [])
         var schema: [Entry]
@@ -304,9 +319,14 @@ final class SoundFile {
     private let db: OpaquePointer
     let schema: [DatabaseBackup.SchemaEntry]
 
-    init?(path: String) {
+    /// Opens `path` read-only, through the cipher VFS with `key`; nil when SQLite cannot read it soundly.
+    init?(path: String, key: CipherKey? = nil) {
         var db: OpaquePointer?
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else {
+        let vfs = key == nil ? nil : try? CipherKey.vfsName()
+        defer { if key != nil { CipherKey.clearFailure() } }
+        guard key == nil || vfs != nil,
+              sqlite3_open_v2(key?.uri(for: path) ?? path, &db, SQLITE_OPEN_READONLY | (key == nil ? 0 : SQLITE_OPEN_URI), vfs) == SQLITE_OK,
+              let db, key.map({ CipherKey.prepare(db, pageSize: $0.pageSize) }) ?? SQLITE_OK == SQLITE_OK else {
             sqlite3_close_v2(db)
             return nil
         }

@@ -24,15 +24,53 @@ extension Database {
     ///   - destination: the database to fill; it must be empty.
     ///   - backupPath: the backup to use; by default the one ``backup()`` writes beside `damagedPath`.
     /// - Throws: ``SiftError`` when the damaged file cannot be read, the backup is not one, or `destination` is not
-    ///   empty or cannot be written. Damage itself is never an error: what cannot be read is reported.
+    ///   empty or cannot be written, and with ``CipherFailure/missingKey`` when the file looks encrypted (no header,
+    ///   no page that reads as a database page, no backup): recover it with its key, ``recover(from:into:key:backup:)``.
+    ///   Damage itself is never an error: what cannot be read is reported.
     public static func recover(from damagedPath: String, into destination: Database, backup backupPath: String? = nil) throws -> RecoveryReport {
+        try recover(from: damagedPath, into: destination, cipher: nil, backup: backupPath)
+    }
+
+    /// Rebuilds a damaged encrypted database, read with `key`, into `destination`; see
+    /// ``recover(from:into:backup:)``.
+    ///
+    /// When SQLite still reads the file soundly with the key, rows are copied through SQLite; otherwise each page is
+    /// authenticated (its HMAC) and decrypted before it is read, and a page that fails authentication is a lost
+    /// page. The key is what ``setCipherKey(_:pageSize:)`` or ``setCipherKey(rawKey:salt:pageSize:)`` was given,
+    /// page size included. `destination` is written as it is configured: set its key first to keep the recovered
+    /// rows encrypted (with the same key or another). An encrypted database has no schema backup (``backup()``
+    /// refuses one), so a destroyed first page loses the schema; the rows of the other pages are then counted in
+    /// ``RecoveryReport/unassignedRows`` unless `backupPath` names a backup of the same schema.
+    ///
+    /// The keys are derived from the salt in the file's first 16 bytes. When those are destroyed, a passphrase
+    /// (or a raw key without its salt) reads nothing, and recovery throws a ``CipherFailure/wrongKey`` error, as it
+    /// does for a wrong key; a raw key given with the file's salt (`.rawKey(key, salt: salt)`) still reads every
+    /// intact page.
+    ///
+    ///     let recovered = Database(withPath: recoveredPath)
+    ///     try recovered.setCipherKey(passphrase)
+    ///     let report = try Database.recover(from: damagedPath, into: recovered, key: .passphrase(passphrase))
+    ///     print(report.rowsRecovered, "rows;", report.lostPages.count, "pages lost")
+    ///
+    /// - Throws: as ``recover(from:into:backup:)``, and a ``SiftError`` with a ``SiftError/cipherFailure``:
+    ///   ``CipherFailure/wrongKey`` when no page authenticates, ``CipherFailure/notEncrypted`` for a plain file.
+    ///   Without a key, recovering a file that looks encrypted (no header, no readable page, no backup) throws
+    ///   ``CipherFailure/missingKey``.
+    public static func recover(from damagedPath: String, into destination: Database, key: CipherKeyMaterial,
+                               backup backupPath: String? = nil) throws -> RecoveryReport {
+        let cipher = try destination.pool.reporting { try CipherKey.make(key) }
+        return try recover(from: damagedPath, into: destination, cipher: cipher, backup: backupPath)
+    }
+
+    private static func recover(from damagedPath: String, into destination: Database, cipher: CipherKey?,
+                                backup backupPath: String?) throws -> RecoveryReport {
         let path = URL(fileURLWithPath: (damagedPath as NSString).expandingTildeInPath).standardizedFileURL.path
         guard path != destination.path else {
             throw destination.pool.report(SiftError.misuse("Recover into another file than the damaged \(path).", operation: .file))
         }
         let backup = try DatabaseBackup.load(from: backupPath ?? path + "-sift-backup")
         return try destination.writeWithoutTransaction { handle in
-            try Recovery(damagedPath: path, backup: backup).run(into: handle, virtualTables: FullTextRecovery())
+            try Recovery(damagedPath: path, backup: backup, key: cipher).run(into: handle, virtualTables: FullTextRecovery())
         }
     }
 }

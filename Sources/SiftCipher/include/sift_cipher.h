@@ -73,6 +73,26 @@ int sift_cipher_derivations(sift_cipher *cipher);
 /// The failure recorded on this thread since the last call (and the page it concerned), then clears it.
 sift_cipher_failure sift_cipher_take_failure(uint32_t *page);
 
+/// Whether the context's key came with its salt (a raw key in the x'<96 hex>' or x'<160 hex>' form): such a
+/// key reads a file whose first 16 bytes (the salt) are lost.
+int sift_cipher_has_salt(const sift_cipher *cipher);
+
+/// A reader of one encrypted file's pages, for recovery: decrypts pages read by other means than the VFS.
+typedef struct sift_cipher_pages sift_cipher_pages;
+
+/// A page reader for a file encrypted with `cipher` whose salt is `salt` (the file's first 16 bytes; a key with
+/// its own salt uses that one). Runs the key derivation for that salt unless the context already did. NULL when
+/// libcrypto fails or memory runs out. Holds a reference to `cipher`.
+sift_cipher_pages *sift_cipher_pages_create(sift_cipher *cipher, const void *salt);
+
+/// Authenticates page `pgno` (`sift_cipher_page_size` bytes at `in`) and decrypts it into `out` (which may be
+/// `in`): page 1 then starts with "SQLite format 3", the reserve is zeros. Returns 0 on success, 1 when the
+/// page's HMAC does not match (`out` is left as it was), -1 when libcrypto fails.
+int sift_cipher_pages_decrypt(sift_cipher_pages *pages, uint32_t pgno, const void *in, void *out);
+
+/// Frees the reader and drops its reference to the key context.
+void sift_cipher_pages_free(sift_cipher_pages *pages);
+
 #ifdef __cplusplus
 }
 #endif
