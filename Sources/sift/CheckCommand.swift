@@ -19,13 +19,22 @@ struct CheckCommand: ParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    /// A corrupt file, or an encrypted page that fails authentication (damage or tampering): `sift recover` applies.
+    static func isDamage(_ error: Error) -> Bool {
+        switch error {
+        case let error as SiftError: return error.isCorruption
+        case SiftToolError.encryption(_, failure: .authenticationFailed, _): return true
+        default: return false
+        }
+    }
+
     func run() throws {
         let check: CorpusCheck
         do {
             check = try CorpusDatabase.check(at: database.db, key: database.key.passphrase())
-        } catch let error as SiftError where error.isCorruption {
+        } catch let error where CheckCommand.isDamage(error) {
             print("problem: the database file is damaged: \(reason(error))")
-            print("run: \(RecoverCommand.suggestion(for: database.db))")
+            print("run: \(RecoverCommand.suggestion(for: database.db, keyFile: database.key.keyFile))")
             throw ExitCode(1)
         } catch {
             Terminal.error("sift: cannot check: \(reason(error))")
@@ -38,7 +47,7 @@ struct CheckCommand: ParsableCommand {
             default: unreadable = false
             }
             if unreadable {
-                Terminal.error("if it was a Sift database, its header is damaged: run \(RecoverCommand.suggestion(for: database.db))")
+                Terminal.error("if it was a Sift database, its header is damaged: run \(RecoverCommand.suggestion(for: database.db, keyFile: database.key.keyFile))")
             }
             throw ExitCode(2)
         }
@@ -48,7 +57,7 @@ struct CheckCommand: ParsableCommand {
         }
         for problem in check.problems { print("problem: \(problem)") }
         if check.problems.contains(where: { $0.hasPrefix("integrity_check") }) {
-            print("run: \(RecoverCommand.suggestion(for: database.db))")
+            print("run: \(RecoverCommand.suggestion(for: database.db, keyFile: database.key.keyFile))")
         }
         throw ExitCode(1)
     }

@@ -32,10 +32,11 @@ struct RecoverCommand: ParsableCommand {
     @OptionGroup var key: KeyOptions
 
     /// The command that recovers `path`, quoted for a shell, as `sift check` suggests it.
-    static func suggestion(for path: String) -> String {
+    static func suggestion(for path: String, keyFile: String? = nil) -> String {
         let ext = (path as NSString).pathExtension
         let target = (path as NSString).deletingPathExtension + "-recovered." + (ext.isEmpty ? "db" : ext)
         return "sift recover \(shellQuoted(path)) --to \(shellQuoted(target))"
+            + (keyFile.map { " --key-file \(shellQuoted($0))" } ?? "")
     }
 
     private static func shellQuoted(_ text: String) -> String {

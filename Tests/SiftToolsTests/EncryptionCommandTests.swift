@@ -37,4 +37,19 @@ final class EncryptionCommandTests: ToolTestCase {
         XCTAssertNotEqual(try sift("stats", "--db", "c.db", "--key-file", "empty.txt").status, 0)
         XCTAssertNotEqual(try sift("stats", "--db", "c.db", "--key-file", "nonexistent.txt").status, 0)
     }
+
+    /// `sift check` on a damaged encrypted corpus names the recover command with the same key option.
+    func testCheckOfADamagedEncryptedCorpusSuggestsRecoverWithTheKey() throws {
+        for i in 1...40 { try write("notes/n\(i).txt", "Note \(i): " + String(repeating: "tower temple river \(i) ", count: 200)) }
+        try write("key.txt", "x'" + String(repeating: "a5", count: 32) + "'")
+        XCTAssertEqual(try sift("index", "notes", "--db", "c.db", "--key-file", "key.txt").status, 0)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path("c.db"))))
+        XCTAssertGreaterThan(bytes.count, 8 * 4096)
+        for i in (3 * 4096)..<(bytes.count - 4096) where i % 4096 == 100 { bytes[i] ^= 0xFF }   // one byte in each page
+        try Data(bytes).write(to: URL(fileURLWithPath: path("c.db")))
+        let check = try sift("check", "--db", "c.db", "--key-file", "key.txt")
+        XCTAssertNotEqual(check.status, 0)
+        XCTAssertTrue((check.stdout + check.stderr).contains("sift recover c.db --to c-recovered.db --key-file key.txt"),
+                      check.stdout + check.stderr)
+    }
 }
