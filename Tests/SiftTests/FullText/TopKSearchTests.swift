@@ -161,6 +161,7 @@ final class TopKSearchTests: XCTestCase {
             nextID = Int(top) + 1
         }
         try insert(600)
+        try database.optimize(index: "docs_fts")                              // builds the impacts
         var pruned = try checkSearches(database, &rng, step: 0)
         for step in 1...60 {
             switch Int.random(in: 0..<9, using: &rng) {
@@ -210,6 +211,7 @@ final class TopKImpactsTests: XCTestCase {
         try database.create(virtualTable: "docs_fts", of: TopKIndexModel.self, syncedWith: "docs")
         try database.insert(objects: (0..<rows).map { TopKDoc(nil, "alpha \($0 % 7 == 0 ? "beta" : "gamma")", "alpha delta w\($0)") },
                             intoTable: "docs")
+        try database.optimize(index: "docs_fts")
         return database
     }
 
@@ -217,7 +219,25 @@ final class TopKImpactsTests: XCTestCase {
         try database.read { handle in try TopKImpacts.meta("docs_fts", on: handle) }
     }
 
-    func testBulkLoadCreatesImpactsAndVerifyChecksThem() throws {
+    /// Building the impacts reads every row's text again: a bulk load leaves that to optimize(index:) (or
+    /// rebuild(index:)), and later writes keep them in step.
+    func testBulkLoadLeavesImpactsToOptimize() throws {
+        let path = NSTemporaryDirectory() + "topk-\(UUID().uuidString).db"
+        let database = Database(withPath: path)
+        addTeardownBlock { try? database.close { try? database.removeFiles() } }
+        database.fullTextBulkThreshold = 8
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 100, listed: 20, block: 16, tail: 1_000, statementRows: 0) }
+        try database.create(table: "docs", of: TopKDoc.self)
+        try database.create(virtualTable: "docs_fts", of: TopKIndexModel.self, syncedWith: "docs")
+        try database.insert(objects: (0..<150).map { TopKDoc(nil, "alpha", "delta w\($0)") }, intoTable: "docs")
+        XCTAssertNil(try meta(database), "a bulk load does not build the impacts")
+        try database.optimize(index: "docs_fts")
+        XCTAssertEqual(try meta(database)?.watermark, 150)
+        try database.insert(objects: (0..<20).map { TopKDoc(nil, "alpha", "delta x\($0)") }, intoTable: "docs")
+        XCTAssertEqual(try meta(database)?.watermark, 170, "a later bulk load extends them")
+    }
+
+    func testOptimizeCreatesImpactsAndVerifyChecksThem() throws {
         let database = try makeDatabase(rows: 150)
         let meta = try XCTUnwrap(try meta(database))
         XCTAssertTrue(meta.valid)
