@@ -68,7 +68,9 @@ struct ImpactBound {
 /// - all terms required and one not listed: FTS5's own plan (its AND seeks through the frequent terms' rows
 ///   from the rare one's), scored with known row counts;
 /// - any term, some not listed: first every row holding a non-listed term, then blocks bounded by the listed
-///   terms alone (a row without the rare terms scores at most that).
+///   terms alone (a row without the rare terms scores at most that);
+/// - any of two listed terms: first the rows holding both when they are few (a high k-th score at once), then
+///   blocks where one term alone can beat it, scoring only the rows holding that term.
 /// Anything else (other rankings, conditions, phrases, prefixes, columns, NOT, no or invalid impacts) returns
 /// nil: the caller runs FTS5's exhaustive plan.
 struct TopKSearch {
@@ -213,6 +215,17 @@ struct TopKSearch {
                           [FundamentalValue(expression), FundamentalValue(rare)], dedupe: true)
                 dedupe = true
             }
+            // Any of two listed terms: the rows holding both first, when few (the product of the terms' shares of
+            // the rows, as if independent, below a quarter of their rows): the best rows are nearly always among them,
+            // so the k-th score is high at once; later, a block where neither term alone can beat it is done.
+            var bothScored = false
+            if !requiresAll, listed, listedTerms.count == 2, terms.count == 2, rows > 0,
+               Double(terms[0].rows) * Double(terms[1].rows) / rows <= Double(terms[0].rows + terms[1].rows) / 4 {
+                let both = listedTerms.map { FTS5Expression.quote($0.token) }.joined(separator: " AND ")
+                try score("SELECT rowid, \(call) FROM \(q) WHERE \(q) MATCH ?", [FundamentalValue(both)], dedupe: true)
+                dedupe = true
+                bothScored = true
+            }
             // The tail, then the blocks by decreasing bound.
             let range = select + " AND rowid BETWEEN ? AND ?"
             try score(range, [FundamentalValue(expression), FundamentalValue(meta.watermark + 1), FundamentalValue(Int64.max)],
@@ -230,7 +243,9 @@ struct TopKSearch {
                 // Any term (MaxScore within the block): the terms whose bounds, smallest first, add up to at most
                 // the k-th score cannot lift a row above it alone, so only rows holding another term are scored
                 // (an expression requiring one of those, its phrases weighing nothing, before the query's own).
-                var restricted: [String] = []
+                // With two terms of which neither alone can lift a row above the k-th score, only rows holding
+                // both are scored (an expression requiring both).
+                var restricted: [String] = [], joiner = " OR "
                 if !requiresAll, best.isFull, let threshold = best.threshold {
                     parts.removeAll(keepingCapacity: true)
                     for term in listedTerms {
@@ -248,12 +263,18 @@ struct TopKSearch {
                         if sum > tolerance(threshold) { restricted.append(FTS5Expression.quote(part.token)) }
                     }
                     if restricted.count == parts.count { restricted = [] }
+                    if parts.count == 2, parts[1].bound <= tolerance(threshold) {
+                        restricted = parts.map { FTS5Expression.quote($0.token) }
+                        joiner = " AND "
+                    }
                 }
-                if restricted.isEmpty {
+                if bothScored && joiner == " AND " {
+                    complete = false
+                } else if restricted.isEmpty {
                     try score(range, [FundamentalValue(expression), FundamentalValue(low), FundamentalValue(high)], dedupe: dedupe)
                 } else {
                     complete = false
-                    let required = "(" + restricted.joined(separator: " OR ") + ") AND " + expression
+                    let required = "(" + restricted.joined(separator: joiner) + ") AND " + expression
                     try score("SELECT rowid, \(rankCall(ignoring: restricted.count)) FROM \(q) WHERE \(q) MATCH ? AND rowid BETWEEN ? AND ?",
                               [FundamentalValue(required), FundamentalValue(low), FundamentalValue(high)], dedupe: dedupe)
                 }
