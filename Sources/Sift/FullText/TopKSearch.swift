@@ -215,12 +215,12 @@ struct TopKSearch {
                           [FundamentalValue(expression), FundamentalValue(rare)], dedupe: true)
                 dedupe = true
             }
-            // Any of two listed terms: the rows holding both first, when few (the product of the terms' shares of
-            // the rows, as if independent, below a quarter of their rows): the best rows are nearly always among them,
-            // so the k-th score is high at once; later, a block where neither term alone can beat it is done.
+            // Any of two listed terms: the rows holding both first, when few (as if independent: the more frequent
+            // term in at most a quarter of the rows): the best rows are nearly always among them, so the k-th score
+            // is high at once; later, a block where neither term alone can beat it is done.
             var bothScored = false
             if !requiresAll, listed, listedTerms.count == 2, terms.count == 2, rows > 0,
-               Double(terms[0].rows) * Double(terms[1].rows) / rows <= Double(terms[0].rows + terms[1].rows) / 4 {
+               Double(max(terms[0].rows, terms[1].rows)) <= rows / 4 {
                 let both = listedTerms.map { FTS5Expression.quote($0.token) }.joined(separator: " AND ")
                 try score("SELECT rowid, \(call) FROM \(q) WHERE \(q) MATCH ?", [FundamentalValue(both)], dedupe: true)
                 dedupe = true
