@@ -174,34 +174,18 @@ extension Database {
     private func runSearch<Object: TableDecodable>(_ expression: String, _ rank: SearchStatement.Rank?, _ info: FTSTableInfo,
                                                    _ type: Object.Type, _ condition: Condition?, _ options: SearchOptions,
                                                    isAdvanced: Bool, on handle: Handle) throws -> SearchResults<Object> {
-        let binding = Object.CodingKeys.objectRelationalMapping
-        var statement = SearchStatement(index: info.name, content: info.content, columns: binding.columnNames,
-                                        expression: expression, limit: options.limit, offset: options.offset)
-        let position = { (column: String) in info.columns.firstIndex(of: column) ?? 0 }
-        statement.highlights = options.highlight.map {
-            SearchStatement.Highlight(column: position($0), open: options.markers.open, close: options.markers.close)
-        }
-        statement.snippets = options.snippet.map {
-            SearchStatement.Snippet(column: position($0), open: options.markers.open, close: options.markers.close,
-                                    ellipsis: options.ellipsis, characters: options.snippetLength)
-        }
+        var statement = searchStatement(expression, info, Object.self, options)
         statement.rank = rank
         statement.condition = condition
         let rendered = statement.statementSQL
-        let decoder = RowDecoder(binding: binding, ordinals: Array(binding.keys.indices))
-        let base = Int32(binding.keys.count)
+        let decoder = HitDecoder<Object>(options: options)
         var hits: [SearchHit<Object>] = []
         do {
             try handle.withStatement(rendered.sql) { stmt in
                 try handle.bind(rendered.values, to: stmt, sql: rendered.sql)
                 while try handle.step(stmt) {
-                    let object = try decoder.decode(Object.self, from: stmt)
-                    var highlights: [String: String] = [:], snippets: [String: String] = [:]
-                    var column = base + 2
-                    for name in options.highlight { highlights[name] = RawStatement.text(stmt, column); column += 1 }
-                    for name in options.snippet { snippets[name] = RawStatement.text(stmt, column); column += 1 }
-                    hits.append(SearchHit(object: object, rowid: sqlite3_column_int64(stmt, base),
-                                          score: -sqlite3_column_double(stmt, base + 1), highlights: highlights, snippets: snippets))
+                    hits.append(try decoder.hit(from: stmt, score: -sqlite3_column_double(stmt, decoder.base + 1),
+                                                markupAt: decoder.base + 2))
                 }
             }
         } catch let error as SiftError where isAdvanced && error.code == .error {
@@ -223,6 +207,51 @@ extension Database {
             }
         }
         return SearchResults(hits: hits, totalCount: total, expression: expression)
+    }
+}
+
+extension Database {
+    /// The search statement of `expression` on the index `info` selecting `Object`'s columns, with the
+    /// highlights, snippets and page of `options` (no rank function or condition yet).
+    func searchStatement<Object: TableDecodable>(_ expression: String, _ info: FTSTableInfo, _ type: Object.Type,
+                                                 _ options: SearchOptions) -> SearchStatement {
+        var statement = SearchStatement(index: info.name, content: info.content,
+                                        columns: Object.CodingKeys.objectRelationalMapping.columnNames,
+                                        expression: expression, limit: options.limit, offset: options.offset)
+        let position = { (column: String) in info.columns.firstIndex(of: column) ?? 0 }
+        statement.highlights = options.highlight.map {
+            SearchStatement.Highlight(column: position($0), open: options.markers.open, close: options.markers.close)
+        }
+        statement.snippets = options.snippet.map {
+            SearchStatement.Snippet(column: position($0), open: options.markers.open, close: options.markers.close,
+                                    ellipsis: options.ellipsis, characters: options.snippetLength)
+        }
+        return statement
+    }
+}
+
+/// Reads a search statement's row into a hit: the object's columns first, then its rowid (at `base`), then the
+/// highlights and snippets of `options` in their order, wherever the caller says they start.
+struct HitDecoder<Object: TableDecodable> {
+    let options: SearchOptions
+    let decoder: RowDecoder
+    let base: Int32
+
+    init(options: SearchOptions) {
+        let binding = Object.CodingKeys.objectRelationalMapping
+        self.options = options
+        decoder = RowDecoder(binding: binding, ordinals: Array(binding.keys.indices))
+        base = Int32(binding.keys.count)
+    }
+
+    func hit(from stmt: OpaquePointer, score: Double, markupAt first: Int32) throws -> SearchHit<Object> {
+        let object = try decoder.decode(Object.self, from: stmt)
+        var highlights: [String: String] = [:], snippets: [String: String] = [:]
+        var column = first
+        for name in options.highlight { highlights[name] = RawStatement.text(stmt, column); column += 1 }
+        for name in options.snippet { snippets[name] = RawStatement.text(stmt, column); column += 1 }
+        return SearchHit(object: object, rowid: sqlite3_column_int64(stmt, base), score: score,
+                         highlights: highlights, snippets: snippets)
     }
 }
 

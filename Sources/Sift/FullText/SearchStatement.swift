@@ -76,6 +76,10 @@ struct SearchStatement: RenderedStatement {
     var offset = 0
     /// Renders `SELECT count(*)` of the matching rows instead.
     var countsOnly = false
+    /// Renders only the row with this rowid (bound last), without the rank column, rank function, condition,
+    /// order or limit: the markup of a hit whose score the caller computed (a pruned search). FTS5's rank would
+    /// count every matching row to compute one score.
+    var rowid: Int64?
 
     init(index: String, content: (table: String, rowid: String)? = nil, columns: [String], expression: String,
          limit: Int = 20, offset: Int = 0) {
@@ -97,7 +101,7 @@ struct SearchStatement: RenderedStatement {
         } else {
             builder.append("SELECT ")
             builder.append(columns.map { q(source) + "." + q($0) }.joined(separator: ", "))
-            builder.append(", \(index).rowid, \(index).rank")
+            builder.append(", \(index).rowid" + (rowid == nil ? ", \(index).rank" : ""))
             // The markers and the ellipsis are bound values: they are the caller's text.
             func call(_ function: String, _ column: Int, _ texts: [String], _ tail: String = "") {
                 builder.append(", \(function)(\(index), \(column)")
@@ -119,6 +123,11 @@ struct SearchStatement: RenderedStatement {
         }
         builder.append(" WHERE \(index) MATCH ")
         builder.appendValue(FundamentalValue(expression))
+        if let rowid {
+            builder.append(" AND \(index).rowid = ")
+            builder.appendValue(FundamentalValue(rowid))
+            return
+        }
         if let rank {
             builder.append(" AND \(index).rank MATCH ")
             builder.appendValue(FundamentalValue(rank.call))

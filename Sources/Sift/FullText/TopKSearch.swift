@@ -342,39 +342,22 @@ extension Database {
     func prunedSearch<Object: TableDecodable>(_ tree: FTS5Expression, _ phraseWeights: [Double]?, _ info: FTSTableInfo,
                                               _ type: Object.Type, _ condition: Condition?, _ options: SearchOptions,
                                               on handle: Handle) throws -> SearchResults<Object>? {
-        guard condition == nil, options.limit > 0, options.offset >= 0, let content = info.content,
+        guard condition == nil, options.limit > 0, options.offset >= 0, info.content != nil,
               let plan = try TopKSearch.plan(tree, phraseWeights, info, options, on: handle) else { return nil }
         let found = try plan.run(count: options.offset + options.limit, countTotal: options.countTotal, on: handle)
         let page = found.rows.dropFirst(options.offset)
         // The page's objects and marked-up columns, row by row (no rank column: FTS5's would count every row).
-        let binding = Object.CodingKeys.objectRelationalMapping
-        let q = SQLBuilder.quote, index = q(info.name), source = q(content.table)
-        let position = { (column: String) in info.columns.firstIndex(of: column) ?? 0 }
-        var sql = "SELECT " + binding.columnNames.map { source + "." + q($0) }.joined(separator: ", ")
-        var values: [FundamentalValue] = []
-        for name in options.highlight {
-            sql += ", highlight(\(index), \(position(name)), ?, ?)"
-            values += [FundamentalValue(options.markers.open), FundamentalValue(options.markers.close)]
-        }
-        for name in options.snippet {
-            sql += ", sift_snippet(\(index), \(position(name)), ?, ?, ?, \(min(100_000, max(1, options.snippetLength))))"
-            values += [FundamentalValue(options.markers.open), FundamentalValue(options.markers.close), FundamentalValue(options.ellipsis)]
-        }
-        sql += " FROM \(index) JOIN \(source) ON \(source).\(q(content.rowid)) = \(index).rowid WHERE \(index) MATCH ? AND \(index).rowid = ?"
-        let decoder = RowDecoder(binding: binding, ordinals: Array(binding.keys.indices))
-        let base = Int32(binding.keys.count)
+        var statement = searchStatement(plan.expression, info, Object.self, options)
+        statement.rowid = 0
+        let rendered = statement.statementSQL
+        let decoder = HitDecoder<Object>(options: options)
         var hits: [SearchHit<Object>] = []
-        try handle.withStatement(sql) { stmt in
+        try handle.withStatement(rendered.sql) { stmt in
             for row in page {
-                try handle.bind(values + [FundamentalValue(plan.expression), FundamentalValue(row.rowid)], to: stmt, sql: sql)
+                try handle.bind(rendered.values.dropLast() + [FundamentalValue(row.rowid)], to: stmt, sql: rendered.sql)
                 defer { sqlite3_reset(stmt) }
                 guard try handle.step(stmt) else { continue }
-                let object = try decoder.decode(Object.self, from: stmt)
-                var highlights: [String: String] = [:], snippets: [String: String] = [:]
-                var column = base
-                for name in options.highlight { highlights[name] = RawStatement.text(stmt, column); column += 1 }
-                for name in options.snippet { snippets[name] = RawStatement.text(stmt, column); column += 1 }
-                hits.append(SearchHit(object: object, rowid: row.rowid, score: row.score, highlights: highlights, snippets: snippets))
+                hits.append(try decoder.hit(from: stmt, score: row.score, markupAt: decoder.base + 1))
             }
         }
         return SearchResults(hits: hits, totalCount: found.total, expression: plan.expression,

@@ -10,6 +10,19 @@ final class SearchStatementTests: XCTestCase {
         XCTAssertEqual(statement.statementSQL.values, [FundamentalValue("(\"coffee\")"), FundamentalValue(20), FundamentalValue(0)])
     }
 
+    func testOneRowByRowidHasNoRankNorPage() {
+        var statement = SearchStatement(index: "articles_fts", content: (table: "articles", rowid: "id"), columns: ["id"],
+                                        expression: "(\"x\")")
+        statement.highlights = [.init(column: 0, open: "[", close: "]")]
+        statement.rank = .bm25(weights: [10, 1])
+        statement.rowid = 7
+        XCTAssertEqual(statement.description,
+                       "SELECT articles.id, articles_fts.rowid, highlight(articles_fts, 0, '[', ']') "
+                       + "FROM articles_fts JOIN articles ON articles.id = articles_fts.rowid "
+                       + "WHERE articles_fts MATCH '(\"x\")' AND articles_fts.rowid = 7")
+        XCTAssertEqual(statement.statementSQL.values.last, FundamentalValue(7), "the rowid is bound last")
+    }
+
     func testExternalContentWithEverything() {
         var statement = SearchStatement(index: "articles_fts", content: (table: "articles", rowid: "id"), columns: ["id", "title"],
                                         expression: "(\"x\")", limit: 5, offset: 10)
