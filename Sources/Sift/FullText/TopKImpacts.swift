@@ -134,7 +134,7 @@ struct TopKImpacts {
             + " FROM \(q(index.content)) WHERE \(q(index.rowidColumn)) BETWEEN ? AND ?"
         // Per listed term and column, this row's count (flat), and the terms the row touched.
         var counts = [Int32](repeating: 0, count: positions.count * columns)
-        var touched: [Int] = []
+        var touched: [Int] = [], isTouched = [Bool](repeating: false, count: positions.count)
         var lengths = [Int32](repeating: 0, count: columns)
         var stats = [Int32](repeating: 0, count: 2 * columns)
         try handle.withStatement(sql) { stmt in
@@ -147,13 +147,14 @@ struct TopKImpacts {
                         try tokenizer.tokenize(RawStatement.text(stmt, Int32(c + 1)), reason: .document) { bytes, _, _, colocated in
                             if !colocated || length == 0 { length += 1 }
                             guard let i = positions[String(decoding: bytes, as: UTF8.self)] else { return }
-                            if !(0..<columns).contains(where: { counts[i * columns + $0] > 0 }) { touched.append(i) }
+                            if !isTouched[i] { isTouched[i] = true; touched.append(i) }
                             counts[i * columns + c] += 1
                         }
                     }
                     lengths[c] = length
                 }
                 for i in touched {
+                    isTouched[i] = false
                     for c in 0..<columns {
                         stats[2 * c] = counts[i * columns + c]
                         stats[2 * c + 1] = counts[i * columns + c] > 0 ? lengths[c] : 0
