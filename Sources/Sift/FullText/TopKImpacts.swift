@@ -1,4 +1,5 @@
 import CSQLite
+import SiftRank
 import Foundation
 
 /// Per-term score bounds that let a search skip most rows of a large index: Sift's "impacts", kept beside a
@@ -13,8 +14,14 @@ import Foundation
 ///   it among the rows holding the term there. They bound the term's BM25F contribution in every row of the
 ///   block for any k1, b, column weights and average lengths (see `ImpactBound`).
 ///
+/// Both are stored per *chunk* of `chunk_blocks` blocks (a row `(term, chunk, df, blocks)`: the rows of the chunk
+/// holding the term, and the chunk's blocks; a chunk no row of which holds the term has no row), so that extending
+/// them over new rows rewrites only the last chunks, not every term's whole list (which made loading a million
+/// rows in batches quadratic). A rowid table: its rows (about 1.8 kB for two columns) stay in the b-tree page,
+/// where a WITHOUT ROWID table would give each its own overflow page.
+///
 /// `<index>_sift_topk` holds one row: `watermark` (rows above it are the *tail*: not in the blocks, always
-/// scored), `block`, and `valid`. A delete, an update or an insert at or below the watermark clears `valid` in
+/// scored), `block`, `chunk_blocks` and `valid`. A delete, an update or an insert at or below the watermark clears `valid` in
 /// the same transaction (the counts and maxima no longer describe the rows): searches then take FTS5's
 /// exhaustive plan until `rebuild(index:)` or `optimize(index:)` rebuilds them. A bulk insert above the
 /// watermark extends them (counts and blocks of the new rows) in its transaction.
@@ -35,20 +42,54 @@ struct TopKImpacts {
     struct Meta {
         var watermark: Int64
         var block: Int64
+        /// Blocks per stored chunk.
+        var chunkBlocks: Int
         var valid: Bool
         var columns: Int
         /// Rows in the index when the impacts were built (which terms are listed depends on it).
         var builtRows: Int
     }
 
-    /// The index's impacts metadata, or nil when it has none.
+    /// The index's impacts metadata, or nil when it has none. Impacts in the earlier unchunked layout (no
+    /// `chunk_blocks`) read as stale: searches do not use them and the next optimize or rebuild replaces them.
     static func meta(_ index: String, on handle: Handle) throws -> Meta? {
         guard try handle.schemaType(of: metaTable(index)) == "table" else { return nil }
-        return try handle.withStatement("SELECT watermark, block, valid, columns, built_rows FROM \(SQLBuilder.quote(metaTable(index)))") { stmt in
+        let table = SQLBuilder.quote(metaTable(index))
+        guard try handle.count("SELECT count(*) FROM pragma_table_info('\(metaTable(index).replacingOccurrences(of: "'", with: "''"))') WHERE name = 'chunk_blocks'") == 1 else {
+            return Meta(watermark: 0, block: 1, chunkBlocks: 1, valid: false, columns: 0, builtRows: 0)
+        }
+        return try handle.withStatement("SELECT watermark, block, valid, columns, built_rows, chunk_blocks FROM \(table)") { stmt in
             guard try handle.step(stmt) else { return nil }
             return Meta(watermark: sqlite3_column_int64(stmt, 0), block: max(1, sqlite3_column_int64(stmt, 1)),
+                        chunkBlocks: max(1, Int(sqlite3_column_int64(stmt, 5))),
                         valid: sqlite3_column_int64(stmt, 2) == 1, columns: Int(sqlite3_column_int64(stmt, 3)),
                         builtRows: Int(sqlite3_column_int64(stmt, 4)))
+        }
+    }
+
+    /// A listed term's row count and blocks: every block up to the watermark's, in order (zero where no row holds
+    /// the term), or nil when the term is not listed.
+    static func stored(_ term: String, in index: String, _ meta: Meta, on handle: Handle) throws -> (df: Int64, blocks: [UInt8])? {
+        let chunkBytes = meta.chunkBlocks * ImpactBlock.stride(columns: meta.columns)
+        let sql = "SELECT chunk, df, blocks FROM \(SQLBuilder.quote(termsTable(index))) WHERE term = ? ORDER BY chunk"
+        return try handle.withStatement(sql) { stmt in
+            sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
+            var df: Int64 = 0, blocks: [UInt8] = [], found = false
+            while try handle.step(stmt) {
+                found = true
+                df += sqlite3_column_int64(stmt, 1)
+                let offset = Int(sqlite3_column_int64(stmt, 0)) * chunkBytes
+                let count = Int(sqlite3_column_bytes(stmt, 2))
+                guard offset >= 0, count <= chunkBytes, let blob = sqlite3_column_blob(stmt, 2) else { continue }
+                if blocks.count < offset + count { blocks += [UInt8](repeating: 0, count: offset + count - blocks.count) }
+                blocks.withUnsafeMutableBytes { target in
+                    if let base = target.baseAddress { memcpy(base + offset, blob, count) }
+                }
+            }
+            guard found else { return nil }
+            let width = (Int(meta.watermark / meta.block) + 1) * ImpactBlock.stride(columns: meta.columns)
+            if blocks.count < width { blocks += [UInt8](repeating: 0, count: width - blocks.count) }
+            return (df, blocks)
         }
     }
 
@@ -84,12 +125,18 @@ struct TopKImpacts {
         let columns = index.columns.count
         try handle.execute("""
             CREATE TABLE \(q(metaTable(index.index)))(id INTEGER PRIMARY KEY CHECK (id = 1), watermark INTEGER NOT NULL, \
-            block INTEGER NOT NULL, valid INTEGER NOT NULL, columns INTEGER NOT NULL, built_rows INTEGER NOT NULL)
+            block INTEGER NOT NULL, valid INTEGER NOT NULL, columns INTEGER NOT NULL, built_rows INTEGER NOT NULL, \
+            chunk_blocks INTEGER NOT NULL)
             """)
-        try handle.execute("CREATE TABLE \(q(termsTable(index.index)))(term TEXT PRIMARY KEY, df INTEGER NOT NULL, blocks BLOB NOT NULL) WITHOUT ROWID")
+        try handle.execute("""
+            CREATE TABLE \(q(termsTable(index.index)))(term TEXT NOT NULL, chunk INTEGER NOT NULL, df INTEGER NOT NULL, \
+            blocks BLOB NOT NULL, UNIQUE (term, chunk))
+            """)
         let rows = try rowCount(index.index, on: handle)
-        try handle.execute("INSERT INTO \(q(metaTable(index.index))) VALUES(1, 0, ?, 1, ?, ?)",
-                           [FundamentalValue(handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.block }), FundamentalValue(Int64(columns)), FundamentalValue(Int64(rows))])
+        let sizes = handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 }
+        try handle.execute("INSERT INTO \(q(metaTable(index.index))) VALUES(1, 0, ?, 1, ?, ?, ?)",
+                           [FundamentalValue(sizes.block), FundamentalValue(Int64(columns)), FundamentalValue(Int64(rows)),
+                            FundamentalValue(Int64(sizes.chunk))])
         // Only terms a query finds as themselves: their rows are exactly those `MATCH '"term"'` returns.
         let tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
         let terms = try frequentTerms(index.index, minimumRows: minimumRows(forRows: rows, on: handle), on: handle).filter { term in
@@ -107,13 +154,16 @@ struct TopKImpacts {
 
     /// Keeps the impacts in step with a bulk insert of `rowids` (sorted) into the index, in its transaction:
     /// extends them over new rows above the watermark and clears `valid` for rows at or below it. An index without
-    /// impacts gets them from `optimize(index:)` or `rebuild(index:)` once it has `automaticRows`, not from an
-    /// insert: building them reads every row's text again, which made a bulk load of 100,000 documents 1.8 times
-    /// slower (0.70x -> 1.28x the raw baseline in `sift-bench throughput`), while a large load is followed by an
-    /// optimize anyway. (Terms that become frequent later are listed by the next `rebuild(index:)` or
-    /// `optimize(index:)` of stale impacts; until then their rows are scored one by one.)
+    /// impacts gets them here once it holds `automaticRows` (the whole index is read once, its listed terms counted
+    /// in C: about an eighth of the bulk insert's own time), so a large load leaves a searchable index with
+    /// its bounds without an `optimize(index:)`. (Terms that become frequent later are listed by the next
+    /// `rebuild(index:)` or `optimize(index:)` of stale impacts; until then their rows are scored one by one.)
     static func follow(bulkInsertOf rowids: [Int64], into index: SyncedIndex, on handle: Handle) throws {
-        guard let first = rowids.first, let meta = try meta(index.index, on: handle) else { return }
+        guard let first = rowids.first, index.mode == .explicit else { return }
+        guard let meta = try meta(index.index, on: handle) else {
+            if try rowCount(index.index, on: handle) >= automaticRows(on: handle) { try build(index, on: handle) }
+            return
+        }
         guard meta.valid else { return }
         if first <= meta.watermark {
             try handle.execute(invalidateSQL(index.index), [FundamentalValue(first)])
@@ -124,47 +174,41 @@ struct TopKImpacts {
 
     /// Tokenizes the content rows with rowids in `rows` as FTS5 indexed them (same tokenizer, same text, a column's
     /// length counted as FTS5 counts it: tokens not colocated with the previous one) and calls `body` for every
-    /// listed term (its index in `positions`) a row holds, with the row's sift_doc_stats-like (count, length) per
-    /// column. One pass over the new rows' text instead of one index scan per listed term.
-    private static func collect(_ index: SyncedIndex, rows: ClosedRange<Int64>, columns: Int, _ positions: [String: Int],
+    /// listed term (its index in `terms`) a row holds, with the row's sift_doc_stats-like (count, length) per
+    /// column. One pass over the new rows' text instead of one index scan per listed term; the tokens are counted
+    /// in C (`sift_topk_collect_row`), not one call into Swift each.
+    private static func collect(_ index: SyncedIndex, rows: ClosedRange<Int64>, columns: Int, _ terms: [String],
                                 on handle: Handle, _ body: (Int, Int64, UnsafePointer<Int32>) -> Void) throws {
         let tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
+        guard let set = sift_topk_terms_new(Int32(max(1, terms.count))) else { throw handle.error(SQLITE_NOMEM, sql: nil, operation: .tokenize) }
+        defer { sift_topk_terms_free(set) }
+        for term in terms {
+            var term = term
+            let added = term.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { sift_topk_terms_add(set, $0.baseAddress, Int32($0.count)) }
+            }
+            guard added >= 0 else { throw handle.error(SQLITE_NOMEM, sql: nil, operation: .tokenize) }
+        }
         let q = SQLBuilder.quote
         let sql = "SELECT \(q(index.rowidColumn)), " + index.columns.map(q).joined(separator: ", ")
             + " FROM \(q(index.content)) WHERE \(q(index.rowidColumn)) BETWEEN ? AND ?"
-        // Per listed term and column, this row's count (flat), and the terms the row touched.
-        var counts = [Int32](repeating: 0, count: positions.count * columns)
-        var touched: [Int] = [], isTouched = [Bool](repeating: false, count: positions.count)
-        var lengths = [Int32](repeating: 0, count: columns)
-        var stats = [Int32](repeating: 0, count: 2 * columns)
+        var indexes = [Int32](repeating: 0, count: max(1, terms.count))
+        var stats = [Int32](repeating: 0, count: max(1, terms.count) * 2 * columns)
         try handle.withStatement(sql) { stmt in
             try handle.bind([FundamentalValue(rows.lowerBound), FundamentalValue(rows.upperBound)], to: stmt, sql: sql)
             while try handle.step(stmt) {
                 let rowid = sqlite3_column_int64(stmt, 0)
-                for c in 0..<columns {
-                    var length: Int32 = 0
-                    if sqlite3_column_type(stmt, Int32(c + 1)) != SQLITE_NULL {
-                        try tokenizer.tokenize(RawStatement.text(stmt, Int32(c + 1)), reason: .document) { bytes, _, _, colocated in
-                            if !colocated || length == 0 { length += 1 }
-                            guard let i = positions[String(decoding: bytes, as: UTF8.self)] else { return }
-                            if !isTouched[i] { isTouched[i] = true; touched.append(i) }
-                            counts[i * columns + c] += 1
-                        }
-                    }
-                    lengths[c] = length
+                var touched: Int32 = 0
+                let rc = tokenizer.withRawTokenizer { raw in
+                    sift_topk_collect_row(set, raw, stmt, 1, Int32(columns), &indexes, &stats, &touched)
                 }
-                for i in touched {
-                    isTouched[i] = false
-                    for c in 0..<columns {
-                        stats[2 * c] = counts[i * columns + c]
-                        stats[2 * c + 1] = counts[i * columns + c] > 0 ? lengths[c] : 0
-                        counts[i * columns + c] = 0
-                    }
-                    stats.withUnsafeBufferPointer { buffer in
-                        if let base = buffer.baseAddress { body(i, rowid, base) }
-                    }
+                guard rc == SQLITE_OK else {
+                    throw SiftError(code: SiftError.Code(rawValue: rc), message: "The tokenizer failed.", operation: .tokenize)
                 }
-                touched.removeAll(keepingCapacity: true)
+                stats.withUnsafeBufferPointer { buffer in
+                    guard let base = buffer.baseAddress else { return }
+                    for k in 0..<Int(touched) { body(Int(indexes[k]), rowid, base + 2 * columns * k) }
+                }
             }
         }
     }
@@ -199,19 +243,15 @@ struct TopKImpacts {
         guard let meta = try meta(index, on: handle), meta.valid else { return [] }
         var problems: [String] = []
         let width = ImpactBlock.stride(columns: meta.columns)
-        try handle.withStatement("SELECT term, df, blocks FROM \(SQLBuilder.quote(termsTable(index)))") { stmt in
-            while try handle.step(stmt) {
-                let term = RawStatement.text(stmt, 0), stored = sqlite3_column_int64(stmt, 1)
-                let count = Int(sqlite3_column_bytes(stmt, 2))
-                let blob = sqlite3_column_blob(stmt, 2).map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
-                var fresh = [UInt8](repeating: 0, count: (Int(meta.watermark / meta.block) + 1) * width)
-                let rows = try scan(term, in: index, rows: 0...meta.watermark, meta, into: &fresh, on: handle)
-                if rows != stored { problems.append("impacts: \(term) is in \(rows) rows, \(stored) recorded") }
-                if blob.count < fresh.count || !stride(from: 0, to: fresh.count, by: width).allSatisfy({ base in
-                    ImpactBlock.covers(stored: blob, fresh: fresh, at: base, columns: meta.columns)
-                }) {
-                    problems.append("impacts: the block maxima of \(term) are below its counts")
-                }
+        for term in try listedTerms(index, on: handle) {
+            guard let (stored, blob) = try stored(term, in: index, meta, on: handle) else { continue }
+            var fresh = [UInt8](repeating: 0, count: (Int(meta.watermark / meta.block) + 1) * width)
+            let rows = try scan(term, in: index, rows: 0...meta.watermark, meta, into: &fresh, on: handle)
+            if rows != stored { problems.append("impacts: \(term) is in \(rows) rows, \(stored) recorded") }
+            if blob.count < fresh.count || !Swift.stride(from: 0, to: fresh.count, by: width).allSatisfy({ base in
+                ImpactBlock.covers(stored: blob, fresh: fresh, at: base, columns: meta.columns)
+            }) {
+                problems.append("impacts: the block maxima of \(term) are below its counts")
             }
         }
         return problems
@@ -250,8 +290,18 @@ struct TopKImpacts {
         }
     }
 
+    /// The listed terms, in order.
+    private static func listedTerms(_ index: String, on handle: Handle) throws -> [String] {
+        try handle.withStatement("SELECT DISTINCT term FROM \(SQLBuilder.quote(termsTable(index))) ORDER BY term") { stmt in
+            var terms: [String] = []
+            while try handle.step(stmt) { terms.append(RawStatement.text(stmt, 0)) }
+            return terms
+        }
+    }
+
     /// Adds the rows above the watermark to the impacts (their counts and blocks) and moves the watermark to the
-    /// index's largest rowid. `listing`: the terms to add when building; nil extends the listed terms.
+    /// index's largest rowid. `listing`: the terms to add when building; nil extends the listed terms. Only the
+    /// chunks the new rows fall in are read and written.
     static func extend(_ index: SyncedIndex, listing: [String]? = nil, on handle: Handle) throws {
         guard let meta = try meta(index.index, on: handle), meta.valid else { return }
         let q = SQLBuilder.quote
@@ -259,36 +309,55 @@ struct TopKImpacts {
             try handle.step(stmt) ? sqlite3_column_int64(stmt, 0) : 0
         }
         guard top > meta.watermark || listing != nil else { return }
-        var terms: [(term: String, df: Int64, blocks: [UInt8])] = []
-        if let listing {
-            terms = listing.map { ($0, 0, []) }
-        } else {
-            try handle.withStatement("SELECT term, df, blocks FROM \(q(termsTable(index.index)))") { stmt in
-                while try handle.step(stmt) {
-                    let count = Int(sqlite3_column_bytes(stmt, 2))
-                    let blob = sqlite3_column_blob(stmt, 2).map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
-                    terms.append((RawStatement.text(stmt, 0), sqlite3_column_int64(stmt, 1), blob))
+        let terms = try listing ?? listedTerms(index.index, on: handle)
+        let stride = ImpactBlock.stride(columns: meta.columns), chunkBytes = meta.chunkBlocks * stride
+        let firstChunk = Int((meta.watermark + 1) / meta.block) / meta.chunkBlocks
+        let lastBlock = Int(max(top, meta.watermark + 1) / meta.block), lastChunk = lastBlock / meta.chunkBlocks
+        let chunks = lastChunk - firstChunk + 1
+        // Per term, the row counts and blocks of chunks firstChunk...lastChunk.
+        var dfs = [[Int64]](repeating: [Int64](repeating: 0, count: chunks), count: terms.count)
+        var blocks = [[UInt8]](repeating: [UInt8](repeating: 0, count: chunks * chunkBytes), count: terms.count)
+        if listing == nil {
+            let sql = "SELECT chunk, df, blocks FROM \(q(termsTable(index.index))) WHERE term = ? AND chunk >= ?"
+            try handle.withStatement(sql) { stmt in
+                for (i, term) in terms.enumerated() {
+                    sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
+                    sqlite3_bind_int64(stmt, 2, Int64(firstChunk))
+                    while try handle.step(stmt) {
+                        let chunk = Int(sqlite3_column_int64(stmt, 0)) - firstChunk
+                        let count = Int(sqlite3_column_bytes(stmt, 2))
+                        guard chunk >= 0, chunk < chunks, count <= chunkBytes, let blob = sqlite3_column_blob(stmt, 2) else { continue }
+                        dfs[i][chunk] = sqlite3_column_int64(stmt, 1)
+                        blocks[i].withUnsafeMutableBytes { target in
+                            if let base = target.baseAddress { memcpy(base + chunk * chunkBytes, blob, count) }
+                        }
+                    }
+                    sqlite3_reset(stmt)
                 }
             }
         }
-        let stride = ImpactBlock.stride(columns: meta.columns)
-        let blockCount = Int(top / meta.block) + 1
-        for i in terms.indices where terms[i].blocks.count < blockCount * stride {
-            terms[i].blocks += [UInt8](repeating: 0, count: blockCount * stride - terms[i].blocks.count)
+        if top > meta.watermark {
+            try collect(index, rows: meta.watermark + 1...top, columns: meta.columns, terms, on: handle) { i, rowid, stats in
+                let block = Int(rowid / meta.block) - firstChunk * meta.chunkBlocks
+                dfs[i][block / meta.chunkBlocks] += 1
+                ImpactBlock.add(stats, columns: meta.columns, into: &blocks[i], at: block * stride)
+            }
         }
-        var positions: [String: Int] = [:]
-        for (i, entry) in terms.enumerated() { positions[entry.term] = i }
-        try collect(index, rows: meta.watermark + 1...top, columns: meta.columns, positions, on: handle) { i, rowid, stats in
-            terms[i].df += 1
-            ImpactBlock.add(stats, columns: meta.columns, into: &terms[i].blocks, at: Int(rowid / meta.block) * stride)
-        }
-        let save = "INSERT OR REPLACE INTO \(q(termsTable(index.index)))(term, df, blocks) VALUES(?, ?, ?)"
-        for entry in terms {
-            try handle.withStatement(save) { stmt in
-                sqlite3_bind_text(stmt, 1, entry.term, -1, sift_sqlite_transient())
-                sqlite3_bind_int64(stmt, 2, entry.df)
-                _ = entry.blocks.withUnsafeBytes { sqlite3_bind_blob(stmt, 3, $0.baseAddress, Int32($0.count), sift_sqlite_transient()) }
-                while try handle.step(stmt) {}
+        let save = "INSERT OR REPLACE INTO \(q(termsTable(index.index)))(term, chunk, df, blocks) VALUES(?, ?, ?, ?)"
+        try handle.withStatement(save) { stmt in
+            for (i, term) in terms.enumerated() {
+                for chunk in 0..<chunks where dfs[i][chunk] > 0 {
+                    // The last chunk holds only the blocks up to the last row's.
+                    let length = chunk == chunks - 1 ? (lastBlock % meta.chunkBlocks + 1) * stride : chunkBytes
+                    sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
+                    sqlite3_bind_int64(stmt, 2, Int64(firstChunk + chunk))
+                    sqlite3_bind_int64(stmt, 3, dfs[i][chunk])
+                    _ = blocks[i].withUnsafeBytes { bytes in
+                        sqlite3_bind_blob(stmt, 4, bytes.baseAddress.map { $0 + chunk * chunkBytes }, Int32(length), sift_sqlite_transient())
+                    }
+                    while try handle.step(stmt) {}
+                    sqlite3_reset(stmt)
+                }
             }
         }
         try handle.execute("UPDATE \(q(metaTable(index.index))) SET watermark = ?", [FundamentalValue(top)])

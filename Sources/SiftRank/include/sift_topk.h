@@ -17,8 +17,35 @@
  *       column's size in tokens.
  */
 
-#include "../../CSQLite/shim.h"
+#include <stdint.h>
 
-int sift_topk_register_functions(fts5_api *api);
+struct fts5_api;
+struct sqlite3_stmt;
+
+int sift_topk_register_functions(struct fts5_api *api);
+
+/*
+ * Counting the listed terms of rows as FTS5 indexes them (what the impacts are built from), without a call into
+ * Swift per token.
+ *
+ *   sift_topk_terms_new(capacity)        an empty set of terms; NULL when out of memory.
+ *   sift_topk_terms_add(set, term, n)    adds a term (n bytes); returns its index (0, 1, ...) or -1 when out of
+ *                                        memory or already added.
+ *   sift_topk_collect_row(set, tokenizer, stmt, first, columns, indexes, stats, touched)
+ *       (tokenizer: a sift_fts5_tokenizer *, see CSQLite/shim.h)
+ *       tokenizes columns first..first+columns-1 of the current row of stmt (NULL columns are empty) for a
+ *       document, and for every listed term the row holds writes its index to indexes[i] and its (count, length)
+ *       per column to stats[2 * columns * i ...] (length: the column's size in tokens as FTS5 counts it, tokens
+ *       colocated with the previous one not counted; 0 where the term is absent). *touched gets how many terms;
+ *       indexes and stats must hold one entry per listed term. Returns an SQLite result code.
+ *   sift_topk_terms_free(set)
+ */
+typedef struct sift_topk_terms sift_topk_terms;
+
+sift_topk_terms *sift_topk_terms_new(int capacity);
+int sift_topk_terms_add(sift_topk_terms *set, const char *term, int length);
+int sift_topk_collect_row(sift_topk_terms *set, void *tokenizer, struct sqlite3_stmt *stmt, int first,
+                          int columns, int32_t *indexes, int32_t *stats, int *touched);
+void sift_topk_terms_free(sift_topk_terms *set);
 
 #endif
