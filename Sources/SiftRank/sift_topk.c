@@ -159,7 +159,7 @@ static int sift_topk_token(void *context, int flags, const char *token, int leng
     return SQLITE_OK;
 }
 
-int sift_topk_collect_row(sift_topk_terms *set, void *tokenizer, struct sqlite3_stmt *stmt, int first,
+int sift_topk_collect_row(sift_topk_terms *set, void *tokenizer, const char *const *texts, const int *lengths,
                           int columns, int32_t *indexes, int32_t *stats, int *touched) {
     *touched = 0;
     if (!set || columns < 1 || columns > 64) return SQLITE_MISUSE;
@@ -169,16 +169,16 @@ int sift_topk_collect_row(sift_topk_terms *set, void *tokenizer, struct sqlite3_
         set->columns = set->counts ? columns : 0;
         if (!set->counts) return SQLITE_NOMEM;
     }
-    int lengths[64];
+    int sizes[64];
     sift_topk_row row = { set, 0, 0 };
     int rc = SQLITE_OK;
     for (int c = 0; c < columns; c++) {
         row.column = c;
         row.length = 0;
-        const char *text = (const char *)sqlite3_column_text(stmt, first + c);
-        int bytes = sqlite3_column_bytes(stmt, first + c);
-        if (text && bytes > 0) rc = sift_fts5_tokenizer_run((sift_fts5_tokenizer *)tokenizer, &row, FTS5_TOKENIZE_DOCUMENT, text, bytes, sift_topk_token);
-        lengths[c] = row.length;
+        if (texts[c] && lengths[c] > 0)
+            rc = sift_fts5_tokenizer_run((sift_fts5_tokenizer *)tokenizer, &row, FTS5_TOKENIZE_DOCUMENT, texts[c], lengths[c],
+                                         sift_topk_token);
+        sizes[c] = row.length;
         if (rc != SQLITE_OK) break;
     }
     for (int k = 0; k < set->touched_count; k++) {
@@ -188,7 +188,7 @@ int sift_topk_collect_row(sift_topk_terms *set, void *tokenizer, struct sqlite3_
             indexes[k] = index;
             for (int c = 0; c < columns; c++) {
                 stats[2 * columns * k + 2 * c] = counts[c];
-                stats[2 * columns * k + 2 * c + 1] = counts[c] > 0 ? lengths[c] : 0;
+                stats[2 * columns * k + 2 * c + 1] = counts[c] > 0 ? sizes[c] : 0;
             }
         }
         memset(counts, 0, sizeof *counts * (size_t)columns);

@@ -54,16 +54,19 @@ struct TopKImpacts {
     /// `chunk_blocks`) read as stale: searches do not use them and the next optimize or rebuild replaces them.
     static func meta(_ index: String, on handle: Handle) throws -> Meta? {
         guard try handle.schemaType(of: metaTable(index)) == "table" else { return nil }
-        let table = SQLBuilder.quote(metaTable(index))
-        guard try handle.count("SELECT count(*) FROM pragma_table_info('\(metaTable(index).replacingOccurrences(of: "'", with: "''"))') WHERE name = 'chunk_blocks'") == 1 else {
-            return Meta(watermark: 0, block: 1, chunkBlocks: 1, valid: false, columns: 0, builtRows: 0)
-        }
-        return try handle.withStatement("SELECT watermark, block, valid, columns, built_rows, chunk_blocks FROM \(table)") { stmt in
+        return try handle.withStatement("SELECT * FROM \(SQLBuilder.quote(metaTable(index)))") { stmt in
             guard try handle.step(stmt) else { return nil }
-            return Meta(watermark: sqlite3_column_int64(stmt, 0), block: max(1, sqlite3_column_int64(stmt, 1)),
-                        chunkBlocks: max(1, Int(sqlite3_column_int64(stmt, 5))),
-                        valid: sqlite3_column_int64(stmt, 2) == 1, columns: Int(sqlite3_column_int64(stmt, 3)),
-                        builtRows: Int(sqlite3_column_int64(stmt, 4)))
+            // Named after the step: a cached statement is prepared again when the table changed.
+            var at: [String: Int32] = [:]
+            for i in 0..<sqlite3_column_count(stmt) { at[String(cString: sqlite3_column_name(stmt, i))] = i }
+            guard let watermark = at["watermark"], let block = at["block"], let valid = at["valid"], let columns = at["columns"],
+                  let built = at["built_rows"], let chunkBlocks = at["chunk_blocks"] else {
+                return Meta(watermark: 0, block: 1, chunkBlocks: 1, valid: false, columns: 0, builtRows: 0)
+            }
+            return Meta(watermark: sqlite3_column_int64(stmt, watermark), block: max(1, sqlite3_column_int64(stmt, block)),
+                        chunkBlocks: max(1, Int(sqlite3_column_int64(stmt, chunkBlocks))),
+                        valid: sqlite3_column_int64(stmt, valid) == 1, columns: Int(sqlite3_column_int64(stmt, columns)),
+                        builtRows: Int(sqlite3_column_int64(stmt, built)))
         }
     }
 
@@ -120,6 +123,14 @@ struct TopKImpacts {
 
     /// Builds the impacts of `index` from scratch (dropping any), over every row it holds.
     static func build(_ index: SyncedIndex, on handle: Handle) throws {
+        let terms = try create(index, on: handle)
+        try ImpactsCollector(index, listing: terms, top: maxRowid(index.index, on: handle), overlapping: false, on: handle)?
+            .finish(on: handle)
+    }
+
+    /// Makes the impacts tables of `index` (dropping any) with watermark 0 and returns the terms to list: those in
+    /// at least `minimumRows` of the rows it holds now.
+    private static func create(_ index: SyncedIndex, on handle: Handle) throws -> [String] {
         try drop(index.index, on: handle)
         let q = SQLBuilder.quote
         let columns = index.columns.count
@@ -139,10 +150,16 @@ struct TopKImpacts {
                             FundamentalValue(Int64(sizes.chunk))])
         // Only terms a query finds as themselves: their rows are exactly those `MATCH '"term"'` returns.
         let tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
-        let terms = try frequentTerms(index.index, minimumRows: minimumRows(forRows: rows, on: handle), on: handle).filter { term in
+        return try frequentTerms(index.index, minimumRows: minimumRows(forRows: rows, on: handle), on: handle).filter { term in
             try TopKImpacts.token(of: term, tokenizer) == term
         }
-        try extend(index, listing: terms, on: handle)
+    }
+
+    /// The index's largest rowid (0 when empty).
+    static func maxRowid(_ index: String, on handle: Handle) throws -> Int64 {
+        try handle.withStatement("SELECT max(rowid) FROM \(SQLBuilder.quote(index + "_docsize"))") { stmt in
+            try handle.step(stmt) ? sqlite3_column_int64(stmt, 0) : 0
+        }
     }
 
     /// The one token a query finds for `text`, or nil when it has none or several.
@@ -152,64 +169,58 @@ struct TopKImpacts {
         return tokens.count == 1 ? tokens[0] : nil
     }
 
-    /// Keeps the impacts in step with a bulk insert of `rowids` (sorted) into the index, in its transaction:
-    /// extends them over new rows above the watermark and clears `valid` for rows at or below it. An index without
-    /// impacts gets them here once it holds `automaticRows` (the whole index is read once, its listed terms counted
-    /// in C: about an eighth of the bulk insert's own time), so a large load leaves a searchable index with
-    /// its bounds without an `optimize(index:)`. (Terms that become frequent later are listed by the next
-    /// `rebuild(index:)` or `optimize(index:)` of stale impacts; until then their rows are scored one by one.)
-    static func follow(bulkInsertOf rowids: [Int64], into index: SyncedIndex, on handle: Handle) throws {
-        guard let first = rowids.first, index.mode == .explicit else { return }
-        guard let meta = try meta(index.index, on: handle) else {
-            if try rowCount(index.index, on: handle) >= automaticRows(on: handle) { try build(index, on: handle) }
-            return
-        }
-        guard meta.valid else { return }
-        if first <= meta.watermark {
-            try handle.execute(invalidateSQL(index.index), [FundamentalValue(first)])
-        } else {
-            try extend(index, on: handle)
-        }
-    }
+    /// Keeps the impacts in step with a bulk insert into the index, in its transaction: the sync layer makes one
+    /// before FTS5 indexes the new rows (`rowids`, sorted; in the content table already), calls `willIndex` before
+    /// each piece of them and `finish` after. New rows above the watermark are counted into the impacts, piece by
+    /// piece on a worker thread while FTS5 indexes the same piece (see `ImpactsCollector`); a row at or below it
+    /// clears `valid`. An index without impacts gets them once it holds `automaticRows`: when the rows indexed
+    /// so far reach it, their frequent terms are listed from FTS5's vocabulary and the rest of the insert counts
+    /// them as above. (Terms that become frequent later are listed by the next `rebuild(index:)` or
+    /// `optimize(index:)` of stale impacts; until then their rows are scored one by one.)
+    final class Follower {
+        private let index: SyncedIndex
+        private let top: Int64
+        private var collector: ImpactsCollector?
+        /// New rows FTS5 must have indexed for the impacts to be built here; nil when the index has them (or
+        /// does not get them from this insert).
+        private var buildAt: Int?
+        private var indexed = 0
 
-    /// Tokenizes the content rows with rowids in `rows` as FTS5 indexed them (same tokenizer, same text, a column's
-    /// length counted as FTS5 counts it: tokens not colocated with the previous one) and calls `body` for every
-    /// listed term (its index in `terms`) a row holds, with the row's sift_doc_stats-like (count, length) per
-    /// column. One pass over the new rows' text instead of one index scan per listed term; the tokens are counted
-    /// in C (`sift_topk_collect_row`), not one call into Swift each.
-    private static func collect(_ index: SyncedIndex, rows: ClosedRange<Int64>, columns: Int, _ terms: [String],
-                                on handle: Handle, _ body: (Int, Int64, UnsafePointer<Int32>) -> Void) throws {
-        let tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
-        guard let set = sift_topk_terms_new(Int32(max(1, terms.count))) else { throw handle.error(SQLITE_NOMEM, sql: nil, operation: .tokenize) }
-        defer { sift_topk_terms_free(set) }
-        for term in terms {
-            var term = term
-            let added = term.withUTF8 { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { sift_topk_terms_add(set, $0.baseAddress, Int32($0.count)) }
+        init(bulkInsertOf rowids: [Int64], into index: SyncedIndex, on handle: Handle) throws {
+            self.index = index
+            top = max(rowids.last ?? 0, try maxRowid(index.index, on: handle))
+            guard let first = rowids.first, index.mode == .explicit else { return }
+            guard let meta = try meta(index.index, on: handle) else {
+                let needed = automaticRows(on: handle) - (try rowCount(index.index, on: handle))
+                if needed <= rowids.count { buildAt = max(0, needed) }
+                return
             }
-            guard added >= 0 else { throw handle.error(SQLITE_NOMEM, sql: nil, operation: .tokenize) }
+            guard meta.valid else { return }
+            if first <= meta.watermark {
+                try handle.execute(invalidateSQL(index.index), [FundamentalValue(first)])
+            } else {
+                collector = try ImpactsCollector(index, top: top, overlapping: true, on: handle)
+            }
         }
-        let q = SQLBuilder.quote
-        let sql = "SELECT \(q(index.rowidColumn)), " + index.columns.map(q).joined(separator: ", ")
-            + " FROM \(q(index.content)) WHERE \(q(index.rowidColumn)) BETWEEN ? AND ?"
-        var indexes = [Int32](repeating: 0, count: max(1, terms.count))
-        var stats = [Int32](repeating: 0, count: max(1, terms.count) * 2 * columns)
-        try handle.withStatement(sql) { stmt in
-            try handle.bind([FundamentalValue(rows.lowerBound), FundamentalValue(rows.upperBound)], to: stmt, sql: sql)
-            while try handle.step(stmt) {
-                let rowid = sqlite3_column_int64(stmt, 0)
-                var touched: Int32 = 0
-                let rc = tokenizer.withRawTokenizer { raw in
-                    sift_topk_collect_row(set, raw, stmt, 1, Int32(columns), &indexes, &stats, &touched)
-                }
-                guard rc == SQLITE_OK else {
-                    throw SiftError(code: SiftError.Code(rawValue: rc), message: "The tokenizer failed.", operation: .tokenize)
-                }
-                stats.withUnsafeBufferPointer { buffer in
-                    guard let base = buffer.baseAddress else { return }
-                    for k in 0..<Int(touched) { body(Int(indexes[k]), rowid, base + 2 * columns * k) }
-                }
+
+        /// Before FTS5 indexes `rows` (a piece of `count` new rows): counts them, on the worker when there is one.
+        func willIndex(_ rows: ClosedRange<Int64>, count: Int, on handle: Handle) throws {
+            if let buildAt, indexed >= buildAt, indexed > 0 {
+                self.buildAt = nil
+                let terms = try create(index, on: handle)
+                collector = try ImpactsCollector(index, listing: terms, top: top, overlapping: true, on: handle)
             }
+            try collector?.add(through: rows.upperBound, on: handle)
+            indexed += count
+        }
+
+        /// After FTS5 indexed every new row: counts what is left and writes the impacts.
+        func finish(on handle: Handle) throws {
+            if buildAt != nil, try rowCount(index.index, on: handle) >= automaticRows(on: handle) {
+                buildAt = nil
+                try build(index, on: handle)
+            }
+            try collector?.finish(on: handle)
         }
     }
 
@@ -291,7 +302,7 @@ struct TopKImpacts {
     }
 
     /// The listed terms, in order.
-    private static func listedTerms(_ index: String, on handle: Handle) throws -> [String] {
+    static func listedTerms(_ index: String, on handle: Handle) throws -> [String] {
         try handle.withStatement("SELECT DISTINCT term FROM \(SQLBuilder.quote(termsTable(index))) ORDER BY term") { stmt in
             var terms: [String] = []
             while try handle.step(stmt) { terms.append(RawStatement.text(stmt, 0)) }
@@ -300,67 +311,11 @@ struct TopKImpacts {
     }
 
     /// Adds the rows above the watermark to the impacts (their counts and blocks) and moves the watermark to the
-    /// index's largest rowid. `listing`: the terms to add when building; nil extends the listed terms. Only the
-    /// chunks the new rows fall in are read and written.
-    static func extend(_ index: SyncedIndex, listing: [String]? = nil, on handle: Handle) throws {
-        guard let meta = try meta(index.index, on: handle), meta.valid else { return }
-        let q = SQLBuilder.quote
-        let top = try handle.withStatement("SELECT max(rowid) FROM \(q(index.index + "_docsize"))") { stmt in
-            try handle.step(stmt) ? sqlite3_column_int64(stmt, 0) : 0
-        }
-        guard top > meta.watermark || listing != nil else { return }
-        let terms = try listing ?? listedTerms(index.index, on: handle)
-        let stride = ImpactBlock.stride(columns: meta.columns), chunkBytes = meta.chunkBlocks * stride
-        let firstChunk = Int((meta.watermark + 1) / meta.block) / meta.chunkBlocks
-        let lastBlock = Int(max(top, meta.watermark + 1) / meta.block), lastChunk = lastBlock / meta.chunkBlocks
-        let chunks = lastChunk - firstChunk + 1
-        // Per term, the row counts and blocks of chunks firstChunk...lastChunk.
-        var dfs = [[Int64]](repeating: [Int64](repeating: 0, count: chunks), count: terms.count)
-        var blocks = [[UInt8]](repeating: [UInt8](repeating: 0, count: chunks * chunkBytes), count: terms.count)
-        if listing == nil {
-            let sql = "SELECT chunk, df, blocks FROM \(q(termsTable(index.index))) WHERE term = ? AND chunk >= ?"
-            try handle.withStatement(sql) { stmt in
-                for (i, term) in terms.enumerated() {
-                    sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
-                    sqlite3_bind_int64(stmt, 2, Int64(firstChunk))
-                    while try handle.step(stmt) {
-                        let chunk = Int(sqlite3_column_int64(stmt, 0)) - firstChunk
-                        let count = Int(sqlite3_column_bytes(stmt, 2))
-                        guard chunk >= 0, chunk < chunks, count <= chunkBytes, let blob = sqlite3_column_blob(stmt, 2) else { continue }
-                        dfs[i][chunk] = sqlite3_column_int64(stmt, 1)
-                        blocks[i].withUnsafeMutableBytes { target in
-                            if let base = target.baseAddress { memcpy(base + chunk * chunkBytes, blob, count) }
-                        }
-                    }
-                    sqlite3_reset(stmt)
-                }
-            }
-        }
-        if top > meta.watermark {
-            try collect(index, rows: meta.watermark + 1...top, columns: meta.columns, terms, on: handle) { i, rowid, stats in
-                let block = Int(rowid / meta.block) - firstChunk * meta.chunkBlocks
-                dfs[i][block / meta.chunkBlocks] += 1
-                ImpactBlock.add(stats, columns: meta.columns, into: &blocks[i], at: block * stride)
-            }
-        }
-        let save = "INSERT OR REPLACE INTO \(q(termsTable(index.index)))(term, chunk, df, blocks) VALUES(?, ?, ?, ?)"
-        try handle.withStatement(save) { stmt in
-            for (i, term) in terms.enumerated() {
-                for chunk in 0..<chunks where dfs[i][chunk] > 0 {
-                    // The last chunk holds only the blocks up to the last row's.
-                    let length = chunk == chunks - 1 ? (lastBlock % meta.chunkBlocks + 1) * stride : chunkBytes
-                    sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
-                    sqlite3_bind_int64(stmt, 2, Int64(firstChunk + chunk))
-                    sqlite3_bind_int64(stmt, 3, dfs[i][chunk])
-                    _ = blocks[i].withUnsafeBytes { bytes in
-                        sqlite3_bind_blob(stmt, 4, bytes.baseAddress.map { $0 + chunk * chunkBytes }, Int32(length), sift_sqlite_transient())
-                    }
-                    while try handle.step(stmt) {}
-                    sqlite3_reset(stmt)
-                }
-            }
-        }
-        try handle.execute("UPDATE \(q(metaTable(index.index))) SET watermark = ?", [FundamentalValue(top)])
+    /// index's largest rowid.
+    static func extend(_ index: SyncedIndex, on handle: Handle) throws {
+        let top = try maxRowid(index.index, on: handle)
+        guard let meta = try meta(index.index, on: handle), meta.valid, top > meta.watermark else { return }
+        try ImpactsCollector(index, top: top, overlapping: false, on: handle)?.finish(on: handle)
     }
 }
 

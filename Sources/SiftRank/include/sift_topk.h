@@ -20,7 +20,6 @@
 #include <stdint.h>
 
 struct fts5_api;
-struct sqlite3_stmt;
 
 int sift_topk_register_functions(struct fts5_api *api);
 
@@ -31,20 +30,21 @@ int sift_topk_register_functions(struct fts5_api *api);
  *   sift_topk_terms_new(capacity)        an empty set of terms; NULL when out of memory.
  *   sift_topk_terms_add(set, term, n)    adds a term (n bytes); returns its index (0, 1, ...) or -1 when out of
  *                                        memory or already added.
- *   sift_topk_collect_row(set, tokenizer, stmt, first, columns, indexes, stats, touched)
- *       (tokenizer: a sift_fts5_tokenizer *, see CSQLite/shim.h)
- *       tokenizes columns first..first+columns-1 of the current row of stmt (NULL columns are empty) for a
- *       document, and for every listed term the row holds writes its index to indexes[i] and its (count, length)
- *       per column to stats[2 * columns * i ...] (length: the column's size in tokens as FTS5 counts it, tokens
- *       colocated with the previous one not counted; 0 where the term is absent). *touched gets how many terms;
- *       indexes and stats must hold one entry per listed term. Returns an SQLite result code.
+ *   sift_topk_collect_row(set, tokenizer, texts, lengths, columns, indexes, stats, touched)
+ *       tokenizes one row's columns (texts[c]: lengths[c] bytes of UTF-8, NULL for none) for a document with
+ *       tokenizer (a sift_fts5_tokenizer *, see CSQLite/shim.h), and for every listed term the row holds writes its
+ *       index to indexes[i] and its (count, length) per column to stats[2 * columns * i ...] (length: the
+ *       column's size in tokens as FTS5 counts it, tokens colocated with the previous one not counted; 0 where the
+ *       term is absent). *touched gets how many terms; indexes and stats must hold one entry per listed term.
+ *       Returns an SQLite result code. Touches nothing but set and the tokenizer: another thread may run it
+ *       while the connection does other work, one set and one tokenizer instance per thread.
  *   sift_topk_terms_free(set)
  */
 typedef struct sift_topk_terms sift_topk_terms;
 
 sift_topk_terms *sift_topk_terms_new(int capacity);
 int sift_topk_terms_add(sift_topk_terms *set, const char *term, int length);
-int sift_topk_collect_row(sift_topk_terms *set, void *tokenizer, struct sqlite3_stmt *stmt, int first,
+int sift_topk_collect_row(sift_topk_terms *set, void *tokenizer, const char *const *texts, const int *lengths,
                           int columns, int32_t *indexes, int32_t *stats, int *touched);
 void sift_topk_terms_free(sift_topk_terms *set);
 
