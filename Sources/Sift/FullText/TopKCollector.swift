@@ -9,9 +9,10 @@ import SiftRank
 ///
 /// With `overlapping`, each piece is counted on a worker thread while the caller goes on: the sync layer reads a
 /// piece of a bulk insert, hands it over, and has FTS5 index the same rows meanwhile, so the second pass over the
-/// text costs no time of its own on a machine with a free core. The worker touches only this collector's term set,
-/// counts and its own tokenizer instance (never the connection), and the caller waits for it before reading the
-/// next piece and in `finish`; only tokenizers known to keep all their state in their instance run there.
+/// text costs no time of its own on a machine with a free core. At most four pieces (of 8,192 rows or 4 MB of
+/// text) wait for the worker. The worker touches only this collector's term set, counts and its own tokenizer
+/// instance (never the connection); the caller reads the counts only after waiting for it in `finish`. Only
+/// tokenizers known to keep all their state in their instance run there.
 final class ImpactsCollector: @unchecked Sendable {
     private let index: SyncedIndex
     private let meta: TopKImpacts.Meta
@@ -31,8 +32,13 @@ final class ImpactsCollector: @unchecked Sendable {
     private let pieceRows: Int
     private let worker: DispatchQueue?
     private let group = DispatchGroup()
-    /// The worker's failure, read after waiting for it.
-    private var failure: Error?
+    /// Pieces handed to the worker and not counted yet: at most `Self.queued` (their text is held meanwhile).
+    private let queue = DispatchSemaphore(value: ImpactsCollector.queued)
+    private static let queued = 4
+    /// A piece stops at this much text (or `pieceRows` rows).
+    private static let pieceBytes = 4 << 20
+    /// The worker's first failure.
+    private let failure = Locked<Error?>(nil)
 
     /// A collector of the rows above the impacts' watermark up to `top`, or nil when the index has no valid
     /// impacts. `listing` gives the terms when the impacts are being built (their tables just made, watermark 0).
@@ -123,10 +129,11 @@ final class ImpactsCollector: @unchecked Sendable {
             + " ORDER BY \(q(index.rowidColumn)) LIMIT \(pieceRows)"
         while fed < last {
             var piece = Piece()
+            var full = false
             try handle.withStatement(sql) { stmt in
                 sqlite3_bind_int64(stmt, 1, fed)
                 sqlite3_bind_int64(stmt, 2, last)
-                while try handle.step(stmt) {
+                while !full, try handle.step(stmt) {
                     piece.rowids.append(sqlite3_column_int64(stmt, 0))
                     for c in 0..<columns {
                         let column = Int32(c + 1)
@@ -138,15 +145,20 @@ final class ImpactsCollector: @unchecked Sendable {
                         piece.bytes.append(contentsOf: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(stmt, column))))
                         piece.ranges.append(start..<piece.bytes.count)
                     }
+                    full = piece.bytes.count >= Self.pieceBytes
                 }
             }
-            fed = piece.rowids.count < pieceRows ? last : piece.rowids.last ?? last
-            try waitForWorker()
+            fed = piece.rowids.count < pieceRows && !full ? last : piece.rowids.last ?? last
+            if let failure = failure.withLock({ $0 }) { throw failure }
             if let worker {
+                queue.wait()
                 group.enter()
                 worker.async { [self, piece] in
-                    defer { group.leave() }
-                    do { try count(piece) } catch { failure = error }
+                    defer {
+                        queue.signal()
+                        group.leave()
+                    }
+                    do { try count(piece) } catch { failure.withLock { $0 = $0 ?? error } }
                 }
             } else {
                 try count(piece)
@@ -156,7 +168,7 @@ final class ImpactsCollector: @unchecked Sendable {
 
     private func waitForWorker() throws {
         group.wait()
-        if let failure { throw failure }
+        if let failure = failure.withLock({ $0 }) { throw failure }
     }
 
     /// Counts the listed terms of a piece's rows into the chunks.
