@@ -185,6 +185,8 @@ struct TopKImpacts {
         private var buildAt: Int?
         private var indexed = 0
 
+        deinit { collector?.close() }
+
         init(bulkInsertOf rowids: [Int64], into index: SyncedIndex, on handle: Handle) throws {
             self.index = index
             top = max(rowids.last ?? 0, try maxRowid(index.index, on: handle))
