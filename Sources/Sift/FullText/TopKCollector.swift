@@ -34,11 +34,11 @@ final class ImpactsCollector: @unchecked Sendable {
     /// priority (libdispatch's pool threads run at the default one).
     private let overlapping: Bool
     private var thread: Thread?
-    /// Guards `pending`, `busy` and `closed`, shared with the worker.
+    /// Guards `pending`, `workerIsCounting` and `closed`, shared with the worker.
     private let condition = NSCondition()
     /// Pieces handed to the worker and not counted yet: at most `Self.queued` (their text is held meanwhile).
     private var pending: [Piece] = []
-    private var busy = false
+    private var workerIsCounting = false
     private var closed = false
     private let exited = DispatchSemaphore(value: 0)
     private static let queued = 4
@@ -177,7 +177,7 @@ final class ImpactsCollector: @unchecked Sendable {
     /// Queues a piece for the worker (waiting while `queued` pieces wait), starting the worker if needed.
     private func hand(_ piece: Piece) {
         if thread == nil {
-            let thread = Thread { [self] in work() }
+            let thread = Thread { [self] in runWorker() }
             thread.name = "sift.impacts"
             self.thread = thread
             thread.start()
@@ -190,7 +190,7 @@ final class ImpactsCollector: @unchecked Sendable {
     }
 
     /// The worker's loop: counts the pieces in order until the collector closes.
-    private func work() {
+    private func runWorker() {
         defer { exited.signal() }
         while true {
             condition.lock()
@@ -200,12 +200,12 @@ final class ImpactsCollector: @unchecked Sendable {
                 return
             }
             let piece = pending.removeFirst()
-            busy = true
+            workerIsCounting = true
             condition.broadcast()
             condition.unlock()
             do { try count(piece) } catch { failure.withLock { $0 = $0 ?? error } }
             condition.lock()
-            busy = false
+            workerIsCounting = false
             condition.broadcast()
             condition.unlock()
         }
@@ -214,7 +214,7 @@ final class ImpactsCollector: @unchecked Sendable {
     /// Waits until the worker has counted every piece handed to it.
     private func waitForWorker() throws {
         condition.lock()
-        while !pending.isEmpty || busy { condition.wait() }
+        while !pending.isEmpty || workerIsCounting { condition.wait() }
         condition.unlock()
         if let failure = failure.withLock({ $0 }) { throw failure }
     }
