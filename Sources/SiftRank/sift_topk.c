@@ -1,6 +1,9 @@
 /* Auxiliary functions for Sift's pruned top-k search (see sift_topk.h). */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "../CSQLite/shim.h"
 
 #include "sift_topk.h"
 
@@ -53,7 +56,7 @@ int sift_topk_bind(sqlite3_stmt *stmt, int index, sift_topk_collector *collector
     return sqlite3_bind_pointer(stmt, index, collector, SIFT_TOPK_COLLECTOR, NULL);
 }
 
-void sift_topk_add(sift_topk_collector *top, sqlite3_int64 rowid, double score) {
+void sift_topk_add(sift_topk_collector *top, int64_t rowid, double score) {
     if (top->capacity <= 0) return;
     if (top->count >= top->capacity && score <= top->scores[top->capacity - 1]) return;
     for (int i = 0; i < top->count; i++)
@@ -72,5 +75,146 @@ void sift_topk_add(sift_topk_collector *top, sqlite3_int64 rowid, double score) 
 int sift_topk_register_functions(fts5_api *api) {
     int rc = api->xCreateFunction(api, "sift_stats", NULL, sift_stats, NULL);
     if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_doc_stats", NULL, sift_doc_stats, NULL);
+    return rc;
+}
+
+/* MARK: counting listed terms (see sift_topk.h) */
+
+struct sift_topk_terms {
+    int count, capacity;
+    uint32_t mask;        /* slots - 1 (a power of two, at least twice the capacity) */
+    int32_t *slots;       /* term index + 1, 0 = empty */
+    char **terms;
+    int *lengths;
+    int columns;          /* the width counts was allocated for */
+    int32_t *counts;      /* per term and column, this row's instances */
+    uint8_t *is_touched;
+    int32_t *touched;
+    int touched_count;
+};
+
+static uint32_t sift_topk_hash(const char *bytes, int length) {
+    uint32_t hash = 2166136261u; /* FNV-1a */
+    for (int i = 0; i < length; i++) hash = (hash ^ (uint8_t)bytes[i]) * 16777619u;
+    return hash;
+}
+
+sift_topk_terms *sift_topk_terms_new(int capacity) {
+    if (capacity < 1) capacity = 1;
+    uint32_t slots = 16;
+    while (slots < 2u * (uint32_t)capacity && slots < (1u << 30)) slots <<= 1;
+    sift_topk_terms *set = calloc(1, sizeof *set);
+    if (!set) return NULL;
+    set->capacity = capacity;
+    set->mask = slots - 1;
+    set->slots = calloc(slots, sizeof *set->slots);
+    set->terms = calloc((size_t)capacity, sizeof *set->terms);
+    set->lengths = calloc((size_t)capacity, sizeof *set->lengths);
+    set->is_touched = calloc((size_t)capacity, 1);
+    set->touched = calloc((size_t)capacity, sizeof *set->touched);
+    if (!set->slots || !set->terms || !set->lengths || !set->is_touched || !set->touched) {
+        sift_topk_terms_free(set);
+        return NULL;
+    }
+    return set;
+}
+
+static int sift_topk_find(const sift_topk_terms *set, const char *term, int length, uint32_t *slot) {
+    uint32_t at = sift_topk_hash(term, length) & set->mask;
+    for (;; at = (at + 1) & set->mask) {
+        int32_t entry = set->slots[at];
+        if (entry == 0) { *slot = at; return -1; }
+        int index = entry - 1;
+        if (set->lengths[index] == length && memcmp(set->terms[index], term, (size_t)length) == 0) return index;
+    }
+}
+
+int sift_topk_terms_add(sift_topk_terms *set, const char *term, int length) {
+    if (!set || set->count >= set->capacity || length < 0) return -1;
+    uint32_t slot = 0;
+    if (sift_topk_find(set, term, length, &slot) >= 0) return -1;
+    char *copy = malloc((size_t)length + 1);
+    if (!copy) return -1;
+    if (length > 0) memcpy(copy, term, (size_t)length);
+    copy[length] = 0;
+    int index = set->count++;
+    set->terms[index] = copy;
+    set->lengths[index] = length;
+    set->slots[slot] = index + 1;
+    return index;
+}
+
+void sift_topk_terms_free(sift_topk_terms *set) {
+    if (!set) return;
+    for (int i = 0; i < set->count; i++) free(set->terms[i]);
+    free(set->slots);
+    free(set->terms);
+    free(set->lengths);
+    free(set->counts);
+    free(set->is_touched);
+    free(set->touched);
+    free(set);
+}
+
+typedef struct {
+    sift_topk_terms *set;
+    int column;
+    int length;
+} sift_topk_row;
+
+static int sift_topk_token(void *context, int flags, const char *token, int length, int start, int end) {
+    (void)start, (void)end;
+    sift_topk_row *row = context;
+    sift_topk_terms *set = row->set;
+    /* A column's size as FTS5 counts it: tokens colocated with the previous one share its position. */
+    if (!(flags & FTS5_TOKEN_COLOCATED) || row->length == 0) row->length++;
+    uint32_t slot = 0;
+    int index = sift_topk_find(set, token, length, &slot);
+    if (index < 0) return SQLITE_OK;
+    if (!set->is_touched[index]) {
+        set->is_touched[index] = 1;
+        set->touched[set->touched_count++] = index;
+    }
+    set->counts[(size_t)index * (size_t)set->columns + (size_t)row->column]++;
+    return SQLITE_OK;
+}
+
+int sift_topk_collect_row(sift_topk_terms *set, void *tokenizer, const char *const *texts, const int *lengths,
+                          int columns, int32_t *indexes, int32_t *stats, int *touched) {
+    *touched = 0;
+    if (!set || columns < 1 || columns > 64) return SQLITE_MISUSE;
+    if (set->columns != columns) {
+        free(set->counts);
+        set->counts = calloc((size_t)(set->count > 0 ? set->count : 1) * (size_t)columns, sizeof *set->counts);
+        set->columns = set->counts ? columns : 0;
+        if (!set->counts) return SQLITE_NOMEM;
+    }
+    int sizes[64];
+    sift_topk_row row = { set, 0, 0 };
+    int rc = SQLITE_OK;
+    for (int c = 0; c < columns; c++) {
+        row.column = c;
+        row.length = 0;
+        if (texts[c] && lengths[c] > 0)
+            rc = sift_fts5_tokenizer_run((sift_fts5_tokenizer *)tokenizer, &row, FTS5_TOKENIZE_DOCUMENT, texts[c], lengths[c],
+                                         sift_topk_token);
+        sizes[c] = row.length;
+        if (rc != SQLITE_OK) break;
+    }
+    for (int k = 0; k < set->touched_count; k++) {
+        int index = set->touched[k];
+        int32_t *counts = set->counts + (size_t)index * (size_t)columns;
+        if (rc == SQLITE_OK) {
+            indexes[k] = index;
+            for (int c = 0; c < columns; c++) {
+                stats[2 * columns * k + 2 * c] = counts[c];
+                stats[2 * columns * k + 2 * c + 1] = counts[c] > 0 ? sizes[c] : 0;
+            }
+        }
+        memset(counts, 0, sizeof *counts * (size_t)columns);
+        set->is_touched[index] = 0;
+    }
+    if (rc == SQLITE_OK) *touched = set->touched_count;
+    set->touched_count = 0;
     return rc;
 }

@@ -116,8 +116,8 @@ extension Database {
 
     /// Merges all of an index's segments into one: the fastest index to query, at a one-off cost. For a synced
     /// index of 20,000 rows or more, also builds the score bounds its `.bm25f` searches prune with, when it has
-    /// none yet (a bulk load does not build them) or a delete or an update made them stale: call it after a large
-    /// load.
+    /// none yet (rows inserted one at a time below the threshold, or an index synced before it had them) or a
+    /// delete or an update made them stale: call it after a large load and after many deletes or updates.
     ///
     ///     try database.insert(objects: articles, intoTable: "articles")   // a million rows
     ///     try database.optimize(index: "articles_fts")

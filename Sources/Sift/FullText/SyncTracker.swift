@@ -268,15 +268,20 @@ final class SyncTracker {
     }
 
     /// Indexes the rows collected since `beginBulk` into every index of the content table: one
-    /// `INSERT ... SELECT` per run of consecutive rowids, which lets FTS5 build its segments in large batches.
+    /// `INSERT ... SELECT` per run of consecutive rowids (8,192 rows at most: `impactSizes.piece`), which lets FTS5 build its segments in
+    /// large batches, while the index's score bounds count the same rows on a worker thread (`TopKImpacts.Follower`).
     /// The bulk state is cleared first, so nothing of it survives a failure here.
     func finishBulk(on handle: Handle) throws {
         guard let content = bulkContent.map({ String(cString: $0) }) else { return }
         let rowids = bulkRowids.sorted()
         endBulk()
         for target in targets where target.index.content == content {
-            try Self.index(rowids, into: target.index, on: handle)
-            try TopKImpacts.follow(bulkInsertOf: rowids, into: target.index, on: handle)
+            let impacts = try TopKImpacts.Follower(bulkInsertOf: rowids, into: target.index, on: handle)
+            let piece = handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.piece }
+            try Self.index(rowids, into: target.index, pieceRows: piece, on: handle) { rows, count in
+                try impacts.willIndex(rows, count: count, on: handle)
+            }
+            try impacts.finish(on: handle)
             // It may have created them: look again at the next change.
             sqlite3_finalize(target.statements.invalidate)
             target.statements.invalidate = nil
@@ -284,9 +289,12 @@ final class SyncTracker {
         }
     }
 
-    private static func index(_ rowids: [Int64], into index: SyncedIndex, on handle: Handle) throws {
+    /// `willIndex` is called before each statement with its rowid range and how many of `rowids` it holds
+    /// (at most `pieceRows`).
+    private static func index(_ rowids: [Int64], into index: SyncedIndex, pieceRows: Int, on handle: Handle,
+                              willIndex: (ClosedRange<Int64>, Int) throws -> Void) throws {
         guard var low = rowids.first else { return }
-        var high = low
+        var high = low, count = 1
         let sql = index.insertRangeSQL
         // A larger pending-terms buffer for the one pass means fewer, larger segments to write and merge.
         // On failure the caller's transaction rolls back, taking the setting with it; FTS5 rereads its
@@ -295,6 +303,7 @@ final class SyncTracker {
         try index.setHashSize(SyncedIndex.bulkHashSize, on: handle)
         defer { try? index.setHashSize(previousHashSize, on: handle) }
         func flushRange() throws {
+            try willIndex(low...high, count)
             try handle.withStatement(sql) { stmt in
                 sqlite3_bind_int64(stmt, 1, low)
                 sqlite3_bind_int64(stmt, 2, high)
@@ -302,11 +311,12 @@ final class SyncTracker {
             }
         }
         for rowid in rowids.dropFirst() {
-            if rowid == high + 1 { high = rowid; continue }
+            if rowid == high + 1 && count < pieceRows { high = rowid; count += 1; continue }
             if rowid == high { continue }
             try flushRange()
             low = rowid
             high = rowid
+            count = 1
         }
         try flushRange()
     }

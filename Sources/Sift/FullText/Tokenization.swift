@@ -80,6 +80,11 @@ final class TokenizerInstance {
         return spans
     }
 
+    /// Runs `body` with the FTS5 tokenizer itself, for C code that tokenizes without a call into Swift per token.
+    func withRawTokenizer<T>(_ body: (UnsafeMutablePointer<sift_fts5_tokenizer>) throws -> T) rethrows -> T {
+        try body(&tokenizer)
+    }
+
     struct Context {
         let body: (UnsafeBufferPointer<UInt8>, Int, Int, Bool) -> Void
     }

@@ -1,4 +1,5 @@
 import CSQLite
+import SiftRank
 import Foundation
 
 /// Per-term score bounds that let a search skip most rows of a large index: Sift's "impacts", kept beside a
@@ -13,8 +14,14 @@ import Foundation
 ///   it among the rows holding the term there. They bound the term's BM25F contribution in every row of the
 ///   block for any k1, b, column weights and average lengths (see `ImpactBound`).
 ///
+/// Both are stored per *chunk* of `chunk_blocks` blocks (a row `(term, chunk, df, blocks)`: the rows of the chunk
+/// holding the term, and the chunk's blocks; a chunk no row of which holds the term has no row), so that extending
+/// them over new rows rewrites only the last chunks, not every term's whole list (which made loading a million
+/// rows in batches quadratic). A rowid table: its rows (about 1.8 kB for two columns) stay in the b-tree page,
+/// where a WITHOUT ROWID table would give each its own overflow page.
+///
 /// `<index>_sift_topk` holds one row: `watermark` (rows above it are the *tail*: not in the blocks, always
-/// scored), `block`, and `valid`. A delete, an update or an insert at or below the watermark clears `valid` in
+/// scored), `block`, `chunk_blocks` and `valid`. A delete, an update or an insert at or below the watermark clears `valid` in
 /// the same transaction (the counts and maxima no longer describe the rows): searches then take FTS5's
 /// exhaustive plan until `rebuild(index:)` or `optimize(index:)` rebuilds them. A bulk insert above the
 /// watermark extends them (counts and blocks of the new rows) in its transaction.
@@ -35,20 +42,57 @@ struct TopKImpacts {
     struct Meta {
         var watermark: Int64
         var block: Int64
+        /// Blocks per stored chunk.
+        var chunkBlocks: Int
         var valid: Bool
         var columns: Int
         /// Rows in the index when the impacts were built (which terms are listed depends on it).
         var builtRows: Int
     }
 
-    /// The index's impacts metadata, or nil when it has none.
+    /// The index's impacts metadata, or nil when it has none. Impacts in the earlier unchunked layout (no
+    /// `chunk_blocks`) read as stale: searches do not use them and the next optimize or rebuild replaces them.
     static func meta(_ index: String, on handle: Handle) throws -> Meta? {
         guard try handle.schemaType(of: metaTable(index)) == "table" else { return nil }
-        return try handle.withStatement("SELECT watermark, block, valid, columns, built_rows FROM \(SQLBuilder.quote(metaTable(index)))") { stmt in
+        return try handle.withStatement("SELECT * FROM \(SQLBuilder.quote(metaTable(index)))") { stmt in
             guard try handle.step(stmt) else { return nil }
-            return Meta(watermark: sqlite3_column_int64(stmt, 0), block: max(1, sqlite3_column_int64(stmt, 1)),
-                        valid: sqlite3_column_int64(stmt, 2) == 1, columns: Int(sqlite3_column_int64(stmt, 3)),
-                        builtRows: Int(sqlite3_column_int64(stmt, 4)))
+            // Named after the step: a cached statement is prepared again when the table changed.
+            var at: [String: Int32] = [:]
+            for i in 0..<sqlite3_column_count(stmt) { at[String(cString: sqlite3_column_name(stmt, i))] = i }
+            guard let watermark = at["watermark"], let block = at["block"], let valid = at["valid"], let columns = at["columns"],
+                  let built = at["built_rows"], let chunkBlocks = at["chunk_blocks"] else {
+                return Meta(watermark: 0, block: 1, chunkBlocks: 1, valid: false, columns: 0, builtRows: 0)
+            }
+            return Meta(watermark: sqlite3_column_int64(stmt, watermark), block: max(1, sqlite3_column_int64(stmt, block)),
+                        chunkBlocks: max(1, Int(sqlite3_column_int64(stmt, chunkBlocks))),
+                        valid: sqlite3_column_int64(stmt, valid) == 1, columns: Int(sqlite3_column_int64(stmt, columns)),
+                        builtRows: Int(sqlite3_column_int64(stmt, built)))
+        }
+    }
+
+    /// A listed term's row count and blocks: every block up to the watermark's, in order (zero where no row holds
+    /// the term), or nil when the term is not listed.
+    static func stored(_ term: String, in index: String, _ meta: Meta, on handle: Handle) throws -> (df: Int64, blocks: [UInt8])? {
+        let chunkBytes = meta.chunkBlocks * ImpactBlock.stride(columns: meta.columns)
+        let sql = "SELECT chunk, df, blocks FROM \(SQLBuilder.quote(termsTable(index))) WHERE term = ? ORDER BY chunk"
+        return try handle.withStatement(sql) { stmt in
+            sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
+            var df: Int64 = 0, blocks: [UInt8] = [], found = false
+            while try handle.step(stmt) {
+                found = true
+                df += sqlite3_column_int64(stmt, 1)
+                let offset = Int(sqlite3_column_int64(stmt, 0)) * chunkBytes
+                let count = Int(sqlite3_column_bytes(stmt, 2))
+                guard offset >= 0, count <= chunkBytes, let blob = sqlite3_column_blob(stmt, 2) else { continue }
+                if blocks.count < offset + count { blocks += [UInt8](repeating: 0, count: offset + count - blocks.count) }
+                blocks.withUnsafeMutableBytes { target in
+                    if let base = target.baseAddress { memcpy(base + offset, blob, count) }
+                }
+            }
+            guard found else { return nil }
+            let width = (Int(meta.watermark / meta.block) + 1) * ImpactBlock.stride(columns: meta.columns)
+            if blocks.count < width { blocks += [UInt8](repeating: 0, count: width - blocks.count) }
+            return (df, blocks)
         }
     }
 
@@ -79,23 +123,43 @@ struct TopKImpacts {
 
     /// Builds the impacts of `index` from scratch (dropping any), over every row it holds.
     static func build(_ index: SyncedIndex, on handle: Handle) throws {
+        let terms = try create(index, on: handle)
+        try ImpactsCollector(index, listing: terms, top: maxRowid(index.index, on: handle), overlapping: false, on: handle)?
+            .finish(on: handle)
+    }
+
+    /// Makes the impacts tables of `index` (dropping any) with watermark 0 and returns the terms to list: those in
+    /// at least `minimumRows` of the rows it holds now.
+    private static func create(_ index: SyncedIndex, on handle: Handle) throws -> [String] {
         try drop(index.index, on: handle)
         let q = SQLBuilder.quote
         let columns = index.columns.count
         try handle.execute("""
             CREATE TABLE \(q(metaTable(index.index)))(id INTEGER PRIMARY KEY CHECK (id = 1), watermark INTEGER NOT NULL, \
-            block INTEGER NOT NULL, valid INTEGER NOT NULL, columns INTEGER NOT NULL, built_rows INTEGER NOT NULL)
+            block INTEGER NOT NULL, valid INTEGER NOT NULL, columns INTEGER NOT NULL, built_rows INTEGER NOT NULL, \
+            chunk_blocks INTEGER NOT NULL)
             """)
-        try handle.execute("CREATE TABLE \(q(termsTable(index.index)))(term TEXT PRIMARY KEY, df INTEGER NOT NULL, blocks BLOB NOT NULL) WITHOUT ROWID")
+        try handle.execute("""
+            CREATE TABLE \(q(termsTable(index.index)))(term TEXT NOT NULL, chunk INTEGER NOT NULL, df INTEGER NOT NULL, \
+            blocks BLOB NOT NULL, UNIQUE (term, chunk))
+            """)
         let rows = try rowCount(index.index, on: handle)
-        try handle.execute("INSERT INTO \(q(metaTable(index.index))) VALUES(1, 0, ?, 1, ?, ?)",
-                           [FundamentalValue(handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.block }), FundamentalValue(Int64(columns)), FundamentalValue(Int64(rows))])
+        let sizes = handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 }
+        try handle.execute("INSERT INTO \(q(metaTable(index.index))) VALUES(1, 0, ?, 1, ?, ?, ?)",
+                           [FundamentalValue(sizes.block), FundamentalValue(Int64(columns)), FundamentalValue(Int64(rows)),
+                            FundamentalValue(Int64(sizes.chunk))])
         // Only terms a query finds as themselves: their rows are exactly those `MATCH '"term"'` returns.
         let tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
-        let terms = try frequentTerms(index.index, minimumRows: minimumRows(forRows: rows, on: handle), on: handle).filter { term in
+        return try frequentTerms(index.index, minimumRows: minimumRows(forRows: rows, on: handle), on: handle).filter { term in
             try TopKImpacts.token(of: term, tokenizer) == term
         }
-        try extend(index, listing: terms, on: handle)
+    }
+
+    /// The index's largest rowid (0 when empty).
+    static func maxRowid(_ index: String, on handle: Handle) throws -> Int64 {
+        try handle.withStatement("SELECT max(rowid) FROM \(SQLBuilder.quote(index + "_docsize"))") { stmt in
+            try handle.step(stmt) ? sqlite3_column_int64(stmt, 0) : 0
+        }
     }
 
     /// The one token a query finds for `text`, or nil when it has none or several.
@@ -105,67 +169,58 @@ struct TopKImpacts {
         return tokens.count == 1 ? tokens[0] : nil
     }
 
-    /// Keeps the impacts in step with a bulk insert of `rowids` (sorted) into the index, in its transaction:
-    /// extends them over new rows above the watermark and clears `valid` for rows at or below it. An index without
-    /// impacts gets them from `optimize(index:)` or `rebuild(index:)` once it has `automaticRows`, not from an
-    /// insert: building them reads every row's text again, which made a bulk load of 100,000 documents 1.8 times
-    /// slower (0.70x -> 1.28x the raw baseline in `sift-bench throughput`), while a large load is followed by an
-    /// optimize anyway. (Terms that become frequent later are listed by the next `rebuild(index:)` or
+    /// Keeps the impacts in step with a bulk insert into the index, in its transaction: the sync layer makes one
+    /// before FTS5 indexes the new rows (`rowids`, sorted; in the content table already), calls `willIndex` before
+    /// each piece of them and `finish` after. New rows above the watermark are counted into the impacts, piece by
+    /// piece on a worker thread while FTS5 indexes the same piece (see `ImpactsCollector`); a row at or below it
+    /// clears `valid`. An index without impacts gets them once it holds `automaticRows`: when the rows indexed
+    /// so far reach it, their frequent terms are listed from FTS5's vocabulary and the rest of the insert counts
+    /// them as above. (Terms that become frequent later are listed by the next `rebuild(index:)` or
     /// `optimize(index:)` of stale impacts; until then their rows are scored one by one.)
-    static func follow(bulkInsertOf rowids: [Int64], into index: SyncedIndex, on handle: Handle) throws {
-        guard let first = rowids.first, let meta = try meta(index.index, on: handle) else { return }
-        guard meta.valid else { return }
-        if first <= meta.watermark {
-            try handle.execute(invalidateSQL(index.index), [FundamentalValue(first)])
-        } else {
-            try extend(index, on: handle)
-        }
-    }
+    final class Follower {
+        private let index: SyncedIndex
+        private let top: Int64
+        private var collector: ImpactsCollector?
+        /// New rows FTS5 must have indexed for the impacts to be built here; nil when the index has them (or
+        /// does not get them from this insert).
+        private var buildAt: Int?
+        private var indexed = 0
 
-    /// Tokenizes the content rows with rowids in `rows` as FTS5 indexed them (same tokenizer, same text, a column's
-    /// length counted as FTS5 counts it: tokens not colocated with the previous one) and calls `body` for every
-    /// listed term (its index in `positions`) a row holds, with the row's sift_doc_stats-like (count, length) per
-    /// column. One pass over the new rows' text instead of one index scan per listed term.
-    private static func collect(_ index: SyncedIndex, rows: ClosedRange<Int64>, columns: Int, _ positions: [String: Int],
-                                on handle: Handle, _ body: (Int, Int64, UnsafePointer<Int32>) -> Void) throws {
-        let tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
-        let q = SQLBuilder.quote
-        let sql = "SELECT \(q(index.rowidColumn)), " + index.columns.map(q).joined(separator: ", ")
-            + " FROM \(q(index.content)) WHERE \(q(index.rowidColumn)) BETWEEN ? AND ?"
-        // Per listed term and column, this row's count (flat), and the terms the row touched.
-        var counts = [Int32](repeating: 0, count: positions.count * columns)
-        var touched: [Int] = [], isTouched = [Bool](repeating: false, count: positions.count)
-        var lengths = [Int32](repeating: 0, count: columns)
-        var stats = [Int32](repeating: 0, count: 2 * columns)
-        try handle.withStatement(sql) { stmt in
-            try handle.bind([FundamentalValue(rows.lowerBound), FundamentalValue(rows.upperBound)], to: stmt, sql: sql)
-            while try handle.step(stmt) {
-                let rowid = sqlite3_column_int64(stmt, 0)
-                for c in 0..<columns {
-                    var length: Int32 = 0
-                    if sqlite3_column_type(stmt, Int32(c + 1)) != SQLITE_NULL {
-                        try tokenizer.tokenize(RawStatement.text(stmt, Int32(c + 1)), reason: .document) { bytes, _, _, colocated in
-                            if !colocated || length == 0 { length += 1 }
-                            guard let i = positions[String(decoding: bytes, as: UTF8.self)] else { return }
-                            if !isTouched[i] { isTouched[i] = true; touched.append(i) }
-                            counts[i * columns + c] += 1
-                        }
-                    }
-                    lengths[c] = length
-                }
-                for i in touched {
-                    isTouched[i] = false
-                    for c in 0..<columns {
-                        stats[2 * c] = counts[i * columns + c]
-                        stats[2 * c + 1] = counts[i * columns + c] > 0 ? lengths[c] : 0
-                        counts[i * columns + c] = 0
-                    }
-                    stats.withUnsafeBufferPointer { buffer in
-                        if let base = buffer.baseAddress { body(i, rowid, base) }
-                    }
-                }
-                touched.removeAll(keepingCapacity: true)
+        init(bulkInsertOf rowids: [Int64], into index: SyncedIndex, on handle: Handle) throws {
+            self.index = index
+            top = max(rowids.last ?? 0, try maxRowid(index.index, on: handle))
+            guard let first = rowids.first, index.mode == .explicit else { return }
+            guard let meta = try meta(index.index, on: handle) else {
+                let needed = automaticRows(on: handle) - (try rowCount(index.index, on: handle))
+                if needed <= rowids.count { buildAt = max(0, needed) }
+                return
             }
+            guard meta.valid else { return }
+            if first <= meta.watermark {
+                try handle.execute(invalidateSQL(index.index), [FundamentalValue(first)])
+            } else {
+                collector = try ImpactsCollector(index, top: top, overlapping: true, on: handle)
+            }
+        }
+
+        /// Before FTS5 indexes `rows` (a piece of `count` new rows): counts them, on the worker when there is one.
+        func willIndex(_ rows: ClosedRange<Int64>, count: Int, on handle: Handle) throws {
+            if let buildAt, indexed >= buildAt, indexed > 0 {
+                self.buildAt = nil
+                let terms = try create(index, on: handle)
+                collector = try ImpactsCollector(index, listing: terms, top: top, overlapping: true, on: handle)
+            }
+            try collector?.add(through: rows.upperBound, on: handle)
+            indexed += count
+        }
+
+        /// After FTS5 indexed every new row: counts what is left and writes the impacts.
+        func finish(on handle: Handle) throws {
+            if buildAt != nil, try rowCount(index.index, on: handle) >= automaticRows(on: handle) {
+                buildAt = nil
+                try build(index, on: handle)
+            }
+            try collector?.finish(on: handle)
         }
     }
 
@@ -199,19 +254,15 @@ struct TopKImpacts {
         guard let meta = try meta(index, on: handle), meta.valid else { return [] }
         var problems: [String] = []
         let width = ImpactBlock.stride(columns: meta.columns)
-        try handle.withStatement("SELECT term, df, blocks FROM \(SQLBuilder.quote(termsTable(index)))") { stmt in
-            while try handle.step(stmt) {
-                let term = RawStatement.text(stmt, 0), stored = sqlite3_column_int64(stmt, 1)
-                let count = Int(sqlite3_column_bytes(stmt, 2))
-                let blob = sqlite3_column_blob(stmt, 2).map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
-                var fresh = [UInt8](repeating: 0, count: (Int(meta.watermark / meta.block) + 1) * width)
-                let rows = try scan(term, in: index, rows: 0...meta.watermark, meta, into: &fresh, on: handle)
-                if rows != stored { problems.append("impacts: \(term) is in \(rows) rows, \(stored) recorded") }
-                if blob.count < fresh.count || !stride(from: 0, to: fresh.count, by: width).allSatisfy({ base in
-                    ImpactBlock.covers(stored: blob, fresh: fresh, at: base, columns: meta.columns)
-                }) {
-                    problems.append("impacts: the block maxima of \(term) are below its counts")
-                }
+        for term in try listedTerms(index, on: handle) {
+            guard let (stored, blob) = try stored(term, in: index, meta, on: handle) else { continue }
+            var fresh = [UInt8](repeating: 0, count: (Int(meta.watermark / meta.block) + 1) * width)
+            let rows = try scan(term, in: index, rows: 0...meta.watermark, meta, into: &fresh, on: handle)
+            if rows != stored { problems.append("impacts: \(term) is in \(rows) rows, \(stored) recorded") }
+            if blob.count < fresh.count || !Swift.stride(from: 0, to: fresh.count, by: width).allSatisfy({ base in
+                ImpactBlock.covers(stored: blob, fresh: fresh, at: base, columns: meta.columns)
+            }) {
+                problems.append("impacts: the block maxima of \(term) are below its counts")
             }
         }
         return problems
@@ -250,48 +301,21 @@ struct TopKImpacts {
         }
     }
 
+    /// The listed terms, in order.
+    static func listedTerms(_ index: String, on handle: Handle) throws -> [String] {
+        try handle.withStatement("SELECT DISTINCT term FROM \(SQLBuilder.quote(termsTable(index))) ORDER BY term") { stmt in
+            var terms: [String] = []
+            while try handle.step(stmt) { terms.append(RawStatement.text(stmt, 0)) }
+            return terms
+        }
+    }
+
     /// Adds the rows above the watermark to the impacts (their counts and blocks) and moves the watermark to the
-    /// index's largest rowid. `listing`: the terms to add when building; nil extends the listed terms.
-    static func extend(_ index: SyncedIndex, listing: [String]? = nil, on handle: Handle) throws {
-        guard let meta = try meta(index.index, on: handle), meta.valid else { return }
-        let q = SQLBuilder.quote
-        let top = try handle.withStatement("SELECT max(rowid) FROM \(q(index.index + "_docsize"))") { stmt in
-            try handle.step(stmt) ? sqlite3_column_int64(stmt, 0) : 0
-        }
-        guard top > meta.watermark || listing != nil else { return }
-        var terms: [(term: String, df: Int64, blocks: [UInt8])] = []
-        if let listing {
-            terms = listing.map { ($0, 0, []) }
-        } else {
-            try handle.withStatement("SELECT term, df, blocks FROM \(q(termsTable(index.index)))") { stmt in
-                while try handle.step(stmt) {
-                    let count = Int(sqlite3_column_bytes(stmt, 2))
-                    let blob = sqlite3_column_blob(stmt, 2).map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
-                    terms.append((RawStatement.text(stmt, 0), sqlite3_column_int64(stmt, 1), blob))
-                }
-            }
-        }
-        let stride = ImpactBlock.stride(columns: meta.columns)
-        let blockCount = Int(top / meta.block) + 1
-        for i in terms.indices where terms[i].blocks.count < blockCount * stride {
-            terms[i].blocks += [UInt8](repeating: 0, count: blockCount * stride - terms[i].blocks.count)
-        }
-        var positions: [String: Int] = [:]
-        for (i, entry) in terms.enumerated() { positions[entry.term] = i }
-        try collect(index, rows: meta.watermark + 1...top, columns: meta.columns, positions, on: handle) { i, rowid, stats in
-            terms[i].df += 1
-            ImpactBlock.add(stats, columns: meta.columns, into: &terms[i].blocks, at: Int(rowid / meta.block) * stride)
-        }
-        let save = "INSERT OR REPLACE INTO \(q(termsTable(index.index)))(term, df, blocks) VALUES(?, ?, ?)"
-        for entry in terms {
-            try handle.withStatement(save) { stmt in
-                sqlite3_bind_text(stmt, 1, entry.term, -1, sift_sqlite_transient())
-                sqlite3_bind_int64(stmt, 2, entry.df)
-                _ = entry.blocks.withUnsafeBytes { sqlite3_bind_blob(stmt, 3, $0.baseAddress, Int32($0.count), sift_sqlite_transient()) }
-                while try handle.step(stmt) {}
-            }
-        }
-        try handle.execute("UPDATE \(q(metaTable(index.index))) SET watermark = ?", [FundamentalValue(top)])
+    /// index's largest rowid.
+    static func extend(_ index: SyncedIndex, on handle: Handle) throws {
+        let top = try maxRowid(index.index, on: handle)
+        guard let meta = try meta(index.index, on: handle), meta.valid, top > meta.watermark else { return }
+        try ImpactsCollector(index, top: top, overlapping: false, on: handle)?.finish(on: handle)
     }
 }
 

@@ -123,17 +123,10 @@ struct TopKSearch {
         else { return nil }
         let tokenizer = try handle.tokenizer(info.tokenizer)
         var terms: [Term] = []
-        let lookup = "SELECT df, blocks FROM \(SQLBuilder.quote(TopKImpacts.termsTable(info.name))) WHERE term = ?"
         for (operand, weight) in zip(operands, phraseWeights) {
             guard case .string(let text) = operand, let token = try TopKImpacts.token(of: text, tokenizer) else { return nil }
-            let stored = try handle.withStatement(lookup) { stmt -> (Int64, [UInt8])? in
-                sqlite3_bind_text(stmt, 1, token, -1, sift_sqlite_transient())
-                guard try handle.step(stmt) else { return nil }
-                let count = Int(sqlite3_column_bytes(stmt, 1))
-                let blob = sqlite3_column_blob(stmt, 1).map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
-                return (sqlite3_column_int64(stmt, 0), blob)
-            }
-            terms.append(Term(token: token, qtf: Double(max(0, weight)), rows: stored?.0 ?? 0, blocks: stored?.1))
+            let stored = try TopKImpacts.stored(token, in: info.name, meta, on: handle)
+            terms.append(Term(token: token, qtf: Double(max(0, weight)), rows: stored?.df ?? 0, blocks: stored?.blocks))
         }
         guard terms.contains(where: { $0.blocks != nil }) else { return nil }
         return TopKSearch(index: info.name, expression: tree.rendered, terms: terms, requiresAll: requiresAll, meta: meta,
@@ -357,7 +350,7 @@ struct TopKCollector {
     init(capacity: Int, blocks: [[UInt8]?], meta: TopKImpacts.Meta, columns: Int) {
         let capacity = max(0, capacity)
         pointer = .allocate(capacity: 1)
-        let rowids = UnsafeMutablePointer<sqlite3_int64>.allocate(capacity: max(1, capacity))
+        let rowids = UnsafeMutablePointer<Int64>.allocate(capacity: max(1, capacity))
         let scores = UnsafeMutablePointer<Double>.allocate(capacity: max(1, capacity))
         let copies = UnsafeMutablePointer<UnsafePointer<UInt8>?>.allocate(capacity: max(1, blocks.count))
         let sizes = UnsafeMutablePointer<Int>.allocate(capacity: max(1, blocks.count))

@@ -26,31 +26,60 @@
  *       sift_topk(t, ...)`: one step per statement, the count is the matching rows.
  */
 
-#include "../../CSQLite/shim.h"
+#include <stddef.h>
+#include <stdint.h>
 
-int sift_topk_register_functions(fts5_api *api);
+struct fts5_api;
+struct sqlite3_stmt;
+
+int sift_topk_register_functions(struct fts5_api *api);
+
+/*
+ * Counting the listed terms of rows as FTS5 indexes them (what the impacts are built from), without a call into
+ * Swift per token.
+ *
+ *   sift_topk_terms_new(capacity)        an empty set of terms; NULL when out of memory.
+ *   sift_topk_terms_add(set, term, n)    adds a term (n bytes); returns its index (0, 1, ...) or -1 when out of
+ *                                        memory or already added.
+ *   sift_topk_collect_row(set, tokenizer, texts, lengths, columns, indexes, stats, touched)
+ *       tokenizes one row's columns (texts[c]: lengths[c] bytes of UTF-8, NULL for none) for a document with
+ *       tokenizer (a sift_fts5_tokenizer *, see CSQLite/shim.h), and for every listed term the row holds writes its
+ *       index to indexes[i] and its (count, length) per column to stats[2 * columns * i ...] (length: the
+ *       column's size in tokens as FTS5 counts it, tokens colocated with the previous one not counted; 0 where the
+ *       term is absent). *touched gets how many terms; indexes and stats must hold one entry per listed term.
+ *       Returns an SQLite result code. Touches nothing but set and the tokenizer: another thread may run it
+ *       while the connection does other work, one set and one tokenizer instance per thread.
+ *   sift_topk_terms_free(set)
+ */
+typedef struct sift_topk_terms sift_topk_terms;
+
+sift_topk_terms *sift_topk_terms_new(int capacity);
+int sift_topk_terms_add(sift_topk_terms *set, const char *term, int length);
+int sift_topk_collect_row(sift_topk_terms *set, void *tokenizer, const char *const *texts, const int *lengths,
+                          int columns, int32_t *indexes, int32_t *stats, int *touched);
+void sift_topk_terms_free(sift_topk_terms *set);
 
 /* What sift_topk() collects: the best `capacity` rows seen, best first (ties in the order seen), and the impact
    blocks it bounds rows with (ImpactBlock's layout, see TopKImpacts.swift). Owned by the caller. */
 typedef struct sift_topk_collector {
     int capacity, count;
-    sqlite3_int64 *rowids; /* capacity entries */
+    int64_t *rowids;       /* capacity entries */
     double *scores;        /* capacity entries, non-increasing */
     int terms;             /* entries of blocks and bytes */
     const unsigned char **blocks; /* per term its impact blocks, or NULL */
     size_t *bytes;
-    sqlite3_int64 block, watermark; /* rowids per block; the last rowid the blocks cover */
+    int64_t block, watermark;       /* rowids per block; the last rowid the blocks cover */
     int stride;                     /* bytes per block */
-    sqlite3_int64 matched, scored;  /* rows seen, rows scored exactly */
+    int64_t matched, scored;        /* rows seen, rows scored exactly */
 } sift_topk_collector;
 
 #define SIFT_TOPK_COLLECTOR "sift_topk_collector"
 
 /* Binds the collector to parameter `index` of `stmt` (for sift_topk's last argument). */
-int sift_topk_bind(sqlite3_stmt *stmt, int index, sift_topk_collector *collector);
+int sift_topk_bind(struct sqlite3_stmt *stmt, int index, sift_topk_collector *collector);
 
 /* Keeps (rowid, score) when it is better than the collector's last row or the collector is not full; a rowid
    it holds already is not added again (a row scored twice has the same score). */
-void sift_topk_add(sift_topk_collector *collector, sqlite3_int64 rowid, double score);
+void sift_topk_add(sift_topk_collector *collector, int64_t rowid, double score);
 
 #endif

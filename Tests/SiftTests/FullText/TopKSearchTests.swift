@@ -75,7 +75,7 @@ final class TopKSearchTests: XCTestCase {
         let database = Database(withPath: path)
         addTeardownBlock { try? database.close { try? database.removeFiles() } }
         database.fullTextBulkThreshold = 8
-        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 200, listed: 30, block: 16, tail: 4, statementRows: 0) }
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0) }
         try database.create(table: "docs", of: TopKDoc.self)
         try database.create(virtualTable: "docs_fts", of: TopKIndexModel.self, syncedWith: "docs")
         return database
@@ -206,7 +206,7 @@ final class TopKImpactsTests: XCTestCase {
         let database = Database(withPath: path)
         addTeardownBlock { try? database.close { try? database.removeFiles() } }
         database.fullTextBulkThreshold = 8
-        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 100, listed: 20, block: 16, tail: 1_000, statementRows: 0) }
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 100, listed: 20, block: 16, chunk: 4, piece: 5, tail: 1_000, statementRows: 0) }
         try database.create(table: "docs", of: TopKDoc.self)
         try database.create(virtualTable: "docs_fts", of: TopKIndexModel.self, syncedWith: "docs")
         try database.insert(objects: (0..<rows).map { TopKDoc(nil, "alpha \($0 % 7 == 0 ? "beta" : "gamma")", "alpha delta w\($0)") },
@@ -219,22 +219,28 @@ final class TopKImpactsTests: XCTestCase {
         try database.read { handle in try TopKImpacts.meta("docs_fts", on: handle) }
     }
 
-    /// Building the impacts reads every row's text again: a bulk load leaves that to optimize(index:) (or
-    /// rebuild(index:)), and later writes keep them in step.
-    func testBulkLoadLeavesImpactsToOptimize() throws {
+    /// The bulk insert that takes a synced index to the threshold builds its impacts in its transaction, and
+    /// later bulk inserts extend them (rewriting only their last chunks).
+    func testBulkLoadBuildsImpactsOnceTheIndexIsLargeEnough() throws {
         let path = NSTemporaryDirectory() + "topk-\(UUID().uuidString).db"
         let database = Database(withPath: path)
         addTeardownBlock { try? database.close { try? database.removeFiles() } }
         database.fullTextBulkThreshold = 8
-        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 100, listed: 20, block: 16, tail: 1_000, statementRows: 0) }
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 100, listed: 20, block: 16, chunk: 4, piece: 5, tail: 1_000, statementRows: 0) }
         try database.create(table: "docs", of: TopKDoc.self)
         try database.create(virtualTable: "docs_fts", of: TopKIndexModel.self, syncedWith: "docs")
-        try database.insert(objects: (0..<150).map { TopKDoc(nil, "alpha", "delta w\($0)") }, intoTable: "docs")
-        XCTAssertNil(try meta(database), "a bulk load does not build the impacts")
-        try database.optimize(index: "docs_fts")
-        XCTAssertEqual(try meta(database)?.watermark, 150)
+        try database.insert(objects: (0..<60).map { TopKDoc(nil, "alpha", "delta w\($0)") }, intoTable: "docs")
+        XCTAssertNil(try meta(database), "below the threshold a bulk load builds nothing")
+        try database.insert(objects: (0..<90).map { TopKDoc(nil, "alpha", "delta w\($0)") }, intoTable: "docs")
+        let built = try XCTUnwrap(try meta(database), "the bulk load that crosses the threshold builds them")
+        XCTAssertEqual(built.watermark, 150)
+        XCTAssertTrue(built.valid)
+        XCTAssertEqual(try database.getValue(on: Column(named: "df").sum(), fromTable: "docs_fts_sift_impacts",
+                                             where: Column(named: "term") == "delta").int64Value, 150)
+        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
         try database.insert(objects: (0..<20).map { TopKDoc(nil, "alpha", "delta x\($0)") }, intoTable: "docs")
         XCTAssertEqual(try meta(database)?.watermark, 170, "a later bulk load extends them")
+        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
     }
 
     func testOptimizeCreatesImpactsAndVerifyChecksThem() throws {
@@ -283,6 +289,23 @@ final class TopKImpactsTests: XCTestCase {
                                                   + "sift_topk(docs_fts, 1.2, 0.75)")) { error in
             XCTAssertEqual((error as? SiftError)?.message, expected)
         }
+    }
+
+    /// Impacts in the layout before chunks (one row per term, no `chunk_blocks`) are stale, not an error: searches
+    /// stay exact on FTS5's plan and optimize replaces them.
+    func testImpactsOfTheEarlierLayoutAreStaleUntilOptimize() throws {
+        let database = try makeDatabase(rows: 150)
+        try database.exec(sql: "DROP TABLE docs_fts_sift_impacts")
+        try database.exec(sql: "CREATE TABLE docs_fts_sift_impacts(term TEXT PRIMARY KEY, df INTEGER NOT NULL, blocks BLOB NOT NULL) WITHOUT ROWID")
+        try database.exec(sql: "ALTER TABLE docs_fts_sift_topk DROP COLUMN chunk_blocks")
+        XCTAssertEqual(try meta(database)?.valid, false)
+        let results: SearchResults<TopKDoc> = try database.search("beta", in: "docs_fts", options: SearchOptions(ranking: .bm25f()))
+        XCTAssertEqual(results.totalCount, 22)
+        try database.insert(objects: (0..<20).map { TopKDoc(nil, "beta", "x\($0)") }, intoTable: "docs")
+        try database.optimize(index: "docs_fts")
+        XCTAssertEqual(try meta(database)?.valid, true)
+        XCTAssertEqual(try meta(database)?.watermark, 170)
+        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
     }
 
     func testSmallIndexHasNoImpacts() throws {

@@ -1,0 +1,233 @@
+import CSQLite
+import Dispatch
+import Foundation
+import SiftRank
+
+/// Counts the listed terms of new rows into an index's impacts (`TopKImpacts`): the rows' text is read on the
+/// caller's connection, piece by piece, and tokenized in C; the counts go into the chunks the rows fall in, which
+/// `finish` writes with the new watermark.
+///
+/// With `overlapping`, each piece is counted on a worker thread while the caller goes on: the sync layer reads a
+/// piece of a bulk insert, hands it over, and has FTS5 index the same rows meanwhile, so the second pass over the
+/// text costs no time of its own on a machine with a free core. At most four pieces (of 8,192 rows or 4 MB of
+/// text) wait for the worker. The worker touches only this collector's term set, counts and its own tokenizer
+/// instance (never the connection); the caller reads the counts only after waiting for it in `finish`. Only
+/// tokenizers known to keep all their state in their instance run there.
+final class ImpactsCollector: @unchecked Sendable {
+    private let index: SyncedIndex
+    private let meta: TopKImpacts.Meta
+    private let terms: [String]
+    private let top: Int64
+    private let firstChunk: Int, chunks: Int, lastBlock: Int
+    private let stride: Int, chunkBytes: Int
+    private let columns: Int
+    private let tokenizer: TokenizerInstance
+    private let set: OpaquePointer
+    /// Per term, the row counts and blocks of chunks firstChunk..<firstChunk + chunks.
+    private var dfs: [[Int64]]
+    private var blocks: [[UInt8]]
+    /// The largest rowid read so far (the rows up to it are counted or being counted).
+    private var fed: Int64
+    /// Rows read and counted at a time.
+    private let pieceRows: Int
+    private let worker: DispatchQueue?
+    private let group = DispatchGroup()
+    /// Pieces handed to the worker and not counted yet: at most `Self.queued` (their text is held meanwhile).
+    private let queue = DispatchSemaphore(value: ImpactsCollector.queued)
+    private static let queued = 4
+    /// A piece stops at this much text (or `pieceRows` rows).
+    private static let pieceBytes = 4 << 20
+    /// The worker's first failure.
+    private let failure = Locked<Error?>(nil)
+
+    /// A collector of the rows above the impacts' watermark up to `top`, or nil when the index has no valid
+    /// impacts. `listing` gives the terms when the impacts are being built (their tables just made, watermark 0).
+    init?(_ index: SyncedIndex, listing: [String]? = nil, top: Int64, overlapping: Bool, on handle: Handle) throws {
+        guard let meta = try TopKImpacts.meta(index.index, on: handle), meta.valid else { return nil }
+        self.index = index
+        self.meta = meta
+        self.top = max(top, meta.watermark)
+        terms = try listing ?? TopKImpacts.listedTerms(index.index, on: handle)
+        columns = meta.columns
+        stride = ImpactBlock.stride(columns: meta.columns)
+        chunkBytes = meta.chunkBlocks * stride
+        firstChunk = Int((meta.watermark + 1) / meta.block) / meta.chunkBlocks
+        lastBlock = Int(max(self.top, meta.watermark + 1) / meta.block)
+        chunks = lastBlock / meta.chunkBlocks - firstChunk + 1
+        fed = meta.watermark
+        pieceRows = max(1, handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.piece })
+        let arguments = try FTSTableInfo.load(index.index, on: handle).tokenizer
+        // A tokenizer of its own (not the connection's cached one): the worker may run it.
+        tokenizer = try TokenizerInstance(arguments: arguments, on: handle)
+        guard let set = sift_topk_terms_new(Int32(max(1, terms.count))) else {
+            throw handle.error(SQLITE_NOMEM, sql: nil, operation: .tokenize)
+        }
+        self.set = set
+        dfs = [[Int64]](repeating: [Int64](repeating: 0, count: chunks), count: terms.count)
+        blocks = [[UInt8]](repeating: [UInt8](repeating: 0, count: chunks * chunkBytes), count: terms.count)
+        worker = overlapping && Self.runsAnywhere(arguments) ? DispatchQueue(label: "sift.impacts") : nil
+        for term in terms {
+            var term = term
+            let added = term.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { sift_topk_terms_add(set, $0.baseAddress, Int32($0.count)) }
+            }
+            guard added >= 0 else { throw handle.error(SQLITE_NOMEM, sql: nil, operation: .tokenize) }
+        }
+        if listing == nil { try loadPartialChunks(on: handle) }
+    }
+
+    deinit {
+        group.wait()
+        sift_topk_terms_free(set)
+    }
+
+    /// Tokenizers that keep all their state in their instance (SQLite's own and SiftICU's), which a worker thread
+    /// may run while the connection works; any other one is run on the caller's thread.
+    private static func runsAnywhere(_ arguments: [String]) -> Bool {
+        let known: Set<String> = ["unicode61", "ascii", "trigram", "sift_icu"]
+        guard let name = arguments.first?.lowercased() else { return false }
+        if name == "porter" { return arguments.count == 1 || known.contains(arguments[1].lowercased()) }
+        return known.contains(name)
+    }
+
+    /// The chunks the new rows share with rows counted before (the watermark's chunk), as stored.
+    private func loadPartialChunks(on handle: Handle) throws {
+        let sql = "SELECT chunk, df, blocks FROM \(SQLBuilder.quote(TopKImpacts.termsTable(index.index))) WHERE term = ? AND chunk >= ?"
+        try handle.withStatement(sql) { stmt in
+            for (i, term) in terms.enumerated() {
+                sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
+                sqlite3_bind_int64(stmt, 2, Int64(firstChunk))
+                while try handle.step(stmt) {
+                    let chunk = Int(sqlite3_column_int64(stmt, 0)) - firstChunk
+                    let count = Int(sqlite3_column_bytes(stmt, 2))
+                    guard chunk >= 0, chunk < chunks, count <= chunkBytes, let blob = sqlite3_column_blob(stmt, 2) else { continue }
+                    dfs[i][chunk] = sqlite3_column_int64(stmt, 1)
+                    blocks[i].withUnsafeMutableBytes { target in
+                        if let base = target.baseAddress { memcpy(base + chunk * chunkBytes, blob, count) }
+                    }
+                }
+                sqlite3_reset(stmt)
+            }
+        }
+    }
+
+    /// The text of a piece of rows, as read from the content table.
+    private struct Piece: Sendable {
+        var rowids: [Int64] = []
+        /// Per row and column, the range of its bytes in `bytes` (nil for NULL).
+        var ranges: [Range<Int>?] = []
+        var bytes: [UInt8] = []
+    }
+
+    /// Reads and counts every row up to rowid `last` not read yet. With a worker, the last piece is still being
+    /// counted when this returns.
+    func add(through last: Int64, on handle: Handle) throws {
+        let last = min(last, top)
+        let q = SQLBuilder.quote
+        let sql = "SELECT \(q(index.rowidColumn)), " + index.columns.map(q).joined(separator: ", ")
+            + " FROM \(q(index.content)) WHERE \(q(index.rowidColumn)) > ? AND \(q(index.rowidColumn)) <= ?"
+            + " ORDER BY \(q(index.rowidColumn)) LIMIT \(pieceRows)"
+        while fed < last {
+            var piece = Piece()
+            var full = false
+            try handle.withStatement(sql) { stmt in
+                sqlite3_bind_int64(stmt, 1, fed)
+                sqlite3_bind_int64(stmt, 2, last)
+                while !full, try handle.step(stmt) {
+                    piece.rowids.append(sqlite3_column_int64(stmt, 0))
+                    for c in 0..<columns {
+                        let column = Int32(c + 1)
+                        guard sqlite3_column_type(stmt, column) != SQLITE_NULL, let text = sqlite3_column_text(stmt, column) else {
+                            piece.ranges.append(nil)
+                            continue
+                        }
+                        let start = piece.bytes.count
+                        piece.bytes.append(contentsOf: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(stmt, column))))
+                        piece.ranges.append(start..<piece.bytes.count)
+                    }
+                    full = piece.bytes.count >= Self.pieceBytes
+                }
+            }
+            fed = piece.rowids.count < pieceRows && !full ? last : piece.rowids.last ?? last
+            if let failure = failure.withLock({ $0 }) { throw failure }
+            if let worker {
+                queue.wait()
+                group.enter()
+                worker.async { [self, piece] in
+                    defer {
+                        queue.signal()
+                        group.leave()
+                    }
+                    do { try count(piece) } catch { failure.withLock { $0 = $0 ?? error } }
+                }
+            } else {
+                try count(piece)
+            }
+        }
+    }
+
+    private func waitForWorker() throws {
+        group.wait()
+        if let failure = failure.withLock({ $0 }) { throw failure }
+    }
+
+    /// Counts the listed terms of a piece's rows into the chunks.
+    private func count(_ piece: Piece) throws {
+        var indexes = [Int32](repeating: 0, count: max(1, terms.count))
+        var stats = [Int32](repeating: 0, count: max(1, terms.count) * 2 * columns)
+        var texts = [UnsafePointer<CChar>?](repeating: nil, count: columns)
+        var lengths = [Int32](repeating: 0, count: columns)
+        try piece.bytes.withUnsafeBufferPointer { bytes in
+            let base = bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+            for (r, rowid) in piece.rowids.enumerated() {
+                for c in 0..<columns {
+                    let range = piece.ranges[r * columns + c]
+                    texts[c] = range.flatMap { range in base.map { $0 + range.lowerBound } }
+                    lengths[c] = Int32(range?.count ?? 0)
+                }
+                var touched: Int32 = 0
+                let rc = tokenizer.withRawTokenizer { raw in
+                    sift_topk_collect_row(set, raw, texts, lengths, Int32(columns), &indexes, &stats, &touched)
+                }
+                guard rc == SQLITE_OK else {
+                    throw SiftError(code: SiftError.Code(rawValue: rc), message: "The tokenizer failed.", operation: .tokenize)
+                }
+                let block = Int(rowid / meta.block) - firstChunk * meta.chunkBlocks
+                guard block >= 0, block / meta.chunkBlocks < chunks else { continue }
+                stats.withUnsafeBufferPointer { stats in
+                    guard let stats = stats.baseAddress else { return }
+                    for k in 0..<Int(touched) {
+                        let i = Int(indexes[k])
+                        dfs[i][block / meta.chunkBlocks] += 1
+                        ImpactBlock.add(stats + 2 * columns * k, columns: columns, into: &blocks[i], at: block * stride)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Counts the rows not read yet, writes the chunks the new rows fall in and moves the watermark to `top`.
+    func finish(on handle: Handle) throws {
+        try add(through: top, on: handle)
+        try waitForWorker()
+        let q = SQLBuilder.quote
+        let save = "INSERT OR REPLACE INTO \(q(TopKImpacts.termsTable(index.index)))(term, chunk, df, blocks) VALUES(?, ?, ?, ?)"
+        try handle.withStatement(save) { stmt in
+            for (i, term) in terms.enumerated() {
+                for chunk in 0..<chunks where dfs[i][chunk] > 0 {
+                    // The last chunk holds only the blocks up to the last row's.
+                    let length = chunk == chunks - 1 ? (lastBlock % meta.chunkBlocks + 1) * stride : chunkBytes
+                    sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
+                    sqlite3_bind_int64(stmt, 2, Int64(firstChunk + chunk))
+                    sqlite3_bind_int64(stmt, 3, dfs[i][chunk])
+                    _ = blocks[i].withUnsafeBytes { bytes in
+                        sqlite3_bind_blob(stmt, 4, bytes.baseAddress.map { $0 + chunk * chunkBytes }, Int32(length), sift_sqlite_transient())
+                    }
+                    while try handle.step(stmt) {}
+                    sqlite3_reset(stmt)
+                }
+            }
+        }
+        try handle.execute("UPDATE \(q(TopKImpacts.metaTable(index.index))) SET watermark = ?", [FundamentalValue(top)])
+    }
+}
