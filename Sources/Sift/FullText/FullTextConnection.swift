@@ -107,7 +107,7 @@ final class FullTextSettings: Sendable {
     /// From how many rows a synced index gets impacts, from how many rows a term is listed in them, the rowids
     /// per block, the blocks per stored chunk, the rows a bulk insert indexes and counts at a time, the shortest tail of rows inserted one by one that extends them (`TopKImpacts`), and the rows
     /// FTS5 scores in the time of one statement over a block (`TopKSearch`); tests lower them.
-    let impactSizes = Locked((rows: 20_000, listed: 100, block: Int64(256), chunk: 256, piece: 8_192, tail: 1_000,
+    let impactSizes = Locked((rows: 20_000, listed: 100, block: Int64(256), chunk: 64, piece: 8_192, tail: 1_000,
                               statementRows: 30))
 
     /// See ``Database/fullTextBulkThreshold``.

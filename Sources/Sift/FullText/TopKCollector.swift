@@ -30,10 +30,17 @@ final class ImpactsCollector: @unchecked Sendable {
     private var fed: Int64
     /// Rows read and counted at a time.
     private let pieceRows: Int
-    private let worker: DispatchQueue?
-    private let group = DispatchGroup()
+    /// The worker: a thread of its own (started by the first piece), which inherits the caller's scheduling
+    /// priority (libdispatch's pool threads run at the default one).
+    private let overlapping: Bool
+    private var thread: Thread?
+    /// Guards `pending`, `busy` and `closed`, shared with the worker.
+    private let condition = NSCondition()
     /// Pieces handed to the worker and not counted yet: at most `Self.queued` (their text is held meanwhile).
-    private let queue = DispatchSemaphore(value: ImpactsCollector.queued)
+    private var pending: [Piece] = []
+    private var busy = false
+    private var closed = false
+    private let exited = DispatchSemaphore(value: 0)
     private static let queued = 4
     /// A piece stops at this much text (or `pieceRows` rows).
     private static let pieceBytes = 4 << 20
@@ -65,7 +72,7 @@ final class ImpactsCollector: @unchecked Sendable {
         self.set = set
         dfs = [[Int64]](repeating: [Int64](repeating: 0, count: chunks), count: terms.count)
         blocks = [[UInt8]](repeating: [UInt8](repeating: 0, count: chunks * chunkBytes), count: terms.count)
-        worker = overlapping && Self.runsAnywhere(arguments) ? DispatchQueue(label: "sift.impacts") : nil
+        self.overlapping = overlapping && Self.runsAnywhere(arguments)
         for term in terms {
             var term = term
             let added = term.withUTF8 { bytes in
@@ -76,9 +83,18 @@ final class ImpactsCollector: @unchecked Sendable {
         if listing == nil { try loadPartialChunks(on: handle) }
     }
 
-    deinit {
-        group.wait()
-        sift_topk_terms_free(set)
+    deinit { sift_topk_terms_free(set) }
+
+    /// Stops the worker once it has counted what it was handed, and waits for it: `finish` does, and whoever
+    /// drops a collector that may have a worker without finishing it must (the worker holds the collector).
+    func close() {
+        guard thread != nil else { return }
+        thread = nil
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+        exited.wait()
     }
 
     /// Tokenizers that keep all their state in their instance (SQLite's own and SiftICU's), which a worker thread
@@ -150,24 +166,56 @@ final class ImpactsCollector: @unchecked Sendable {
             }
             fed = piece.rowids.count < pieceRows && !full ? last : piece.rowids.last ?? last
             if let failure = failure.withLock({ $0 }) { throw failure }
-            if let worker {
-                queue.wait()
-                group.enter()
-                worker.async { [self, piece] in
-                    defer {
-                        queue.signal()
-                        group.leave()
-                    }
-                    do { try count(piece) } catch { failure.withLock { $0 = $0 ?? error } }
-                }
+            if overlapping {
+                hand(piece)
             } else {
                 try count(piece)
             }
         }
     }
 
+    /// Queues a piece for the worker (waiting while `queued` pieces wait), starting the worker if needed.
+    private func hand(_ piece: Piece) {
+        if thread == nil {
+            let thread = Thread { [self] in work() }
+            thread.name = "sift.impacts"
+            self.thread = thread
+            thread.start()
+        }
+        condition.lock()
+        while pending.count >= Self.queued { condition.wait() }
+        pending.append(piece)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The worker's loop: counts the pieces in order until the collector closes.
+    private func work() {
+        defer { exited.signal() }
+        while true {
+            condition.lock()
+            while pending.isEmpty && !closed { condition.wait() }
+            guard !pending.isEmpty else {
+                condition.unlock()
+                return
+            }
+            let piece = pending.removeFirst()
+            busy = true
+            condition.broadcast()
+            condition.unlock()
+            do { try count(piece) } catch { failure.withLock { $0 = $0 ?? error } }
+            condition.lock()
+            busy = false
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// Waits until the worker has counted every piece handed to it.
     private func waitForWorker() throws {
-        group.wait()
+        condition.lock()
+        while !pending.isEmpty || busy { condition.wait() }
+        condition.unlock()
         if let failure = failure.withLock({ $0 }) { throw failure }
     }
 
@@ -208,6 +256,7 @@ final class ImpactsCollector: @unchecked Sendable {
 
     /// Counts the rows not read yet, writes the chunks the new rows fall in and moves the watermark to `top`.
     func finish(on handle: Handle) throws {
+        defer { close() }
         try add(through: top, on: handle)
         try waitForWorker()
         let q = SQLBuilder.quote

@@ -14,11 +14,10 @@ import Foundation
 ///   it among the rows holding the term there. They bound the term's BM25F contribution in every row of the
 ///   block for any k1, b, column weights and average lengths (see `ImpactBound`).
 ///
-/// Both are stored per *chunk* of `chunk_blocks` blocks (a row `(term, chunk, df, blocks)`: the rows of the chunk
-/// holding the term, and the chunk's blocks; a chunk no row of which holds the term has no row), so that extending
-/// them over new rows rewrites only the last chunks, not every term's whole list (which made loading a million
-/// rows in batches quadratic). A rowid table: its rows (about 1.8 kB for two columns) stay in the b-tree page,
-/// where a WITHOUT ROWID table would give each its own overflow page.
+/// Both are stored per *chunk* of `chunk_blocks` blocks, 64 (16,384 rowids): a row `(term, chunk, df, blocks)`
+/// with the rows of the chunk holding the term and the chunk's blocks; a chunk no row of which holds the term has
+/// no row. Extending them over new rows rewrites only the last chunks of each term (448 bytes each with two
+/// columns), not every term's whole list, which made loading a million rows in batches quadratic.
 ///
 /// `<index>_sift_topk` holds one row: `watermark` (rows above it are the *tail*: not in the blocks, always
 /// scored), `block`, `chunk_blocks` and `valid`. A delete, an update or an insert at or below the watermark clears `valid` in
@@ -185,6 +184,8 @@ struct TopKImpacts {
         /// does not get them from this insert).
         private var buildAt: Int?
         private var indexed = 0
+
+        deinit { collector?.close() }
 
         init(bulkInsertOf rowids: [Int64], into index: SyncedIndex, on handle: Handle) throws {
             self.index = index
