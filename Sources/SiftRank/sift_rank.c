@@ -154,15 +154,24 @@ static int phrase_counts(sqlite3_context *context, rank_query *q, sqlite3_value 
     return 1;
 }
 
-/* sift_rank() (with_counts 0) and sift_rank_df() (with_counts 1: one more argument, the phrases' row counts). */
-static void rank_row(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
-                     sqlite3_value **argv, int with_counts) {
+/* The arguments of a call, checked, and the query's constants: what scoring a row needs. */
+typedef struct {
+    rank_query *q;
+    double k1, b;
+    int weighted;
+    sqlite3_value **weights; /* per column, NULL when the call has no arguments (every weight 1) */
+} rank_call;
+
+/* Reads the arguments of sift_rank() (with_counts 0) or sift_rank_df() (with_counts 1: one more argument, the
+   phrases' row counts) into call. Else sets the error (or leaves rc) and returns 0. */
+static int rank_setup(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
+                      sqlite3_value **argv, int with_counts, rank_call *call) {
     int columns = api->xColumnCount(fts), phrases = api->xPhraseCount(fts);
     if (with_counts) {
         if (argc != 5 + columns) {
             sqlite3_result_error(context, "sift_rank_df: takes k1, b, ncolumns, the column weights, the phrase "
                                           "weights and the phrase row counts", -1);
-            return;
+            return 0;
         }
         argc--;
     }
@@ -174,56 +183,144 @@ static void rank_row(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_cont
             argc, columns, columns, 3 + columns, 4 + columns);
         sqlite3_result_error(context, message ? message : "sift_rank: wrong number of arguments", -1);
         sqlite3_free(message);
-        return;
+        return 0;
     }
     if (argc != 0) {
-        if (!number_argument(context, argv, 0, "k1", 0, INFINITY, &k1)) return;
-        if (!number_argument(context, argv, 1, "b", 0, 1, &b)) return;
-        if (!number_argument(context, argv, 2, "ncolumns", columns, columns, &count)) return;
+        if (!number_argument(context, argv, 0, "k1", 0, INFINITY, &k1)) return 0;
+        if (!number_argument(context, argv, 1, "b", 0, 1, &b)) return 0;
+        if (!number_argument(context, argv, 2, "ncolumns", columns, columns, &count)) return 0;
         for (int i = 3; i < 3 + columns; i++) {
             double weight;
-            if (!number_argument(context, argv, i, "column weight", 0, INFINITY, &weight)) return;
+            if (!number_argument(context, argv, i, "column weight", 0, INFINITY, &weight)) return 0;
         }
     }
     rank_query *q = api->xGetAuxdata(fts, 0);
     int rc = q ? SQLITE_OK : rank_query_new(api, fts, &q);
     if (rc == SQLITE_OK && (q->columns != columns || q->phrases != phrases)) rc = SQLITE_INTERNAL;
-    int weighted = argc == 4 + columns;
-    if (rc == SQLITE_OK && weighted && !phrase_weights(context, q, argv, 3 + columns)) return;
-    if (rc == SQLITE_OK && with_counts && !phrase_counts(context, q, argv[4 + columns])) return;
-
-    /* This row's instances of each phrase in each column. */
-    int instances = 0;
-    if (rc == SQLITE_OK) {
-        memset(q->tf, 0, sizeof(double) * (size_t)phrases * (size_t)columns);
-        rc = api->xInstCount(fts, &instances);
+    if (rc != SQLITE_OK) {
+        sqlite3_result_error_code(context, rc);
+        return 0;
     }
+    int weighted = argc == 4 + columns;
+    if (weighted && !phrase_weights(context, q, argv, 3 + columns)) return 0;
+    if (with_counts && !phrase_counts(context, q, argv[4 + columns])) return 0;
+    call->q = q;
+    call->k1 = k1;
+    call->b = b;
+    call->weighted = weighted;
+    call->weights = argc ? argv + 3 : NULL;
+    return 1;
+}
+
+/* This row's instances of each phrase in each column, into q->tf. */
+static int row_counts(const Fts5ExtensionApi *api, Fts5Context *fts, rank_query *q) {
+    int instances = 0;
+    memset(q->tf, 0, sizeof(double) * (size_t)q->phrases * (size_t)q->columns);
+    int rc = api->xInstCount(fts, &instances);
     for (int i = 0; rc == SQLITE_OK && i < instances; i++) {
         int phrase = 0, column = 0, offset = 0;
         rc = api->xInst(fts, i, &phrase, &column, &offset);
-        if (rc == SQLITE_OK && phrase >= 0 && phrase < phrases && column >= 0 && column < columns)
-            q->tf[phrase * columns + column] += 1;
+        if (rc == SQLITE_OK && phrase >= 0 && phrase < q->phrases && column >= 0 && column < q->columns)
+            q->tf[phrase * q->columns + column] += 1;
     }
+    return rc;
+}
 
+/* The row's score from q->tf: with the row's column sizes (xColumnSize) when lengths is NULL, else with
+   lengths[c] as the size of column c (a lower bound of the sizes gives an upper bound of the score: the same
+   arithmetic, so equal sizes give the same value). */
+static int row_score(const Fts5ExtensionApi *api, Fts5Context *fts, const rank_call *call, const int *lengths,
+                     double *out) {
+    rank_query *q = call->q;
+    int rc = SQLITE_OK, columns = q->columns;
     double score = 0;
-    for (int p = 0; rc == SQLITE_OK && p < phrases; p++) {
-        double qtf = weighted ? q->qtf[p] : 1;
+    for (int p = 0; rc == SQLITE_OK && p < q->phrases; p++) {
+        double qtf = call->weighted ? q->qtf[p] : 1;
         if (qtf <= 0) continue;
         double pseudo = 0;
         for (int c = 0; rc == SQLITE_OK && c < columns; c++) {
-            double tf = q->tf[p * columns + c], weight = argc ? sqlite3_value_double(argv[3 + c]) : 1;
+            double tf = q->tf[p * columns + c], weight = call->weights ? sqlite3_value_double(call->weights[c]) : 1;
             if (tf <= 0 || weight <= 0 || q->avglen[c] <= 0) continue;
             int length = 0;
-            rc = api->xColumnSize(fts, c, &length);
-            pseudo += weight * tf / (1 - b + b * (double)length / q->avglen[c]);
+            if (lengths) length = lengths[c];
+            else rc = api->xColumnSize(fts, c, &length);
+            pseudo += weight * tf / (1 - call->b + call->b * (double)length / q->avglen[c]);
         }
         if (rc != SQLITE_OK || pseudo <= 0) continue;
         double idf = 0;
         rc = phrase_idf(api, fts, q, p, &idf);
-        score += qtf * idf * pseudo / (k1 + pseudo);
+        score += qtf * idf * pseudo / (call->k1 + pseudo);
     }
+    *out = score;
+    return rc;
+}
+
+/* sift_rank() (with_counts 0) and sift_rank_df() (with_counts 1). */
+static void rank_row(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
+                     sqlite3_value **argv, int with_counts) {
+    rank_call call;
+    if (!rank_setup(api, fts, context, argc, argv, with_counts, &call)) return;
+    double score = 0;
+    int rc = row_counts(api, fts, call.q);
+    if (rc == SQLITE_OK) rc = row_score(api, fts, &call, NULL, &score);
     if (rc != SQLITE_OK) sqlite3_result_error_code(context, rc);
     else sqlite3_result_double(context, score > 0 ? -score : 0.0);
+}
+
+/* sift_topk(k1, b, ncolumns, w..., phrase_weights, phrase_counts, ignored, collector): see sift_topk.h. */
+static void sift_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
+                      sqlite3_value **argv) {
+    int columns = api->xColumnCount(fts);
+    sift_topk_collector *top = argc == 7 + columns ? sqlite3_value_pointer(argv[argc - 1], SIFT_TOPK_COLLECTOR) : NULL;
+    if (!top || columns > 64) {
+        sqlite3_result_error(context, "sift_topk: takes the arguments of sift_rank_df, the leading phrases to "
+                                      "ignore and a collector (bound by sift_topk_bind)", -1);
+        return;
+    }
+    rank_call call;
+    if (!rank_setup(api, fts, context, argc - 2, argv, 1, &call)) return;
+    rank_query *q = call.q;
+    int ignored = sqlite3_value_int(argv[argc - 2]);
+    sqlite3_int64 rowid = api->xRowid(fts);
+    double score = 0;
+    int rc = row_counts(api, fts, q);
+    top->matched++;
+    int full = top->count >= top->capacity;
+    if (rc == SQLITE_OK && full) {
+        /* Skip the row's sizes (xColumnSize runs a statement per row) when its score cannot beat the k-th even
+           with the shortest sizes its columns can have: one token, and no fewer than the shortest size among the
+           rows of its block holding one of its terms there (the impacts). */
+        double threshold = top->scores[top->capacity - 1];
+        int lengths[64];
+        sqlite3_int64 block = top->block > 0 && rowid >= 0 && rowid <= top->watermark ? rowid / top->block : -1;
+        for (int c = 0; c < columns; c++) {
+            int least = 1;
+            for (int p = 0; p < q->phrases; p++) {
+                if (q->tf[p * columns + c] <= 0) continue;
+                int t = p - ignored;
+                if (block < 0 || t < 0 || t >= top->terms || !top->blocks[t]) continue;
+                size_t at = (size_t)block * (size_t)top->stride;
+                if (at + (size_t)top->stride > top->bytes[t] || top->blocks[t][at + 1 + 3 * c] == 0) continue;
+                int shortest = 65535 - (top->blocks[t][at + 2 + 3 * c] | top->blocks[t][at + 3 + 3 * c] << 8);
+                if (shortest > least) least = shortest;
+            }
+            lengths[c] = least;
+        }
+        double bound = 0;
+        rc = row_score(api, fts, &call, lengths, &bound);
+        if (rc == SQLITE_OK && bound <= threshold + 1e-9 * fmax(1, fabs(threshold))) {
+            sqlite3_result_int(context, 1);
+            return;
+        }
+    }
+    if (rc == SQLITE_OK) rc = row_score(api, fts, &call, NULL, &score);
+    if (rc != SQLITE_OK) {
+        sqlite3_result_error_code(context, rc);
+        return;
+    }
+    top->scored++;
+    sift_topk_add(top, rowid, score);
+    sqlite3_result_int(context, 1);
 }
 
 static void sift_rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
@@ -242,6 +339,7 @@ int sift_rank_register(struct sqlite3 *db) {
     if (!api || api->iVersion < 2) return SQLITE_ERROR;
     int rc = api->xCreateFunction(api, "sift_rank", NULL, sift_rank, NULL);
     if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_rank_df", NULL, sift_rank_df, NULL);
+    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_topk", NULL, sift_topk, NULL);
     if (rc == SQLITE_OK) rc = sift_topk_register_functions(api);
     return rc;
 }

@@ -52,6 +52,26 @@ static void sift_doc_stats(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite
     else sqlite3_result_blob(context, stats, (int)(sizeof(int32_t) * 2 * (size_t)columns), SQLITE_TRANSIENT);
 }
 
+int sift_topk_bind(sqlite3_stmt *stmt, int index, sift_topk_collector *collector) {
+    return sqlite3_bind_pointer(stmt, index, collector, SIFT_TOPK_COLLECTOR, NULL);
+}
+
+void sift_topk_add(sift_topk_collector *top, int64_t rowid, double score) {
+    if (top->capacity <= 0) return;
+    if (top->count >= top->capacity && score <= top->scores[top->capacity - 1]) return;
+    for (int i = 0; i < top->count; i++)
+        if (top->rowids[i] == rowid) return;
+    int at = top->count < top->capacity ? top->count : top->capacity - 1;
+    while (at > 0 && top->scores[at - 1] < score) {
+        top->scores[at] = top->scores[at - 1];
+        top->rowids[at] = top->rowids[at - 1];
+        at--;
+    }
+    top->scores[at] = score;
+    top->rowids[at] = rowid;
+    if (top->count < top->capacity) top->count++;
+}
+
 int sift_topk_register_functions(fts5_api *api) {
     int rc = api->xCreateFunction(api, "sift_stats", NULL, sift_stats, NULL);
     if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_doc_stats", NULL, sift_doc_stats, NULL);

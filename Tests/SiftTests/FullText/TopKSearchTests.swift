@@ -273,6 +273,24 @@ final class TopKImpactsTests: XCTestCase {
         XCTAssertEqual(results.totalCount, 22 + 6)
     }
 
+    /// sift_topk() keeps rows in a collector only the pruned search binds: called from SQL without one (or with
+    /// a text, or with other arguments) it is an error, not a crash.
+    func testTopKFunctionWithoutCollectorIsAnError() throws {
+        let database = try makeDatabase(rows: 150)
+        let expected = "sift_topk: takes the arguments of sift_rank_df, the leading phrases to ignore and a collector "
+            + "(bound by sift_topk_bind)"
+        for last in ["NULL", "'collector'", "0"] {
+            XCTAssertThrowsError(try database.getRows(sql: "SELECT count(*) FROM docs_fts WHERE docs_fts MATCH 'alpha' AND "
+                                                      + "sift_topk(docs_fts, 1.2, 0.75, 2, 1, 1, '1', '150', 0, \(last))")) { error in
+                XCTAssertEqual((error as? SiftError)?.message, expected, last)
+            }
+        }
+        XCTAssertThrowsError(try database.getRows(sql: "SELECT count(*) FROM docs_fts WHERE docs_fts MATCH 'alpha' AND "
+                                                  + "sift_topk(docs_fts, 1.2, 0.75)")) { error in
+            XCTAssertEqual((error as? SiftError)?.message, expected)
+        }
+    }
+
     /// Impacts in the layout before chunks (one row per term, no `chunk_blocks`) are stale, not an error: searches
     /// stay exact on FTS5's plan and optimize replaces them.
     func testImpactsOfTheEarlierLayoutAreStaleUntilOptimize() throws {
