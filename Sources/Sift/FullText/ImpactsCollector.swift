@@ -115,12 +115,9 @@ final class ImpactsCollector: @unchecked Sendable {
                 sqlite3_bind_int64(stmt, 2, Int64(firstChunk))
                 while try handle.step(stmt) {
                     let chunk = Int(sqlite3_column_int64(stmt, 0)) - firstChunk
-                    let count = Int(sqlite3_column_bytes(stmt, 2))
-                    guard chunk >= 0, chunk < chunks, count <= chunkBytes, let blob = sqlite3_column_blob(stmt, 2) else { continue }
+                    guard chunk >= 0, chunk < chunks else { continue }
                     dfs[i][chunk] = sqlite3_column_int64(stmt, 1)
-                    blocks[i].withUnsafeMutableBytes { target in
-                        if let base = target.baseAddress { memcpy(base + chunk * chunkBytes, blob, count) }
-                    }
+                    ImpactBlock.copyChunk(stmt, column: 2, into: &blocks[i], at: chunk, chunkBytes: chunkBytes)
                 }
                 sqlite3_reset(stmt)
             }

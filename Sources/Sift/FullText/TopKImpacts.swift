@@ -80,13 +80,7 @@ struct TopKImpacts {
             while try handle.step(stmt) {
                 found = true
                 df += sqlite3_column_int64(stmt, 1)
-                let offset = Int(sqlite3_column_int64(stmt, 0)) * chunkBytes
-                let count = Int(sqlite3_column_bytes(stmt, 2))
-                guard offset >= 0, count <= chunkBytes, let blob = sqlite3_column_blob(stmt, 2) else { continue }
-                if blocks.count < offset + count { blocks += [UInt8](repeating: 0, count: offset + count - blocks.count) }
-                blocks.withUnsafeMutableBytes { target in
-                    if let base = target.baseAddress { memcpy(base + offset, blob, count) }
-                }
+                ImpactBlock.copyChunk(stmt, column: 2, into: &blocks, at: Int(sqlite3_column_int64(stmt, 0)), chunkBytes: chunkBytes)
             }
             guard found else { return nil }
             let width = (Int(meta.watermark / meta.block) + 1) * ImpactBlock.stride(columns: meta.columns)
@@ -327,6 +321,17 @@ struct TopKImpacts {
 /// term. Every field only grows as rows are added, so merging is a maximum.
 enum ImpactBlock {
     static func stride(columns: Int) -> Int { 1 + 3 * columns }
+
+    /// Copies a stored chunk (the blob in `column` of `stmt`'s row) to its place, chunk `index` of `blocks`,
+    /// growing `blocks` when it is shorter; a blob longer than a chunk or a negative index is ignored.
+    static func copyChunk(_ stmt: OpaquePointer, column: Int32, into blocks: inout [UInt8], at index: Int, chunkBytes: Int) {
+        let offset = index * chunkBytes, count = Int(sqlite3_column_bytes(stmt, column))
+        guard index >= 0, count <= chunkBytes, let blob = sqlite3_column_blob(stmt, column) else { return }
+        if blocks.count < offset + count { blocks += [UInt8](repeating: 0, count: offset + count - blocks.count) }
+        blocks.withUnsafeMutableBytes { target in
+            if let base = target.baseAddress { memcpy(base + offset, blob, count) }
+        }
+    }
 
     /// Adds a row whose `stats` are sift_doc_stats' (count, length) per column.
     static func add(_ stats: UnsafePointer<Int32>, columns: Int, into blocks: inout [UInt8], at base: Int) {

@@ -201,7 +201,8 @@ final class TopKSearchTests: XCTestCase {
 }
 
 final class TopKImpactsTests: XCTestCase {
-    private func makeDatabase(rows: Int) throws -> Database {
+    /// A synced index with impacts from 100 rows (terms listed from 20, blocks of 16), and nothing in it.
+    private func emptyDatabase() throws -> Database {
         let path = NSTemporaryDirectory() + "topk-\(UUID().uuidString).db"
         let database = Database(withPath: path)
         addTeardownBlock { try? database.close { try? database.removeFiles() } }
@@ -209,6 +210,11 @@ final class TopKImpactsTests: XCTestCase {
         database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 100, listed: 20, block: 16, chunk: 4, piece: 5, tail: 1_000, statementRows: 0) }
         try database.create(table: "docs", of: TopKDoc.self)
         try database.create(virtualTable: "docs_fts", of: TopKIndexModel.self, syncedWith: "docs")
+        return database
+    }
+
+    private func makeDatabase(rows: Int) throws -> Database {
+        let database = try emptyDatabase()
         try database.insert(objects: (0..<rows).map { TopKDoc(nil, "alpha \($0 % 7 == 0 ? "beta" : "gamma")", "alpha delta w\($0)") },
                             intoTable: "docs")
         try database.optimize(index: "docs_fts")
@@ -222,13 +228,7 @@ final class TopKImpactsTests: XCTestCase {
     /// The bulk insert that takes a synced index to the threshold builds its impacts in its transaction, and
     /// later bulk inserts extend them (rewriting only their last chunks).
     func testBulkLoadBuildsImpactsOnceTheIndexIsLargeEnough() throws {
-        let path = NSTemporaryDirectory() + "topk-\(UUID().uuidString).db"
-        let database = Database(withPath: path)
-        addTeardownBlock { try? database.close { try? database.removeFiles() } }
-        database.fullTextBulkThreshold = 8
-        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 100, listed: 20, block: 16, chunk: 4, piece: 5, tail: 1_000, statementRows: 0) }
-        try database.create(table: "docs", of: TopKDoc.self)
-        try database.create(virtualTable: "docs_fts", of: TopKIndexModel.self, syncedWith: "docs")
+        let database = try emptyDatabase()
         try database.insert(objects: (0..<60).map { TopKDoc(nil, "alpha", "delta w\($0)") }, intoTable: "docs")
         XCTAssertNil(try meta(database), "below the threshold a bulk load builds nothing")
         try database.insert(objects: (0..<90).map { TopKDoc(nil, "alpha", "delta w\($0)") }, intoTable: "docs")
