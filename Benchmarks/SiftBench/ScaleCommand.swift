@@ -21,7 +21,9 @@ struct ScaleCommand: ParsableCommand {
             top 20 objects; Sift with `.bm25f()` ranking and default options otherwise (totals on); FTS5 scoring \
             every match with sift_rank() and sorting (`rank MATCH 'sift_rank(...)' ORDER BY rank LIMIT 20`, Sift's \
             plan before pruning); raw FTS5 with its default bm25. Every Sift result is checked against the \
-            exhaustive one: equal scores rank by rank, the same rows except among those tied with the 20th.
+            exhaustive one: equal scores rank by rank, the same rows except among those tied with the 20th. \
+            Before the searches, --churn random documents are deleted and as many updated in both engines (each \
+            change its own transaction, timed), so the searches run on indexes changed since their bounds were built.
             """)
 
     @OptionGroup var data: DataScale
@@ -34,6 +36,12 @@ struct ScaleCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Keep the databases in this folder (reused when already built).", valueName: "dir"))
     var keep: String?
+
+    @Option(help: ArgumentHelp("""
+        Before the searches, delete this many random documents and update as many (a new title and body), one \
+        transaction each, in both engines (timed): the searches then run on the changed indexes.
+        """, valueName: "n"))
+    var churn = 1_000
 
     func run() throws {
         try runCommand(measuring: "scale") {
@@ -72,8 +80,87 @@ struct ScaleCommand: ParsableCommand {
                                  Double(report.fileBytes) / 1_048_576))
                 }
             }
+            try churnPhase(corpus, directory: directory)
             try searchPhase(corpus, directory: directory)
         }
+    }
+
+    /// Deletes `churn` random documents and updates as many in both engines, each change in its own transaction.
+    /// Raw FTS5 writes its external-content index itself (the old values for FTS5's 'delete', then the new row);
+    /// Sift's sync layer does the same and keeps the score bounds exact.
+    private func churnPhase(_ corpus: ScaleCorpus, directory: String) throws {
+        guard churn > 0 else { return }
+        var rng = SystemRandomNumberGenerator()
+        let ids = (0..<2 * churn).map { _ in Int64.random(in: 1...Int64(corpus.count), using: &rng) }
+        let deleted = Array(ids.prefix(churn)), updated = Array(ids.dropFirst(churn))
+        // New texts: documents past the corpus's end.
+        let texts = corpus.documents(Int64(corpus.count + 1)...Int64(corpus.count + churn))
+        func timed(_ body: () throws -> Void) rethrows -> Double {
+            let start = DispatchTime.now().uptimeNanoseconds
+            try body()
+            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        }
+        let raw = try RawDatabase(path: directory + "/raw.sqlite")
+        let old = try raw.prepare("SELECT title, body FROM docs WHERE id = ?")
+        let unindex = try raw.prepare("INSERT INTO fts(fts, rowid, title, body) VALUES('delete', ?, ?, ?)")
+        let delete = try raw.prepare("DELETE FROM docs WHERE id = ?")
+        let update = try raw.prepare("UPDATE docs SET title = ?, body = ? WHERE id = ?")
+        let index = try raw.prepare("INSERT INTO fts(rowid, title, body) VALUES (?, ?, ?)")
+        /// Removes the row's words from the raw index; false when the row is gone.
+        func removeFromIndex(_ id: Int64) throws -> Bool {
+            sqlite3_bind_int64(old.handle, 1, id)
+            defer { old.reset() }
+            guard try old.step() else { return false }
+            sqlite3_bind_int64(unindex.handle, 1, id)
+            sqlite3_bind_value(unindex.handle, 2, sqlite3_column_value(old.handle, 0))
+            sqlite3_bind_value(unindex.handle, 3, sqlite3_column_value(old.handle, 1))
+            try unindex.run()
+            return true
+        }
+        let rawDeletes = try timed {
+            for id in deleted {
+                try raw.transaction {
+                    guard try removeFromIndex(id) else { return }
+                    sqlite3_bind_int64(delete.handle, 1, id)
+                    try delete.run()
+                }
+            }
+        }
+        let rawUpdates = try timed {
+            for (id, text) in zip(updated, texts) {
+                try raw.transaction {
+                    guard try removeFromIndex(id) else { return }
+                    try withUTF8Text(text.title) { title, titleLength in
+                        try withUTF8Text(text.body) { body, bodyLength in
+                            sqlite3_bind_text(update.handle, 1, title, titleLength, sift_sqlite_static())
+                            sqlite3_bind_text(update.handle, 2, body, bodyLength, sift_sqlite_static())
+                            sqlite3_bind_int64(update.handle, 3, id)
+                            try update.run()
+                            sqlite3_bind_int64(index.handle, 1, id)
+                            sqlite3_bind_text(index.handle, 2, title, titleLength, sift_sqlite_static())
+                            sqlite3_bind_text(index.handle, 3, body, bodyLength, sift_sqlite_static())
+                            try index.run()
+                        }
+                    }
+                }
+            }
+        }
+        let database = Database(withPath: directory + "/sift.sqlite")
+        let siftDeletes = try timed {
+            for id in deleted { try database.delete(fromTable: "docs", where: Column(named: "id") == id) }
+        }
+        let siftUpdates = try timed {
+            for (id, text) in zip(updated, texts) {
+                try database.update(table: "docs", on: Doc.Properties.title, Doc.Properties.body, with: Doc(text),
+                                    where: Column(named: "id") == id)
+            }
+        }
+        try database.close {}
+        print("")
+        print("| \(churn) deletes, then \(churn) updates, one transaction each | deletes/s | updates/s |")
+        print("|---|---|---|")
+        print(String(format: "| raw | %.0f | %.0f |", Double(churn) / rawDeletes, Double(churn) / rawUpdates))
+        print(String(format: "| Sift (score bounds kept exact) | %.0f | %.0f |", Double(churn) / siftDeletes, Double(churn) / siftUpdates))
     }
 
     private func searchPhase(_ corpus: ScaleCorpus, directory: String) throws {

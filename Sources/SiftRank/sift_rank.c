@@ -292,7 +292,7 @@ static void sift_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
            rows of its block holding one of its terms there (the impacts). */
         double threshold = top->scores[top->capacity - 1];
         int lengths[64];
-        sqlite3_int64 block = top->block > 0 && rowid >= 0 && rowid <= top->watermark ? rowid / top->block : -1;
+        sqlite3_int64 block = top->block > 0 && rowid >= 1 && rowid <= top->watermark ? rowid / top->block : -1;
         for (int c = 0; c < columns; c++) {
             int least = 1;
             for (int p = 0; p < q->phrases; p++) {

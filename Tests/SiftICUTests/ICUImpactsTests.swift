@@ -64,13 +64,28 @@ final class ICUImpactsTests: XCTestCase {
         XCTAssertTrue(listed.contains("run"), "stemmed English listed: \(listed)")
         XCTAssertTrue(listed.contains("bj") && listed.contains("北"), "colocated pinyin initials and CJK listed: \(listed)")
         XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
-        for question in ["run", "run search", "北京", "beijing 大学", "index ranking"] {
-            let options = SearchOptions(limit: 5, ranking: .bm25f())
-            let pruned: SearchResults<ICUImpactDoc> = try database.search(question, in: "docs_fts", options: options)
-            try database.exec(sql: "UPDATE docs_fts_sift_topk SET valid = 0")
-            let exhaustive: SearchResults<ICUImpactDoc> = try database.search(question, in: "docs_fts", options: options)
-            try database.exec(sql: "UPDATE docs_fts_sift_topk SET valid = 1")
-            XCTAssertEqual(pruned.hits.map(\.score), exhaustive.hits.map(\.score), question)
+        func comparePrunedWithExhaustive() throws {
+            for question in ["run", "run search", "北京", "beijing 大学", "index ranking"] {
+                let options = SearchOptions(limit: 5, ranking: .bm25f())
+                let pruned: SearchResults<ICUImpactDoc> = try database.search(question, in: "docs_fts", options: options)
+                let valid = try database.getValue(on: Column(named: "valid"), fromTable: "docs_fts_sift_topk").int64Value
+                try database.exec(sql: "UPDATE docs_fts_sift_topk SET valid = 0")
+                let exhaustive: SearchResults<ICUImpactDoc> = try database.search(question, in: "docs_fts", options: options)
+                try database.exec(sql: "UPDATE docs_fts_sift_topk SET valid = \(valid)")
+                XCTAssertEqual(pruned.hits.map(\.score), exhaustive.hits.map(\.score), question)
+            }
         }
+        try comparePrunedWithExhaustive()
+        // Updates and deletes keep them exact, counted on the calling thread: the one-word columns are the shortest
+        // of their blocks, and their colocated pinyin must not count in their lengths.
+        try database.update(table: "docs", on: ICUImpactDoc.Properties.title, ICUImpactDoc.Properties.body,
+                            with: ICUImpactDoc("北京", "大学"), where: Column(named: "id") == 5)
+        try database.update(table: "docs", on: ICUImpactDoc.Properties.title, ICUImpactDoc.Properties.body,
+                            with: ICUImpactDoc("running", "東京 runs"), where: Column(named: "id") == 200)
+        try database.delete(fromTable: "docs", where: Column(named: "id") == 9)
+        let changed = try XCTUnwrap(try database.read { try TopKImpacts.meta("docs_fts", on: $0) })
+        XCTAssertTrue(changed.valid && changed.loose)
+        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+        try comparePrunedWithExhaustive()
     }
 }

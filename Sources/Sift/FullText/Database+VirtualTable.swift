@@ -116,15 +116,16 @@ extension Database {
 
     /// Merges all of an index's segments into one: the fastest index to query, at a one-off cost. For a synced
     /// index of 20,000 rows or more, also builds the score bounds its `.bm25f` searches prune with, when it has
-    /// none yet (rows inserted one at a time below the threshold, or an index synced before it had them) or a
-    /// delete or an update made them stale: call it after a large load and after many deletes or updates.
+    /// none yet (rows inserted one at a time below the threshold, or an index synced before it had them) or
+    /// deletes and updates left them looser than the rows need (searches stay exact and pruned meanwhile, a little
+    /// slower): call it after a large load and after many deletes or updates.
     ///
     ///     try database.insert(objects: articles, intoTable: "articles")   // a million rows
     ///     try database.optimize(index: "articles_fts")
     public func optimize(index: String) throws {
         try command(index, "optimize")
         try write { handle in
-            if let meta = try TopKImpacts.meta(index, on: handle), meta.valid { return }
+            if let meta = try TopKImpacts.meta(index, on: handle), meta.valid, !meta.loose { return }
             try TopKImpacts.rebuild(index, on: handle)
         }
     }

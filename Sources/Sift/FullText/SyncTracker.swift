@@ -21,16 +21,14 @@ final class SyncTracker {
     final class TargetStatements {
         var insert: OpaquePointer?
         var delete: OpaquePointer?
-        /// Clears the impacts' `valid` for a change at or below their watermark (`TopKImpacts`); nil when the
-        /// index has none (`impactsLooked`: whether that was looked up).
-        var invalidate: OpaquePointer?
+        /// Reads the impacts' watermark and validity (`TopKImpacts.watermarkReader`); nil when the index has none
+        /// (`impactsLooked`: whether that was looked up).
+        var readWatermark: OpaquePointer?
         var impactsLooked = false
-        /// The impacts' watermark when looked up (rows above it are their tail).
-        var watermark = Int64.max
         deinit {
             sqlite3_finalize(insert)
             sqlite3_finalize(delete)
-            sqlite3_finalize(invalidate)
+            sqlite3_finalize(readWatermark)
         }
     }
 
@@ -198,6 +196,10 @@ final class SyncTracker {
     func flush(on handle: Handle) throws {
         defer { discardPending() }
         var extending: Set<Int> = []
+        // Per target, the impacts' watermark when they are valid (read once per flush: another connection may
+        // have moved it since the last), and the changes of rows at or below it, which they follow.
+        var watermarks: [Int: Int64?] = [:]
+        var following: [Int: [TopKImpacts.RowChange]] = [:]
         for change in pending {
             let target = targets[change.target]
             let statements = target.statements
@@ -214,28 +216,38 @@ final class SyncTracker {
             if !statements.impactsLooked {
                 statements.impactsLooked = true
                 // Unobserved: an observed step here would flush the changes being applied again.
-                let found = try TopKImpacts.invalidation(target.index.index, on: handle)
-                statements.invalidate = found?.statement
-                statements.watermark = found?.watermark ?? .max
+                statements.readWatermark = try TopKImpacts.watermarkReader(target.index.index, on: handle)
             }
-            if let invalidate = statements.invalidate {
-                defer { sqlite3_reset(invalidate) }
-                let rowid = change.oldCount > 0 && change.newCount > 0 ? min(change.oldRowid, change.newRowid)
-                    : change.oldCount > 0 ? change.oldRowid : change.newRowid
-                sqlite3_bind_int64(invalidate, 1, rowid)
-                while try handle.stepUnobserved(invalidate) {}
-                if change.newCount > 0,
-                   change.newRowid - statements.watermark > TopKImpacts.tailRows(watermark: statements.watermark, on: handle) {
-                    extending.insert(change.target)
-                }
+            guard let read = statements.readWatermark else { continue }
+            if watermarks[change.target] == nil {
+                defer { sqlite3_reset(read) }
+                let valid = try handle.stepUnobserved(read) && sqlite3_column_int64(read, 1) >= 1
+                watermarks[change.target] = valid ? sqlite3_column_int64(read, 0) : Int64?.none
+            }
+            guard let watermark = watermarks[change.target] ?? nil else { continue }
+            if change.oldCount > 0 && change.oldRowid <= watermark {
+                following[change.target, default: []].append(
+                    TopKImpacts.RowChange(rowid: change.oldRowid, added: false, texts: texts(change.start, change.oldCount)))
+            }
+            if change.newCount > 0 && change.newRowid <= watermark {
+                following[change.target, default: []].append(
+                    TopKImpacts.RowChange(rowid: change.newRowid, added: true, texts: texts(change.start + change.oldCount, change.newCount)))
+            } else if change.newCount > 0, change.newRowid - watermark > TopKImpacts.tailRows(watermark: watermark, on: handle) {
+                extending.insert(change.target)
             }
         }
-        // Rows inserted one by one join the impacts once their tail is long enough (in this transaction, after
-        // the changes are applied: extending steps observed statements).
+        // The impacts follow the changes, and rows inserted one by one join them once their tail is long enough
+        // (in this transaction, after the changes are applied: these steps are observed ones).
         discardPending()
-        for t in extending {
-            try TopKImpacts.extend(targets[t].index, on: handle)
-            targets[t].statements.watermark = try TopKImpacts.meta(targets[t].index.index, on: handle)?.watermark ?? .max
+        for (t, changes) in following { try TopKImpacts.follow(changes, in: targets[t].index, on: handle) }
+        for t in extending { try TopKImpacts.extend(targets[t].index, on: handle) }
+    }
+
+    /// The text of `count` recorded values from `start`, as FTS5 reads them (nil for NULL).
+    private func texts(_ start: Int, _ count: Int) -> [[UInt8]?] {
+        (start..<start + count).map { i in
+            guard let value = values[i], sqlite3_value_type(value) != SQLITE_NULL, let text = sqlite3_value_text(value) else { return nil }
+            return Array(UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))))
         }
     }
 
@@ -283,8 +295,8 @@ final class SyncTracker {
             }
             try impacts.finish(on: handle)
             // It may have created them: look again at the next change.
-            sqlite3_finalize(target.statements.invalidate)
-            target.statements.invalidate = nil
+            sqlite3_finalize(target.statements.readWatermark)
+            target.statements.readWatermark = nil
             target.statements.impactsLooked = false
         }
     }

@@ -7,7 +7,7 @@ import Foundation
 ///
 /// For every *listed* term (one in at least `minimumRows` rows when the impacts were built: the frequent
 /// terms, whose rows a search cannot afford to score one by one) `<index>_sift_impacts` holds
-/// - `df`: the number of rows with rowid <= `watermark` containing the term (what sift_rank's idf needs, so
+/// - `df`: the number of rows with rowid in 1...`watermark` containing the term (what sift_rank's idf needs, so
 ///   the search never counts a frequent term's rows), and
 /// - `blocks`: per block of `block` consecutive rowids, `ImpactBlock.stride` bytes: the largest count of the
 ///   term in a row (all columns together), and per column the largest count in it and the shortest length of
@@ -19,11 +19,19 @@ import Foundation
 /// no row. Extending them over new rows rewrites only the last chunks of each term (448 bytes each with two
 /// columns), not every term's whole list, which made loading a million rows in batches quadratic.
 ///
-/// `<index>_sift_topk` holds one row: `watermark` (rows above it are the *tail*: not in the blocks, always
-/// scored), `block`, `chunk_blocks` and `valid`. A delete, an update or an insert at or below the watermark clears `valid` in
-/// the same transaction (the counts and maxima no longer describe the rows): searches then take FTS5's
-/// exhaustive plan until `rebuild(index:)` or `optimize(index:)` rebuilds them. A bulk insert above the
-/// watermark extends them (counts and blocks of the new rows) in its transaction.
+/// `<index>_sift_topk` holds one row: `watermark` (the blocks describe the rows from rowid 1 up to it; the rows
+/// above it and those at rowid 0 or below are the *tail*: not in the blocks, always scored and counted), `block`, `chunk_blocks` and `valid`: 1 when the impacts describe the
+/// rows exactly, 2 when they are still valid but loose (see below), 0 when stale (searches take FTS5's
+/// exhaustive plan until `rebuild(index:)` or `optimize(index:)` rebuilds them).
+///
+/// Every change is followed in its own transaction:
+/// - a bulk insert above the watermark extends the impacts over the new rows (`Follower`), and rows inserted one
+///   by one join them once their tail is long enough (`extend`);
+/// - a delete, an update or a single-row insert at or below the watermark keeps them exact where a search needs
+///   it (`follow`): the row counts go down and up with the rows, and an added row raises its block's maxima. A
+///   removed row's maxima stay, a bound now higher than needed: it may cost a search time, never a result. Such
+///   changes set `valid` to 2, so that `optimize(index:)` rebuilds tight bounds;
+/// - a bulk insert that reaches below the watermark clears `valid`.
 struct TopKImpacts {
     /// Terms in fewer rows than this are not listed: scoring every one of their rows is cheap (0.5% of the rows,
     /// at least 100).
@@ -44,6 +52,8 @@ struct TopKImpacts {
         /// Blocks per stored chunk.
         var chunkBlocks: Int
         var valid: Bool
+        /// Valid, but changed rows may have left bounds higher than the rows need (`optimize(index:)` rebuilds them).
+        var loose = false
         var columns: Int
         /// Rows in the index when the impacts were built (which terms are listed depends on it).
         var builtRows: Int
@@ -64,8 +74,8 @@ struct TopKImpacts {
             }
             return Meta(watermark: sqlite3_column_int64(stmt, watermark), block: max(1, sqlite3_column_int64(stmt, block)),
                         chunkBlocks: max(1, Int(sqlite3_column_int64(stmt, chunkBlocks))),
-                        valid: sqlite3_column_int64(stmt, valid) == 1, columns: Int(sqlite3_column_int64(stmt, columns)),
-                        builtRows: Int(sqlite3_column_int64(stmt, built)))
+                        valid: sqlite3_column_int64(stmt, valid) >= 1, loose: sqlite3_column_int64(stmt, valid) == 2,
+                        columns: Int(sqlite3_column_int64(stmt, columns)), builtRows: Int(sqlite3_column_int64(stmt, built)))
         }
     }
 
@@ -89,23 +99,110 @@ struct TopKImpacts {
         }
     }
 
-    /// The invalidation the sync layer runs for a row change at `rowid`: clears `valid` when the row is at or
-    /// below the watermark.
+    /// Clears `valid` when the impacts reach `rowid` (a bulk insert at or below the watermark).
     static func invalidateSQL(_ index: String) -> String {
-        "UPDATE \(SQLBuilder.quote(metaTable(index))) SET valid = 0 WHERE valid = 1 AND watermark >= ?"
+        "UPDATE \(SQLBuilder.quote(metaTable(index))) SET valid = 0 WHERE valid >= 1 AND watermark >= ?"
     }
 
-    /// The prepared invalidation (`invalidateSQL`) when the index has impacts, else nil; only unobserved steps, so
-    /// the sync layer can call it while it applies row changes.
-    static func invalidation(_ index: String, on handle: Handle) throws -> (statement: OpaquePointer, watermark: Int64)? {
+    /// The statement the sync layer reads the impacts' watermark and validity with while it applies row changes
+    /// (it may only step unobserved statements then), or nil when the index has no impacts.
+    static func watermarkReader(_ index: String, on handle: Handle) throws -> OpaquePointer? {
         let exists = try handle.prepareUnmanaged("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
         defer { sqlite3_finalize(exists) }
         sqlite3_bind_text(exists, 1, metaTable(index), -1, sift_sqlite_transient())
         guard try handle.stepUnobserved(exists) else { return nil }
-        let read = try handle.prepareUnmanaged("SELECT watermark FROM \(SQLBuilder.quote(metaTable(index)))")
-        defer { sqlite3_finalize(read) }
-        let watermark = try handle.stepUnobserved(read) ? sqlite3_column_int64(read, 0) : Int64.max
-        return (try handle.prepareUnmanaged(invalidateSQL(index)), watermark)
+        return try handle.prepareUnmanaged("SELECT watermark, valid FROM \(SQLBuilder.quote(metaTable(index)))")
+    }
+
+    /// A row the impacts follow (see `follow`): at `rowid`, added or removed, with the text of each indexed column
+    /// (nil for NULL) as FTS5 indexed it.
+    struct RowChange {
+        let rowid: Int64
+        let added: Bool
+        let texts: [[UInt8]?]
+    }
+
+    /// Keeps the impacts of `index` exact through changes of rows at or below their watermark, in the changes'
+    /// transaction, after FTS5 applied them: a removed row lowers the row count of every listed term it held; an
+    /// added row raises them and the maxima of its block (adding the term's chunk when it had none). Marks the
+    /// impacts loose. Rows of the tail (above the watermark, or at rowid 0 or below) are left alone.
+    static func follow(_ changes: [RowChange], in index: SyncedIndex, on handle: Handle) throws {
+        guard let meta = try meta(index.index, on: handle), meta.valid, meta.columns == index.columns.count else { return }
+        let changes = changes.filter { $0.rowid >= 1 && $0.rowid <= meta.watermark }
+        guard !changes.isEmpty else { return }
+        let tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
+        let stride = ImpactBlock.stride(columns: meta.columns)
+        let table = SQLBuilder.quote(termsTable(index.index))
+        func bind(_ term: [UInt8], _ stmt: OpaquePointer) {
+            term.withUnsafeBufferPointer { bytes in
+                _ = bytes.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(stmt, 1, $0.baseAddress, Int32($0.count), sift_sqlite_transient()) }
+            }
+        }
+        for change in changes {
+            let row = try RowTerms(change.texts, tokenizer)
+            let block = Int(change.rowid / meta.block)
+            let chunk = Int64(block / meta.chunkBlocks), offset = (block % meta.chunkBlocks) * stride
+            for (term, counts) in row.counts {
+                if !change.added {
+                    try handle.withStatement("UPDATE \(table) SET df = df - 1 WHERE term = ? AND chunk = ?") { stmt in
+                        bind(term, stmt)
+                        sqlite3_bind_int64(stmt, 2, chunk)
+                        while try handle.step(stmt) {}
+                    }
+                    continue
+                }
+                var blocks = [UInt8](repeating: 0, count: offset + stride)
+                let stored = try handle.withStatement("SELECT rowid, blocks FROM \(table) WHERE term = ? AND chunk = ?") { stmt -> Int64? in
+                    bind(term, stmt)
+                    sqlite3_bind_int64(stmt, 2, chunk)
+                    guard try handle.step(stmt) else { return nil }
+                    ImpactBlock.copyChunk(stmt, column: 1, into: &blocks, at: 0, chunkBytes: meta.chunkBlocks * stride)
+                    return sqlite3_column_int64(stmt, 0)
+                }
+                let stats: [Int32] = zip(counts, row.lengths).flatMap { count, length in [count, count > 0 ? length : 0] }
+                stats.withUnsafeBufferPointer { stats in
+                    if let stats = stats.baseAddress { ImpactBlock.add(stats, columns: meta.columns, into: &blocks, at: offset) }
+                }
+                let blob = FundamentalValue(Data(blocks))
+                if let stored {
+                    try handle.execute("UPDATE \(table) SET df = df + 1, blocks = ? WHERE rowid = ?", [blob, FundamentalValue(stored)])
+                } else if try handle.withStatement("SELECT 1 FROM \(table) WHERE term = ? LIMIT 1", { stmt in
+                    bind(term, stmt)
+                    return try handle.step(stmt)
+                }) {
+                    try handle.withStatement("INSERT INTO \(table)(term, chunk, df, blocks) VALUES(?, ?, 1, ?)") { stmt in
+                        bind(term, stmt)
+                        sqlite3_bind_int64(stmt, 2, chunk)
+                        _ = RawStatement.bind(blob, at: 3, in: stmt)
+                        while try handle.step(stmt) {}
+                    }
+                }
+            }
+        }
+        try handle.execute("UPDATE \(SQLBuilder.quote(metaTable(index.index))) SET valid = 2 WHERE valid = 1")
+    }
+
+    /// The terms of one row as FTS5 indexes it: each term's count per column, and each column's size in tokens
+    /// (a token colocated with the previous one shares its position).
+    private struct RowTerms {
+        var counts: [[UInt8]: [Int32]] = [:]
+        var lengths: [Int32]
+
+        init(_ texts: [[UInt8]?], _ tokenizer: TokenizerInstance) throws {
+            lengths = [Int32](repeating: 0, count: texts.count)
+            for (c, text) in texts.enumerated() {
+                guard let text else { continue }
+                var length: Int32 = 0, counts = self.counts
+                try text.withUnsafeBytes { bytes in
+                    try tokenizer.tokenize(bytes, reason: .document) { token, _, _, colocated in
+                        if !colocated || length == 0 { length += 1 }
+                        counts[Array(token), default: [Int32](repeating: 0, count: texts.count)][c] += 1
+                    }
+                }
+                self.counts = counts
+                lengths[c] = length
+            }
+        }
     }
 
     /// How many rows above the watermark the sync layer lets rows inserted one by one gather before it extends
@@ -165,11 +262,11 @@ struct TopKImpacts {
     /// Keeps the impacts in step with a bulk insert into the index, in its transaction: the sync layer makes one
     /// before FTS5 indexes the new rows (`rowids`, sorted; in the content table already), calls `willIndex` before
     /// each piece of them and `finish` after. New rows above the watermark are counted into the impacts, piece by
-    /// piece on a worker thread while FTS5 indexes the same piece (see `ImpactsCollector`); a row at or below it
-    /// clears `valid`. An index without impacts gets them once it holds `automaticRows`: when the rows indexed
+    /// piece on a worker thread while FTS5 indexes the same piece (see `ImpactsCollector`); a row from rowid 1 up
+    /// to it clears `valid` (rows at rowid 0 or below are the low tail). An index without impacts gets them once it holds `automaticRows`: when the rows indexed
     /// so far reach it, their frequent terms are listed from FTS5's vocabulary and the rest of the insert counts
     /// them as above. (Terms that become frequent later are listed by the next `rebuild(index:)` or
-    /// `optimize(index:)` of stale impacts; until then their rows are scored one by one.)
+    /// `optimize(index:)` of stale or loose impacts; until then their rows are scored one by one.)
     final class Follower {
         private let index: SyncedIndex
         private let top: Int64
@@ -184,15 +281,16 @@ struct TopKImpacts {
         init(bulkInsertOf rowids: [Int64], into index: SyncedIndex, on handle: Handle) throws {
             self.index = index
             top = max(rowids.last ?? 0, try maxRowid(index.index, on: handle))
-            guard let first = rowids.first, index.mode == .explicit else { return }
+            guard !rowids.isEmpty, index.mode == .explicit else { return }
             guard let meta = try meta(index.index, on: handle) else {
                 let needed = automaticRows(on: handle) - (try rowCount(index.index, on: handle))
                 if needed <= rowids.count { buildAt = max(0, needed) }
                 return
             }
             guard meta.valid else { return }
-            if first <= meta.watermark {
-                try handle.execute(invalidateSQL(index.index), [FundamentalValue(first)])
+            // Rows at rowid 0 or below are the low tail, which the impacts leave to every search.
+            if let low = rowids.first(where: { $0 >= 1 }), low <= meta.watermark {
+                try handle.execute(invalidateSQL(index.index), [FundamentalValue(low)])
             } else {
                 collector = try ImpactsCollector(index, top: top, overlapping: true, on: handle)
             }
@@ -252,7 +350,7 @@ struct TopKImpacts {
         for term in try listedTerms(index, on: handle) {
             guard let (stored, blob) = try stored(term, in: index, meta, on: handle) else { continue }
             var fresh = [UInt8](repeating: 0, count: (Int(meta.watermark / meta.block) + 1) * width)
-            let rows = try scan(term, in: index, rows: 0...meta.watermark, meta, into: &fresh, on: handle)
+            let rows = meta.watermark < 1 ? 0 : try scan(term, in: index, rows: 1...meta.watermark, meta, into: &fresh, on: handle)
             if rows != stored { problems.append("impacts: \(term) is in \(rows) rows, \(stored) recorded") }
             if blob.count < fresh.count || !Swift.stride(from: 0, to: fresh.count, by: width).allSatisfy({ base in
                 ImpactBlock.covers(stored: blob, fresh: fresh, at: base, columns: meta.columns)

@@ -116,6 +116,7 @@ struct TopKSearch {
         switch tree {
         case .all(let list): (operands, requiresAll) = (list, true)
         case .any(let list): (operands, requiresAll) = (list, false)
+        case .string: (operands, requiresAll) = ([tree], true)
         default: return nil
         }
         guard let phraseWeights, phraseWeights.count == operands.count, !operands.isEmpty,
@@ -153,14 +154,21 @@ struct TopKSearch {
         let rows = stats[0]
         var bound = ImpactBound(k1: k1, b: b, weights: weights,
                                 averageLengths: stats.dropFirst().map { rows > 0 ? $0 / rows : 0 })
+        // The tail: rows above the watermark, and rows at rowid 0 or below when the index has any.
+        var tails = meta.watermark < .max ? [(meta.watermark + 1)...Int64.max] : []
+        if try handle.withStatement("SELECT min(rowid) <= 0 FROM \(SQLBuilder.quote(index + "_docsize"))", {
+            try handle.step($0) && sqlite3_column_int64($0, 0) == 1
+        }) {
+            tails.append(Int64.min...0)
+        }
         // Row counts: the stored ones plus the tail's; non-listed terms are counted (they are rare).
         var terms = self.terms
         for i in terms.indices {
             let phrase = FTS5Expression.quote(terms[i].token)
             if terms[i].blocks != nil {
-                terms[i].rows += Int64(try rowsMatching(phrase, above: meta.watermark, on: handle))
+                for tail in tails { terms[i].rows += Int64(try rowsMatching(phrase, in: tail, on: handle)) }
             } else {
-                terms[i].rows = Int64(try rowsMatching(phrase, above: nil, on: handle))
+                terms[i].rows = Int64(try rowsMatching(phrase, in: nil, on: handle))
             }
             terms[i].idf = ImpactBound.idf(rows: rows, having: Double(terms[i].rows))
         }
@@ -244,7 +252,9 @@ struct TopKSearch {
             // The tail, then the blocks by decreasing bound, each with its neighbours that can beat the k-th score
             // too (up to `runBlocks` blocks: one statement rather than several).
             let range = "SELECT count(*) FROM \(q) WHERE \(q) MATCH ? AND rowid BETWEEN ? AND ? AND " + collect(ignoring: 0)
-            try score(range, [FundamentalValue(expression), FundamentalValue(meta.watermark + 1), FundamentalValue(Int64.max)])
+            for tail in tails {
+                try score(range, [FundamentalValue(expression), FundamentalValue(tail.lowerBound), FundamentalValue(tail.upperBound)])
+            }
             bounds.sort { $0.bound > $1.bound }
             var done = [Bool](repeating: false, count: blockCount)
             var parts: [(token: String, bound: Double)] = []
@@ -270,7 +280,7 @@ struct TopKSearch {
                 while last - first + 1 < Self.runBlocks, last + 1 < blockCount, !done[last + 1], blockBounds[last + 1] > limit { last += 1 }
                 while last - first + 1 < Self.runBlocks, first > 0, !done[first - 1], blockBounds[first - 1] > limit { first -= 1 }
                 for i in first...last { done[i] = true }
-                let low = Int64(first) * meta.block, high = min(meta.watermark, Int64(last) * meta.block + meta.block - 1)
+                let low = max(1, Int64(first) * meta.block), high = min(meta.watermark, Int64(last) * meta.block + meta.block - 1)
                 // Any term (MaxScore within the blocks): the terms whose bounds, smallest first, add up to at most
                 // the k-th score cannot lift a row above it alone, so only rows holding another term are scored
                 // (an expression requiring one of those, its phrases weighing nothing, before the query's own).
@@ -331,12 +341,13 @@ struct TopKSearch {
         return (collector.rows, total, lowerBound)
     }
 
-    /// Rows matching `phrase`, above `rowid` when given.
-    private func rowsMatching(_ phrase: String, above rowid: Int64?, on handle: Handle) throws -> Int {
+    /// Rows matching `phrase`, with rowids in `rows` when given.
+    private func rowsMatching(_ phrase: String, in rows: ClosedRange<Int64>?, on handle: Handle) throws -> Int {
         let q = SQLBuilder.quote(index)
-        let sql = "SELECT count(*) FROM \(q) WHERE \(q) MATCH ?" + (rowid == nil ? "" : " AND rowid > ?")
+        let sql = "SELECT count(*) FROM \(q) WHERE \(q) MATCH ?" + (rows == nil ? "" : " AND rowid BETWEEN ? AND ?")
         return try handle.withStatement(sql) { stmt in
-            try handle.bind([FundamentalValue(phrase)] + (rowid.map { [FundamentalValue($0)] } ?? []), to: stmt, sql: sql)
+            let range = rows.map { [FundamentalValue($0.lowerBound), FundamentalValue($0.upperBound)] } ?? []
+            try handle.bind([FundamentalValue(phrase)] + range, to: stmt, sql: sql)
             return try handle.step(stmt) ? Int(sqlite3_column_int64(stmt, 0)) : 0
         }
     }

@@ -168,7 +168,7 @@ final class TopKSearchTests: XCTestCase {
             case 0, 1: try insert(Int.random(in: 8...80, using: &rng))          // bulk: extends the impacts
             case 2: try insert(Int.random(in: 1...3, using: &rng))              // row by row: the tail
             case 3:
-                if let id = live.randomElement(using: &rng) {                    // update: stale impacts
+                if let id = live.randomElement(using: &rng) {                    // update: followed by the impacts
                     try database.update(table: "docs", on: TopKDoc.Properties.body, with: document(id, &rng),
                                         where: Column(named: "id") == id)
                 }
@@ -187,8 +187,10 @@ final class TopKSearchTests: XCTestCase {
             case 6: try database.rebuild(index: "docs_fts")
             case 7: try database.optimize(index: "docs_fts")
             default:
-                // An insert at a low rowid (below the watermark).
-                if let id = (1..<nextID).first(where: { !live.contains($0) }) {
+                // An insert at a low rowid (below the watermark), or at rowid 0 or below (the low tail).
+                let low = Bool.random(using: &rng) ? (1..<nextID).first(where: { !live.contains($0) })
+                    : (-40...0).filter { !live.contains($0) }.randomElement(using: &rng)
+                if let id = low {
                     try database.insert(objects: [document(id, &rng)], intoTable: "docs")
                     live.append(id)
                 }
@@ -315,25 +317,70 @@ final class TopKImpactsTests: XCTestCase {
         XCTAssertNil(try meta(database))
     }
 
-    func testDeleteAndUpdateMakeImpactsStaleUntilOptimizeAndRollbackKeepsThem() throws {
+    /// Whether a `.bm25f` search for `text` takes the pruned plan.
+    private func isPruned(_ database: Database, _ text: String) throws -> Bool {
+        try database.read { handle in
+            let info = try database.ftsInfo("docs_fts", on: handle)
+            let tokenizer = try handle.tokenizer(info.tokenizer)
+            guard let weighted = try SearchQuery(text).weightedTree(spans: tokenizer.querySpans, distinct: true) else { return false }
+            return try TopKSearch.plan(weighted.tree, weighted.weights, info, SearchOptions(ranking: .bm25f()), on: handle) != nil
+        }
+    }
+
+    private func rows(_ database: Database, _ term: String) throws -> Int64? {
+        try database.getValue(on: Column(named: "df").sum(), fromTable: "docs_fts_sift_impacts",
+                              where: Column(named: "term") == term).int64Value
+    }
+
+    /// Deletes, updates and inserts at low rowids keep the impacts exact in their transaction: searches stay on the
+    /// pruned plan with the right row counts and a raised block maximum, a rollback takes the change back, and
+    /// optimize makes the loosened bounds tight again.
+    func testDeletesAndUpdatesKeepImpactsValidAndRollbackUndoesThem() throws {
         let database = try makeDatabase(rows: 150)
-        // Rolled back: the invalidation goes with the delete.
+        try database.rebuild(index: "docs_fts")                                   // lists beta (22 of 150 rows)
+        XCTAssertEqual(try rows(database, "beta"), 22)
         try database.begin()
-        try database.delete(fromTable: "docs", where: Column(named: "id") == 3)
-        XCTAssertEqual(try meta(database)?.valid, false)
+        try database.delete(fromTable: "docs", where: Column(named: "id") == 1)   // "alpha beta", "alpha delta w0"
+        XCTAssertEqual(try rows(database, "beta"), 21)
+        XCTAssertEqual(try meta(database)?.loose, true)
         try database.rollback()
-        XCTAssertEqual(try meta(database)?.valid, true)
-        // Inserts above the watermark keep them valid (the tail); a delete below it does not.
-        try database.insert(objects: [TopKDoc(nil, "alpha", "beta")], intoTable: "docs")
-        XCTAssertEqual(try meta(database)?.valid, true)
-        try database.update(table: "docs", on: TopKDoc.Properties.body, with: TopKDoc(nil, "", "beta beta"),
+        XCTAssertEqual(try rows(database, "beta"), 22)
+        XCTAssertEqual(try meta(database)?.loose, false)
+        // Row 10 has no beta: the update gives it the most of any row, in a block whose maxima had none.
+        try database.update(table: "docs", on: TopKDoc.Properties.body, with: TopKDoc(nil, "", "beta beta beta"),
                             where: Column(named: "id") == 10)
-        XCTAssertEqual(try meta(database)?.valid, false)
+        try database.delete(fromTable: "docs", where: Column(named: "id") == 8)
+        try database.insert(objects: [TopKDoc(8, "beta", "gamma")], intoTable: "docs")  // a low rowid, row by row
+        let meta = try XCTUnwrap(try meta(database))
+        XCTAssertTrue(meta.valid)
+        XCTAssertTrue(meta.loose)
+        XCTAssertEqual(meta.watermark, 150)
+        XCTAssertEqual(try rows(database, "beta"), 23)
+        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+        XCTAssertTrue(try isPruned(database, "beta"))
         let results: SearchResults<TopKDoc> = try database.search("beta", in: "docs_fts", options: SearchOptions(ranking: .bm25f()))
         XCTAssertEqual(results.hits.first?.object.id, 10)
+        XCTAssertEqual(results.totalCount, 23)
         try database.optimize(index: "docs_fts")
+        XCTAssertEqual(try self.meta(database)?.loose, false)
+        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+    }
+
+    /// Rows at rowid 0 and below are outside the blocks (which start at rowid 1): every search scores and counts
+    /// them, as it does the rows above the watermark.
+    func testRowsWithNegativeRowidsAreFound() throws {
+        let database = try emptyDatabase()
+        try database.insert(objects: (0..<150).map { TopKDoc(-$0 - 1, "alpha \($0 % 7 == 0 ? "beta" : "gamma")", "alpha delta w\($0)") }
+                            + (0..<150).map { TopKDoc($0, "alpha gamma", "delta x\($0)") }, intoTable: "docs")
+        try database.rebuild(index: "docs_fts")
         XCTAssertEqual(try meta(database)?.valid, true)
-        XCTAssertEqual(try meta(database)?.watermark, 151)
+        XCTAssertEqual(try rows(database, "beta"), 0, "beta is only in the low tail")
+        XCTAssertEqual(try rows(database, "gamma"), 149, "the row at rowid 0 is in the low tail too")
+        try database.insert(objects: [TopKDoc(-1000, "gamma gamma", "gamma gamma")], intoTable: "docs")
+        XCTAssertTrue(try isPruned(database, "gamma"))
+        let results: SearchResults<TopKDoc> = try database.search("gamma", in: "docs_fts", options: SearchOptions(ranking: .bm25f()))
+        XCTAssertEqual(results.hits.first?.object.id, -1000)
+        XCTAssertEqual(results.totalCount, 128 + 150 + 1)
         XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
     }
 
