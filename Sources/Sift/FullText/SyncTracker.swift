@@ -21,14 +21,16 @@ final class SyncTracker {
     final class TargetStatements {
         var insert: OpaquePointer?
         var delete: OpaquePointer?
-        /// Reads the impacts' watermark and validity (`TopKImpacts.watermarkReader`); nil when the index has none
-        /// (`impactsLooked`: whether that was looked up).
-        var readWatermark: OpaquePointer?
+        /// Reads the impacts' layout (`TopKImpacts.metaReader`); nil when the index has none (`impactsLooked`:
+        /// whether that was looked up).
+        var readMeta: OpaquePointer?
         var impactsLooked = false
+        /// Keeps the impacts exact through row changes at or below their watermark, made on first use.
+        var follower: TopKImpacts.RowFollower?
         deinit {
             sqlite3_finalize(insert)
             sqlite3_finalize(delete)
-            sqlite3_finalize(readWatermark)
+            sqlite3_finalize(readMeta)
         }
     }
 
@@ -196,9 +198,9 @@ final class SyncTracker {
     func flush(on handle: Handle) throws {
         defer { discardPending() }
         var extending: Set<Int> = []
-        // Per target, the impacts' watermark when they are valid (read once per flush: another connection may
-        // have moved it since the last), and the changes of rows at or below it, which they follow.
-        var watermarks: [Int: Int64?] = [:]
+        // Per target, the impacts' layout when they are valid (read once per flush: another connection may have
+        // moved the watermark since the last), and the changes of rows at or below the watermark, which they follow.
+        var metas: [Int: TopKImpacts.Meta?] = [:]
         var following: [Int: [TopKImpacts.RowChange]] = [:]
         for change in pending {
             let target = targets[change.target]
@@ -216,15 +218,11 @@ final class SyncTracker {
             if !statements.impactsLooked {
                 statements.impactsLooked = true
                 // Unobserved: an observed step here would flush the changes being applied again.
-                statements.readWatermark = try TopKImpacts.watermarkReader(target.index.index, on: handle)
+                statements.readMeta = try TopKImpacts.metaReader(target.index.index, on: handle)
             }
-            guard let read = statements.readWatermark else { continue }
-            if watermarks[change.target] == nil {
-                defer { sqlite3_reset(read) }
-                let valid = try handle.stepUnobserved(read) && sqlite3_column_int64(read, 1) >= 1
-                watermarks[change.target] = valid ? sqlite3_column_int64(read, 0) : Int64?.none
-            }
-            guard let watermark = watermarks[change.target] ?? nil else { continue }
+            guard let read = statements.readMeta else { continue }
+            if metas[change.target] == nil { metas[change.target] = try TopKImpacts.readMeta(read, on: handle) }
+            guard let watermark = (metas[change.target] ?? nil)?.watermark else { continue }
             if change.oldCount > 0 && change.oldRowid <= watermark {
                 following[change.target, default: []].append(
                     TopKImpacts.RowChange(rowid: change.oldRowid, added: false, texts: texts(change.start, change.oldCount)))
@@ -237,9 +235,15 @@ final class SyncTracker {
             }
         }
         // The impacts follow the changes, and rows inserted one by one join them once their tail is long enough
-        // (in this transaction, after the changes are applied: these steps are observed ones).
+        // (in this transaction, after the changes are applied: making a follower and extending step observed
+        // statements).
         discardPending()
-        for (t, changes) in following { try TopKImpacts.follow(changes, in: targets[t].index, on: handle) }
+        for (t, changes) in following {
+            guard let meta = metas[t] ?? nil else { continue }
+            let statements = targets[t].statements
+            if statements.follower == nil { statements.follower = try TopKImpacts.RowFollower(targets[t].index, on: handle) }
+            try statements.follower?.follow(changes, meta, on: handle)
+        }
         for t in extending { try TopKImpacts.extend(targets[t].index, on: handle) }
     }
 
@@ -295,8 +299,9 @@ final class SyncTracker {
             }
             try impacts.finish(on: handle)
             // It may have created them: look again at the next change.
-            sqlite3_finalize(target.statements.readWatermark)
-            target.statements.readWatermark = nil
+            sqlite3_finalize(target.statements.readMeta)
+            target.statements.readMeta = nil
+            target.statements.follower = nil
             target.statements.impactsLooked = false
         }
     }

@@ -16,7 +16,8 @@ import Foundation
 ///
 /// Both are stored per *chunk* of `chunk_blocks` blocks, 64 (16,384 rowids): a row `(term, chunk, df, blocks)`
 /// with the rows of the chunk holding the term and the chunk's blocks; a chunk no row of which holds the term has
-/// no row. Extending them over new rows rewrites only the last chunks of each term (448 bytes each with two
+/// no row. Chunk -1 (no blocks) holds how deletes and updates changed the term's row count, so that they write
+/// one row per term, and those rows sit together on few pages. Extending them over new rows rewrites only the last chunks of each term (448 bytes each with two
 /// columns), not every term's whole list, which made loading a million rows in batches quadratic.
 ///
 /// `<index>_sift_topk` holds one row: `watermark` (the blocks describe the rows from rowid 1 up to it; the rows
@@ -104,82 +105,122 @@ struct TopKImpacts {
         "UPDATE \(SQLBuilder.quote(metaTable(index))) SET valid = 0 WHERE valid >= 1 AND watermark >= ?"
     }
 
-    /// The statement the sync layer reads the impacts' watermark and validity with while it applies row changes
-    /// (it may only step unobserved statements then), or nil when the index has no impacts.
-    static func watermarkReader(_ index: String, on handle: Handle) throws -> OpaquePointer? {
+    /// The statement the sync layer reads the impacts' layout with while it applies row changes (it may only step
+    /// unobserved statements then): `watermark, valid, block, chunk_blocks, columns`. Nil when the index has no
+    /// impacts or has them in the earlier layout (stale: nothing to follow).
+    static func metaReader(_ index: String, on handle: Handle) throws -> OpaquePointer? {
         let exists = try handle.prepareUnmanaged("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
         defer { sqlite3_finalize(exists) }
         sqlite3_bind_text(exists, 1, metaTable(index), -1, sift_sqlite_transient())
         guard try handle.stepUnobserved(exists) else { return nil }
-        return try handle.prepareUnmanaged("SELECT watermark, valid FROM \(SQLBuilder.quote(metaTable(index)))")
+        return try? handle.prepareUnmanaged("SELECT watermark, valid, block, chunk_blocks, columns FROM \(SQLBuilder.quote(metaTable(index)))")
     }
 
-    /// A row the impacts follow (see `follow`): at `rowid`, added or removed, with the text of each indexed column
-    /// (nil for NULL) as FTS5 indexed it.
+    /// The impacts' layout as `metaReader` reads it, or nil when they are stale.
+    static func readMeta(_ reader: OpaquePointer, on handle: Handle) throws -> Meta? {
+        defer { sqlite3_reset(reader) }
+        guard try handle.stepUnobserved(reader), sqlite3_column_int64(reader, 1) >= 1 else { return nil }
+        return Meta(watermark: sqlite3_column_int64(reader, 0), block: max(1, sqlite3_column_int64(reader, 2)),
+                    chunkBlocks: max(1, Int(sqlite3_column_int64(reader, 3))), valid: true,
+                    loose: sqlite3_column_int64(reader, 1) == 2, columns: Int(sqlite3_column_int64(reader, 4)), builtRows: 0)
+    }
+
+    /// A row the impacts follow (see `RowFollower`): at `rowid`, added or removed, with the text of each indexed
+    /// column (nil for NULL) as FTS5 indexed it.
     struct RowChange {
         let rowid: Int64
         let added: Bool
         let texts: [[UInt8]?]
     }
 
-    /// Keeps the impacts of `index` exact through changes of rows at or below their watermark, in the changes'
+    /// Keeps the impacts of one index exact through changes of rows at or below their watermark, in the changes'
     /// transaction, after FTS5 applied them: a removed row lowers the row count of every listed term it held; an
     /// added row raises them and the maxima of its block (adding the term's chunk when it had none). Marks the
-    /// impacts loose. Rows of the tail (above the watermark, or at rowid 0 or below) are left alone.
-    static func follow(_ changes: [RowChange], in index: SyncedIndex, on handle: Handle) throws {
-        guard let meta = try meta(index.index, on: handle), meta.valid, meta.columns == index.columns.count else { return }
-        let changes = changes.filter { $0.rowid >= 1 && $0.rowid <= meta.watermark }
-        guard !changes.isEmpty else { return }
-        let tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
-        let stride = ImpactBlock.stride(columns: meta.columns)
-        let table = SQLBuilder.quote(termsTable(index.index))
-        func bind(_ term: [UInt8], _ stmt: OpaquePointer) {
+    /// impacts loose. Rows of the tail (above the watermark, or at rowid 0 or below) are left alone. One per
+    /// connection and index, with its statements prepared once; it steps them unobserved.
+    final class RowFollower {
+        private let tokenizer: TokenizerInstance
+        private let count, chunk, setBlocks, add, loosen: OpaquePointer
+
+        init(_ index: SyncedIndex, on handle: Handle) throws {
+            tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
+            let table = SQLBuilder.quote(termsTable(index.index))
+            var prepared: [OpaquePointer] = []
+            do {
+                // A listed term's row count changes in its chunk -1 row (made with the impacts: their rows sit
+                // together, so a change dirties few pages; made here for impacts built before them).
+                for sql in ["""
+                            INSERT INTO \(table)(term, chunk, df, blocks) SELECT ?1, -1, ?2, x'' \
+                            WHERE EXISTS (SELECT 1 FROM \(table) WHERE term = ?1) \
+                            ON CONFLICT(term, chunk) DO UPDATE SET df = df + excluded.df
+                            """,
+                            "SELECT rowid, blocks FROM \(table) WHERE term = ? AND chunk = ?",
+                            "UPDATE \(table) SET blocks = ? WHERE rowid = ?",
+                            "INSERT INTO \(table)(term, chunk, df, blocks) VALUES(?, ?, 0, ?)",
+                            "UPDATE \(SQLBuilder.quote(metaTable(index.index))) SET valid = 2 WHERE valid = 1"] {
+                    prepared.append(try handle.prepareUnmanaged(sql))
+                }
+            } catch {
+                prepared.forEach { sqlite3_finalize($0) }
+                throw error
+            }
+            (count, chunk, setBlocks, add, loosen) = (prepared[0], prepared[1], prepared[2], prepared[3], prepared[4])
+        }
+
+        deinit { [count, chunk, setBlocks, add, loosen].forEach { sqlite3_finalize($0) } }
+
+        /// Applies `changes` to impacts of layout `meta` (as `readMeta` read it in this transaction). Writes only
+        /// what changes: the row counts, and a block only when the added row raises it.
+        func follow(_ changes: [RowChange], _ meta: Meta, on handle: Handle) throws {
+            let stride = ImpactBlock.stride(columns: meta.columns)
+            var followed = false
+            for change in changes where change.rowid >= 1 && change.rowid <= meta.watermark && change.texts.count == meta.columns {
+                let row = try RowTerms(change.texts, tokenizer)
+                let block = Int(change.rowid / meta.block)
+                let chunkIndex = Int64(block / meta.chunkBlocks), offset = (block % meta.chunkBlocks) * stride
+                for (term, counts) in row.counts {
+                    bind(term, count, nil)
+                    sqlite3_bind_int64(count, 2, change.added ? 1 : -1)
+                    defer { sqlite3_reset(count) }
+                    while try handle.stepUnobserved(count) {}
+                    // Not listed, or removed: nothing more to write.
+                    guard change.added, sqlite3_changes(handle.raw) > 0 else { continue }
+                    var blocks = [UInt8](repeating: 0, count: offset + stride)
+                    bind(term, chunk, chunkIndex)
+                    let stored = try handle.stepUnobserved(chunk) ? sqlite3_column_int64(chunk, 0) : nil
+                    if stored != nil {
+                        ImpactBlock.copyChunk(chunk, column: 1, into: &blocks, at: 0, chunkBytes: meta.chunkBlocks * stride)
+                    }
+                    sqlite3_reset(chunk)
+                    let before = blocks[offset..<offset + stride]
+                    let stats: [Int32] = zip(counts, row.lengths).flatMap { count, length in [count, count > 0 ? length : 0] }
+                    stats.withUnsafeBufferPointer { stats in
+                        if let stats = stats.baseAddress { ImpactBlock.add(stats, columns: meta.columns, into: &blocks, at: offset) }
+                    }
+                    guard blocks[offset..<offset + stride] != before else { continue }
+                    let write = stored == nil ? add : setBlocks
+                    defer { sqlite3_reset(write) }
+                    _ = blocks.withUnsafeBytes {
+                        sqlite3_bind_blob(write, stored == nil ? 3 : 1, $0.baseAddress, Int32($0.count), sift_sqlite_transient())
+                    }
+                    if let stored { sqlite3_bind_int64(write, 2, stored) } else { bind(term, write, chunkIndex) }
+                    while try handle.stepUnobserved(write) {}
+                }
+                followed = true
+            }
+            if followed {
+                defer { sqlite3_reset(loosen) }
+                while try handle.stepUnobserved(loosen) {}
+            }
+        }
+
+        /// Binds a term (parameter 1) and a chunk (parameter 2, when given).
+        private func bind(_ term: [UInt8], _ stmt: OpaquePointer, _ chunk: Int64?) {
             term.withUnsafeBufferPointer { bytes in
                 _ = bytes.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(stmt, 1, $0.baseAddress, Int32($0.count), sift_sqlite_transient()) }
             }
+            if let chunk { sqlite3_bind_int64(stmt, 2, chunk) }
         }
-        for change in changes {
-            let row = try RowTerms(change.texts, tokenizer)
-            let block = Int(change.rowid / meta.block)
-            let chunk = Int64(block / meta.chunkBlocks), offset = (block % meta.chunkBlocks) * stride
-            for (term, counts) in row.counts {
-                if !change.added {
-                    try handle.withStatement("UPDATE \(table) SET df = df - 1 WHERE term = ? AND chunk = ?") { stmt in
-                        bind(term, stmt)
-                        sqlite3_bind_int64(stmt, 2, chunk)
-                        while try handle.step(stmt) {}
-                    }
-                    continue
-                }
-                var blocks = [UInt8](repeating: 0, count: offset + stride)
-                let stored = try handle.withStatement("SELECT rowid, blocks FROM \(table) WHERE term = ? AND chunk = ?") { stmt -> Int64? in
-                    bind(term, stmt)
-                    sqlite3_bind_int64(stmt, 2, chunk)
-                    guard try handle.step(stmt) else { return nil }
-                    ImpactBlock.copyChunk(stmt, column: 1, into: &blocks, at: 0, chunkBytes: meta.chunkBlocks * stride)
-                    return sqlite3_column_int64(stmt, 0)
-                }
-                let stats: [Int32] = zip(counts, row.lengths).flatMap { count, length in [count, count > 0 ? length : 0] }
-                stats.withUnsafeBufferPointer { stats in
-                    if let stats = stats.baseAddress { ImpactBlock.add(stats, columns: meta.columns, into: &blocks, at: offset) }
-                }
-                let blob = FundamentalValue(Data(blocks))
-                if let stored {
-                    try handle.execute("UPDATE \(table) SET df = df + 1, blocks = ? WHERE rowid = ?", [blob, FundamentalValue(stored)])
-                } else if try handle.withStatement("SELECT 1 FROM \(table) WHERE term = ? LIMIT 1", { stmt in
-                    bind(term, stmt)
-                    return try handle.step(stmt)
-                }) {
-                    try handle.withStatement("INSERT INTO \(table)(term, chunk, df, blocks) VALUES(?, ?, 1, ?)") { stmt in
-                        bind(term, stmt)
-                        sqlite3_bind_int64(stmt, 2, chunk)
-                        _ = RawStatement.bind(blob, at: 3, in: stmt)
-                        while try handle.step(stmt) {}
-                    }
-                }
-            }
-        }
-        try handle.execute("UPDATE \(SQLBuilder.quote(metaTable(index.index))) SET valid = 2 WHERE valid = 1")
     }
 
     /// The terms of one row as FTS5 indexes it: each term's count per column, and each column's size in tokens
@@ -240,9 +281,18 @@ struct TopKImpacts {
                             FundamentalValue(Int64(sizes.chunk))])
         // Only terms a query finds as themselves: their rows are exactly those `MATCH '"term"'` returns.
         let tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
-        return try frequentTerms(index.index, minimumRows: minimumRows(forRows: rows, on: handle), on: handle).filter { term in
+        let terms = try frequentTerms(index.index, minimumRows: minimumRows(forRows: rows, on: handle), on: handle).filter { term in
             try TopKImpacts.token(of: term, tokenizer) == term
         }
+        // Their chunk -1 rows, which row changes count in (made together: they sit on few pages).
+        try handle.withStatement("INSERT INTO \(q(termsTable(index.index)))(term, chunk, df, blocks) VALUES(?, -1, 0, x'')") { stmt in
+            for term in terms {
+                sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
+                while try handle.step(stmt) {}
+                sqlite3_reset(stmt)
+            }
+        }
+        return terms
     }
 
     /// The index's largest rowid (0 when empty).
