@@ -22,8 +22,9 @@ struct ScaleCommand: ParsableCommand {
             every match with sift_rank() and sorting (`rank MATCH 'sift_rank(...)' ORDER BY rank LIMIT 20`, Sift's \
             plan before pruning); raw FTS5 with its default bm25. Every Sift result is checked against the \
             exhaustive one: equal scores rank by rank, the same rows except among those tied with the 20th. \
-            Before the searches, --churn random documents are deleted and as many updated in both engines (each \
-            change its own transaction, timed), so the searches run on indexes changed since their bounds were built.
+            Then --churn random documents are deleted and as many updated in both engines (each change its own \
+            transaction, timed), and the searches run again on indexes changed since their bounds were built (and \
+            since FTS5 merged its segments).
             """)
 
     @OptionGroup var data: DataScale
@@ -38,8 +39,8 @@ struct ScaleCommand: ParsableCommand {
     var keep: String?
 
     @Option(help: ArgumentHelp("""
-        Before the searches, delete this many random documents and update as many (a new title and body), one \
-        transaction each, in both engines (timed): the searches then run on the changed indexes.
+        After the searches, delete this many random documents and update as many (a new title and body), one \
+        transaction each, in both engines (timed), then search again on the changed indexes (0: no second round).
         """, valueName: "n"))
     var churn = 1_000
 
@@ -80,8 +81,10 @@ struct ScaleCommand: ParsableCommand {
                                  Double(report.fileBytes) / 1_048_576))
                 }
             }
+            try searchPhase(corpus, directory: directory, title: "")
+            guard churn > 0 else { return }
             try churnPhase(corpus, directory: directory)
-            try searchPhase(corpus, directory: directory)
+            try searchPhase(corpus, directory: directory, title: ", after \(churn) deletes and \(churn) updates")
         }
     }
 
@@ -89,7 +92,6 @@ struct ScaleCommand: ParsableCommand {
     /// Raw FTS5 writes its external-content index itself (the old values for FTS5's 'delete', then the new row);
     /// Sift's sync layer does the same and keeps the score bounds exact.
     private func churnPhase(_ corpus: ScaleCorpus, directory: String) throws {
-        guard churn > 0 else { return }
         var rng = SystemRandomNumberGenerator()
         let ids = (0..<2 * churn).map { _ in Int64.random(in: 1...Int64(corpus.count), using: &rng) }
         let deleted = Array(ids.prefix(churn)), updated = Array(ids.dropFirst(churn))
@@ -163,7 +165,7 @@ struct ScaleCommand: ParsableCommand {
         print(String(format: "| Sift (score bounds kept exact) | %.0f | %.0f |", Double(churn) / siftDeletes, Double(churn) / siftUpdates))
     }
 
-    private func searchPhase(_ corpus: ScaleCorpus, directory: String) throws {
+    private func searchPhase(_ corpus: ScaleCorpus, directory: String, title: String) throws {
         let database = Database(withPath: directory + "/sift.sqlite")
         let raw = try RawDatabase(path: directory + "/raw.sqlite")
         let exhaustive = try RawDatabase(path: directory + "/sift.sqlite")
@@ -179,7 +181,7 @@ struct ScaleCommand: ParsableCommand {
             AND fts.rank MATCH ? ORDER BY fts.rank LIMIT 20
             """)
         print("")
-        print("| top 20 of \(corpus.count) docs, ms | Sift p50 / p90 / p99 | exhaustive sift_rank p50 / p90 / p99 "
+        print("| top 20 of \(corpus.count) docs\(title), ms | Sift p50 / p90 / p99 | exhaustive sift_rank p50 / p90 / p99 "
               + "| raw FTS5 bm25 p50 / p90 / p99 | Sift exact | Sift total (mean) |")
         print("|---|---|---|---|---|---|")
         for kind in ScaleCorpus.QueryKind.allCases {
