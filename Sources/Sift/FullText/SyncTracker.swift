@@ -241,7 +241,10 @@ final class SyncTracker {
         for (t, changes) in following {
             guard let meta = metas[t] ?? nil else { continue }
             let statements = targets[t].statements
-            if statements.follower == nil { statements.follower = try TopKImpacts.RowFollower(targets[t].index, on: handle) }
+            // Made again when the impacts may have been built anew since (their listed terms change then).
+            if try statements.follower?.schemaVersion != handle.schemaVersion() {
+                statements.follower = try TopKImpacts.RowFollower(targets[t].index, on: handle)
+            }
             try statements.follower?.follow(changes, meta, on: handle)
         }
         for t in extending { try TopKImpacts.extend(targets[t].index, on: handle) }

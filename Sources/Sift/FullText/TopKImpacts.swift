@@ -140,20 +140,22 @@ struct TopKImpacts {
     /// connection and index, with its statements prepared once; it steps them unobserved.
     final class RowFollower {
         private let tokenizer: TokenizerInstance
-        private let count, chunk, setBlocks, add, loosen: OpaquePointer
+        /// The listed terms, as of schema version `schemaVersion` (building the impacts makes their tables anew).
+        private let listed: Set<[UInt8]>
+        let schemaVersion: Int64
+        private let count, addCount, chunk, setBlocks, add, loosen: OpaquePointer
 
         init(_ index: SyncedIndex, on handle: Handle) throws {
             tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
+            schemaVersion = try handle.schemaVersion()
+            listed = Set(try listedTerms(index.index, on: handle).map { Array($0.utf8) })
             let table = SQLBuilder.quote(termsTable(index.index))
             var prepared: [OpaquePointer] = []
             do {
                 // A listed term's row count changes in its chunk -1 row (made with the impacts: their rows sit
                 // together, so a change dirties few pages; made here for impacts built before them).
-                for sql in ["""
-                            INSERT INTO \(table)(term, chunk, df, blocks) SELECT ?1, -1, ?2, x'' \
-                            WHERE EXISTS (SELECT 1 FROM \(table) WHERE term = ?1) \
-                            ON CONFLICT(term, chunk) DO UPDATE SET df = df + excluded.df
-                            """,
+                for sql in ["UPDATE \(table) SET df = df + ?2 WHERE term = ?1 AND chunk = -1",
+                            "INSERT INTO \(table)(term, chunk, df, blocks) VALUES(?1, -1, ?2, x'')",
                             "SELECT rowid, blocks FROM \(table) WHERE term = ? AND chunk = ?",
                             "UPDATE \(table) SET blocks = ? WHERE rowid = ?",
                             "INSERT INTO \(table)(term, chunk, df, blocks) VALUES(?, ?, 0, ?)",
@@ -164,10 +166,10 @@ struct TopKImpacts {
                 prepared.forEach { sqlite3_finalize($0) }
                 throw error
             }
-            (count, chunk, setBlocks, add, loosen) = (prepared[0], prepared[1], prepared[2], prepared[3], prepared[4])
+            (count, addCount, chunk, setBlocks, add, loosen) = (prepared[0], prepared[1], prepared[2], prepared[3], prepared[4], prepared[5])
         }
 
-        deinit { [count, chunk, setBlocks, add, loosen].forEach { sqlite3_finalize($0) } }
+        deinit { [count, addCount, chunk, setBlocks, add, loosen].forEach { sqlite3_finalize($0) } }
 
         /// Applies `changes` to impacts of layout `meta` (as `readMeta` read it in this transaction). Writes only
         /// what changes: the row counts, and a block only when the added row raises it.
@@ -178,13 +180,15 @@ struct TopKImpacts {
                 let row = try RowTerms(change.texts, tokenizer)
                 let block = Int(change.rowid / meta.block)
                 let chunkIndex = Int64(block / meta.chunkBlocks), offset = (block % meta.chunkBlocks) * stride
-                for (term, counts) in row.counts {
-                    bind(term, count, nil)
-                    sqlite3_bind_int64(count, 2, change.added ? 1 : -1)
-                    defer { sqlite3_reset(count) }
-                    while try handle.stepUnobserved(count) {}
-                    // Not listed, or removed: nothing more to write.
-                    guard change.added, sqlite3_changes(handle.raw) > 0 else { continue }
+                for (term, counts) in row.counts where listed.contains(term) {
+                    for statement in [count, addCount] {
+                        bind(term, statement, nil)
+                        sqlite3_bind_int64(statement, 2, change.added ? 1 : -1)
+                        defer { sqlite3_reset(statement) }
+                        while try handle.stepUnobserved(statement) {}
+                        if sqlite3_changes(handle.raw) > 0 { break }
+                    }
+                    guard change.added else { continue }
                     var blocks = [UInt8](repeating: 0, count: offset + stride)
                     bind(term, chunk, chunkIndex)
                     let stored = try handle.stepUnobserved(chunk) ? sqlite3_column_int64(chunk, 0) : nil
