@@ -22,7 +22,7 @@ final class ImpactsCollector: @unchecked Sendable {
     private let stride: Int, chunkBytes: Int
     private let columns: Int
     private let tokenizer: TokenizerInstance
-    private let set: OpaquePointer
+    private let counter: ListedTermCounter
     /// Per term, the row counts and blocks of chunks firstChunk..<firstChunk + chunks.
     private var dfs: [[Int64]]
     private var blocks: [[UInt8]]
@@ -37,7 +37,7 @@ final class ImpactsCollector: @unchecked Sendable {
     /// Guards `pending`, `workerIsCounting` and `closed`, shared with the worker.
     private let condition = NSCondition()
     /// Pieces handed to the worker and not counted yet: at most `Self.queued` (their text is held meanwhile).
-    private var pending: [Piece] = []
+    private var pending: [ImpactRows] = []
     private var workerIsCounting = false
     private var closed = false
     private let exited = DispatchSemaphore(value: 0)
@@ -66,24 +66,12 @@ final class ImpactsCollector: @unchecked Sendable {
         let arguments = try FTSTableInfo.load(index.index, on: handle).tokenizer
         // A tokenizer of its own (not the connection's cached one): the worker may run it.
         tokenizer = try TokenizerInstance(arguments: arguments, on: handle)
-        guard let set = sift_topk_terms_new(Int32(max(1, terms.count))) else {
-            throw handle.error(SQLITE_NOMEM, sql: nil, operation: .tokenize)
-        }
-        self.set = set
+        counter = try ListedTermCounter(terms, columns: columns)
         dfs = [[Int64]](repeating: [Int64](repeating: 0, count: chunks), count: terms.count)
         blocks = [[UInt8]](repeating: [UInt8](repeating: 0, count: chunks * chunkBytes), count: terms.count)
         self.overlapping = overlapping && Self.runsAnywhere(arguments)
-        for term in terms {
-            var term = term
-            let added = term.withUTF8 { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { sift_topk_terms_add(set, $0.baseAddress, Int32($0.count)) }
-            }
-            guard added >= 0 else { throw handle.error(SQLITE_NOMEM, sql: nil, operation: .tokenize) }
-        }
         if listing == nil { try loadPartialChunks(on: handle) }
     }
-
-    deinit { sift_topk_terms_free(set) }
 
     /// Stops the worker once it has counted what it was handed, and waits for it: `finish` does, and whoever
     /// drops a collector that may have a worker without finishing it must (the worker holds the collector).
@@ -124,14 +112,6 @@ final class ImpactsCollector: @unchecked Sendable {
         }
     }
 
-    /// The text of a piece of rows, as read from the content table.
-    private struct Piece: Sendable {
-        var rowids: [Int64] = []
-        /// Per row and column, the range of its bytes in `bytes` (nil for NULL).
-        var ranges: [Range<Int>?] = []
-        var bytes: [UInt8] = []
-    }
-
     /// Reads and counts every row up to rowid `last` not read yet. With a worker, the last piece is still being
     /// counted when this returns.
     func add(through last: Int64, on handle: Handle) throws {
@@ -141,22 +121,16 @@ final class ImpactsCollector: @unchecked Sendable {
             + " FROM \(q(index.content)) WHERE \(q(index.rowidColumn)) > ? AND \(q(index.rowidColumn)) <= ?"
             + " ORDER BY \(q(index.rowidColumn)) LIMIT \(pieceRows)"
         while fed < last {
-            var piece = Piece()
+            var piece = ImpactRows()
             var full = false
             try handle.withStatement(sql) { stmt in
                 sqlite3_bind_int64(stmt, 1, fed)
                 sqlite3_bind_int64(stmt, 2, last)
                 while !full, try handle.step(stmt) {
-                    piece.rowids.append(sqlite3_column_int64(stmt, 0))
-                    for c in 0..<columns {
+                    piece.append(sqlite3_column_int64(stmt, 0), columns: columns) { c in
                         let column = Int32(c + 1)
-                        guard sqlite3_column_type(stmt, column) != SQLITE_NULL, let text = sqlite3_column_text(stmt, column) else {
-                            piece.ranges.append(nil)
-                            continue
-                        }
-                        let start = piece.bytes.count
-                        piece.bytes.append(contentsOf: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(stmt, column))))
-                        piece.ranges.append(start..<piece.bytes.count)
+                        return sqlite3_column_type(stmt, column) == SQLITE_NULL ? nil : sqlite3_column_text(stmt, column)
+                            .map { UnsafeBufferPointer(start: $0, count: Int(sqlite3_column_bytes(stmt, column))) }
                     }
                     full = piece.bytes.count >= Self.pieceBytes
                 }
@@ -172,7 +146,7 @@ final class ImpactsCollector: @unchecked Sendable {
     }
 
     /// Queues a piece for the worker (waiting while `queued` pieces wait), starting the worker if needed.
-    private func hand(_ piece: Piece) {
+    private func hand(_ piece: ImpactRows) {
         if thread == nil {
             let thread = Thread { [self] in runWorker() }
             thread.name = "sift.impacts"
@@ -217,37 +191,12 @@ final class ImpactsCollector: @unchecked Sendable {
     }
 
     /// Counts the listed terms of a piece's rows into the chunks.
-    private func count(_ piece: Piece) throws {
-        var indexes = [Int32](repeating: 0, count: max(1, terms.count))
-        var stats = [Int32](repeating: 0, count: max(1, terms.count) * 2 * columns)
-        var texts = [UnsafePointer<CChar>?](repeating: nil, count: columns)
-        var lengths = [Int32](repeating: 0, count: columns)
-        try piece.bytes.withUnsafeBufferPointer { bytes in
-            let base = bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
-            for (r, rowid) in piece.rowids.enumerated() {
-                for c in 0..<columns {
-                    let range = piece.ranges[r * columns + c]
-                    texts[c] = range.flatMap { range in base.map { $0 + range.lowerBound } }
-                    lengths[c] = Int32(range?.count ?? 0)
-                }
-                var touched: Int32 = 0
-                let rc = tokenizer.withRawTokenizer { raw in
-                    sift_topk_collect_row(set, raw, texts, lengths, Int32(columns), &indexes, &stats, &touched)
-                }
-                guard rc == SQLITE_OK else {
-                    throw SiftError(code: SiftError.Code(rawValue: rc), message: "The tokenizer failed.", operation: .tokenize)
-                }
-                let block = Int(rowid / meta.block) - firstChunk * meta.chunkBlocks
-                guard block >= 0, block / meta.chunkBlocks < chunks else { continue }
-                stats.withUnsafeBufferPointer { stats in
-                    guard let stats = stats.baseAddress else { return }
-                    for k in 0..<Int(touched) {
-                        let i = Int(indexes[k])
-                        dfs[i][block / meta.chunkBlocks] += 1
-                        ImpactBlock.add(stats + 2 * columns * k, columns: columns, into: &blocks[i], at: block * stride)
-                    }
-                }
-            }
+    private func count(_ piece: ImpactRows) throws {
+        try counter.count(piece, with: tokenizer) { r, i, stats in
+            let block = Int(piece.rowids[r] / meta.block) - firstChunk * meta.chunkBlocks
+            guard block >= 0, block / meta.chunkBlocks < chunks else { return }
+            dfs[i][block / meta.chunkBlocks] += 1
+            ImpactBlock.add(stats, columns: columns, into: &blocks[i], at: block * stride)
         }
     }
 
@@ -275,5 +224,89 @@ final class ImpactsCollector: @unchecked Sendable {
             }
         }
         try handle.execute("UPDATE \(q(TopKImpacts.metaTable(index.index))) SET watermark = ?", [FundamentalValue(top)])
+    }
+}
+
+/// Rows' text as FTS5 indexes it, in one buffer: per row and column, the range of its bytes in `bytes` (nil for
+/// NULL).
+struct ImpactRows: Sendable {
+    var rowids: [Int64] = []
+    var ranges: [Range<Int>?] = []
+    var bytes: [UInt8] = []
+
+    /// Adds a row whose column `c` has the text `text(c)` (nil for NULL).
+    mutating func append(_ rowid: Int64, columns: Int, _ text: (Int) -> UnsafeBufferPointer<UInt8>?) {
+        rowids.append(rowid)
+        for c in 0..<columns {
+            guard let text = text(c) else {
+                ranges.append(nil)
+                continue
+            }
+            let start = bytes.count
+            bytes.append(contentsOf: text)
+            ranges.append(start..<bytes.count)
+        }
+    }
+}
+
+/// An index's listed terms as a C set (`sift_topk_terms`, sift_topk.h), counted in rows as FTS5 indexes them
+/// without a call into Swift per token: what the bulk inserts' collector and the row follower count. One thread
+/// at a time.
+final class ListedTermCounter: @unchecked Sendable {
+    let terms: [String]
+    let columns: Int
+    private let set: OpaquePointer
+    /// Per listed term the row holds, its index and its (count, length) per column: reused from row to row.
+    private var indexes: [Int32]
+    private var stats: [Int32]
+
+    init(_ terms: [String], columns: Int) throws {
+        self.terms = terms
+        self.columns = columns
+        let nomem = SiftError(code: SiftError.Code(rawValue: SQLITE_NOMEM), message: "Out of memory for the listed terms.",
+                              operation: .tokenize)
+        guard let set = sift_topk_terms_new(Int32(max(1, terms.count))) else { throw nomem }
+        self.set = set
+        indexes = [Int32](repeating: 0, count: max(1, terms.count))
+        stats = [Int32](repeating: 0, count: max(1, terms.count) * 2 * columns)
+        for term in terms {
+            var term = term
+            let added = term.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { sift_topk_terms_add(set, $0.baseAddress, Int32($0.count)) }
+            }
+            guard added >= 0 else { throw nomem }
+        }
+    }
+
+    deinit { sift_topk_terms_free(set) }
+
+    /// Tokenizes each row of `rows` as a document with `tokenizer` and calls `body(row, term, stats)` for every
+    /// listed term the row holds: its position in `rows` and in `terms`, and its (count, length) per column (length:
+    /// the column's size in tokens as FTS5 counts it; 0 where the term is absent).
+    func count(_ rows: ImpactRows, with tokenizer: TokenizerInstance,
+               _ body: (Int, Int, UnsafePointer<Int32>) throws -> Void) throws {
+        var texts = [UnsafePointer<CChar>?](repeating: nil, count: columns)
+        var lengths = [Int32](repeating: 0, count: columns)
+        try rows.bytes.withUnsafeBufferPointer { bytes in
+            let base = bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+            for r in rows.rowids.indices {
+                for c in 0..<columns {
+                    let range = rows.ranges[r * columns + c]
+                    texts[c] = range.flatMap { range in base.map { $0 + range.lowerBound } }
+                    lengths[c] = Int32(range?.count ?? 0)
+                }
+                var touched: Int32 = 0
+                let rc = tokenizer.withRawTokenizer { raw in
+                    sift_topk_collect_row(set, raw, texts, lengths, Int32(columns), &indexes, &stats, &touched)
+                }
+                guard rc == SQLITE_OK else {
+                    throw SiftError(code: SiftError.Code(rawValue: rc), message: "The tokenizer failed.", operation: .tokenize)
+                }
+                try stats.withUnsafeBufferPointer { stats in
+                    guard let stats = stats.baseAddress else { return }
+                    for k in 0..<Int(touched) { try body(r, Int(indexes[k]), stats + 2 * columns * k) }
+                }
+            }
+        }
     }
 }

@@ -201,7 +201,7 @@ final class SyncTracker {
         // Per target, the impacts' layout when they are valid (read once per flush: another connection may have
         // moved the watermark since the last), and the changes of rows at or below the watermark, which they follow.
         var metas: [Int: TopKImpacts.Meta?] = [:]
-        var following: [Int: [TopKImpacts.RowChange]] = [:]
+        var following: [Int: TopKImpacts.RowChanges] = [:]
         for change in pending {
             let target = targets[change.target]
             let statements = target.statements
@@ -223,13 +223,15 @@ final class SyncTracker {
             guard let read = statements.readMeta else { continue }
             if metas[change.target] == nil { metas[change.target] = try TopKImpacts.readMeta(read, on: handle) }
             guard let watermark = (metas[change.target] ?? nil)?.watermark else { continue }
-            if change.oldCount > 0 && change.oldRowid <= watermark {
-                following[change.target, default: []].append(
-                    TopKImpacts.RowChange(rowid: change.oldRowid, added: false, texts: texts(change.start, change.oldCount)))
+            // Rows at rowid 0 or below, like those above the watermark, are the impacts' tail.
+            if change.oldCount > 0 && change.oldRowid >= 1 && change.oldRowid <= watermark {
+                follow(change.oldRowid, added: false, change.start, change.oldCount, into: &following[change.target, default: .init()])
             }
             if change.newCount > 0 && change.newRowid <= watermark {
-                following[change.target, default: []].append(
-                    TopKImpacts.RowChange(rowid: change.newRowid, added: true, texts: texts(change.start + change.oldCount, change.newCount)))
+                if change.newRowid >= 1 {
+                    follow(change.newRowid, added: true, change.start + change.oldCount, change.newCount,
+                           into: &following[change.target, default: .init()])
+                }
             } else if change.newCount > 0, change.newRowid - watermark > TopKImpacts.tailRows(watermark: watermark, on: handle) {
                 extending.insert(change.target)
             }
@@ -250,11 +252,14 @@ final class SyncTracker {
         for t in extending { try TopKImpacts.extend(targets[t].index, on: handle) }
     }
 
-    /// The text of `count` recorded values from `start`, as FTS5 reads them (nil for NULL).
-    private func texts(_ start: Int, _ count: Int) -> [[UInt8]?] {
-        (start..<start + count).map { i in
-            guard let value = values[i], sqlite3_value_type(value) != SQLITE_NULL, let text = sqlite3_value_text(value) else { return nil }
-            return Array(UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))))
+    /// Adds the row at `rowid` whose text is `count` recorded values from `start` (as FTS5 reads them) to the
+    /// changes the impacts follow.
+    private func follow(_ rowid: Int64, added: Bool, _ start: Int, _ count: Int, into changes: inout TopKImpacts.RowChanges) {
+        changes.added.append(added)
+        changes.rows.append(rowid, columns: count) { c in
+            guard let value = values[start + c], sqlite3_value_type(value) != SQLITE_NULL,
+                  let text = sqlite3_value_text(value) else { return nil }
+            return UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
         }
     }
 

@@ -54,23 +54,15 @@ final class TokenizerInstance {
         guard !text.isEmpty else { return }
         var text = text
         text.makeContiguousUTF8()
-        let done: Void? = try text.utf8.withContiguousStorageIfAvailable { buffer in
-            try tokenize(UnsafeRawBufferPointer(buffer), reason: reason, body)
-        }
-        if done == nil { throw SiftError(code: .error, message: "The tokenizer failed.", operation: .tokenize) }
-    }
-
-    /// Calls `body` for each token of `bytes` as they are (an SQLite value's text, which FTS5 tokenizes without
-    /// checking its encoding), with the token bytes valid only during the call.
-    func tokenize(_ bytes: UnsafeRawBufferPointer, reason: TokenizeReason,
-                  _ body: (UnsafeBufferPointer<UInt8>, Int, Int, Bool) -> Void) throws {
-        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         try withoutActuallyEscaping(body) { body in
             var context = Context(body: body)
-            let rc = withUnsafeMutablePointer(to: &context) { ctx in
-                sift_fts5_tokenizer_run(&tokenizer, ctx, reason.flags, base.assumingMemoryBound(to: CChar.self),
-                                        Int32(bytes.count), tokenCallback)
-            }
+            let rc = text.utf8.withContiguousStorageIfAvailable { buffer in
+                withUnsafeMutablePointer(to: &context) { ctx in
+                    buffer.withMemoryRebound(to: CChar.self) { chars in
+                        sift_fts5_tokenizer_run(&tokenizer, ctx, reason.flags, chars.baseAddress, Int32(chars.count), tokenCallback)
+                    }
+                }
+            } ?? SQLITE_ERROR
             if rc != SQLITE_OK {
                 throw SiftError(code: SiftError.Code(rawValue: rc), message: "The tokenizer failed.", operation: .tokenize)
             }

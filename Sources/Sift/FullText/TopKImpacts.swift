@@ -58,6 +58,21 @@ struct TopKImpacts {
         var columns: Int
         /// Rows in the index when the impacts were built (which terms are listed depends on it).
         var builtRows: Int
+
+        init(watermark: Int64, block: Int64, chunkBlocks: Int, valid: Bool, columns: Int, builtRows: Int) {
+            (self.watermark, self.block, self.chunkBlocks, self.valid) = (watermark, block, chunkBlocks, valid)
+            (self.columns, self.builtRows) = (columns, builtRows)
+        }
+
+        /// The metadata in the current row of `stmt`, its fields in the given columns (`valid` 2: loose).
+        init(_ stmt: OpaquePointer, watermark: Int32, valid: Int32, block: Int32, chunkBlocks: Int32, columns: Int32,
+             builtRows: Int32) {
+            let validity = sqlite3_column_int64(stmt, valid)
+            self.init(watermark: sqlite3_column_int64(stmt, watermark), block: max(1, sqlite3_column_int64(stmt, block)),
+                      chunkBlocks: max(1, Int(sqlite3_column_int64(stmt, chunkBlocks))), valid: validity >= 1,
+                      columns: Int(sqlite3_column_int64(stmt, columns)), builtRows: Int(sqlite3_column_int64(stmt, builtRows)))
+            loose = validity == 2
+        }
     }
 
     /// The index's impacts metadata, or nil when it has none. Impacts in the earlier unchunked layout (no
@@ -73,10 +88,8 @@ struct TopKImpacts {
                   let built = at["built_rows"], let chunkBlocks = at["chunk_blocks"] else {
                 return Meta(watermark: 0, block: 1, chunkBlocks: 1, valid: false, columns: 0, builtRows: 0)
             }
-            return Meta(watermark: sqlite3_column_int64(stmt, watermark), block: max(1, sqlite3_column_int64(stmt, block)),
-                        chunkBlocks: max(1, Int(sqlite3_column_int64(stmt, chunkBlocks))),
-                        valid: sqlite3_column_int64(stmt, valid) >= 1, loose: sqlite3_column_int64(stmt, valid) == 2,
-                        columns: Int(sqlite3_column_int64(stmt, columns)), builtRows: Int(sqlite3_column_int64(stmt, built)))
+            return Meta(stmt, watermark: watermark, valid: valid, block: block, chunkBlocks: chunkBlocks, columns: columns,
+                        builtRows: built)
         }
     }
 
@@ -106,49 +119,48 @@ struct TopKImpacts {
     }
 
     /// The statement the sync layer reads the impacts' layout with while it applies row changes (it may only step
-    /// unobserved statements then): `watermark, valid, block, chunk_blocks, columns`. Nil when the index has no
+    /// unobserved statements then). Nil when the index has no
     /// impacts or has them in the earlier layout (stale: nothing to follow).
     static func metaReader(_ index: String, on handle: Handle) throws -> OpaquePointer? {
         let exists = try handle.prepareUnmanaged("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
         defer { sqlite3_finalize(exists) }
         sqlite3_bind_text(exists, 1, metaTable(index), -1, sift_sqlite_transient())
         guard try handle.stepUnobserved(exists) else { return nil }
-        return try? handle.prepareUnmanaged("SELECT watermark, valid, block, chunk_blocks, columns FROM \(SQLBuilder.quote(metaTable(index)))")
+        return try? handle.prepareUnmanaged(
+            "SELECT watermark, valid, block, chunk_blocks, columns, built_rows FROM \(SQLBuilder.quote(metaTable(index)))")
     }
 
     /// The impacts' layout as `metaReader` reads it, or nil when they are stale.
     static func readMeta(_ reader: OpaquePointer, on handle: Handle) throws -> Meta? {
         defer { sqlite3_reset(reader) }
-        guard try handle.stepUnobserved(reader), sqlite3_column_int64(reader, 1) >= 1 else { return nil }
-        return Meta(watermark: sqlite3_column_int64(reader, 0), block: max(1, sqlite3_column_int64(reader, 2)),
-                    chunkBlocks: max(1, Int(sqlite3_column_int64(reader, 3))), valid: true,
-                    loose: sqlite3_column_int64(reader, 1) == 2, columns: Int(sqlite3_column_int64(reader, 4)), builtRows: 0)
+        guard try handle.stepUnobserved(reader) else { return nil }
+        let meta = Meta(reader, watermark: 0, valid: 1, block: 2, chunkBlocks: 3, columns: 4, builtRows: 5)
+        return meta.valid ? meta : nil
     }
 
-    /// A row the impacts follow (see `RowFollower`): at `rowid`, added or removed, with the text of each indexed
-    /// column (nil for NULL) as FTS5 indexed it.
-    struct RowChange {
-        let rowid: Int64
-        let added: Bool
-        let texts: [[UInt8]?]
+    /// Rows the impacts follow (see `RowFollower`): their text as FTS5 indexed it and, per row, whether it was
+    /// added or removed.
+    struct RowChanges {
+        var rows = ImpactRows()
+        var added: [Bool] = []
     }
 
-    /// Keeps the impacts of one index exact through changes of rows at or below their watermark, in the changes'
-    /// transaction, after FTS5 applied them: a removed row lowers the row count of every listed term it held; an
-    /// added row raises them and the maxima of its block (adding the term's chunk when it had none). Marks the
-    /// impacts loose. Rows of the tail (above the watermark, or at rowid 0 or below) are left alone. One per
-    /// connection and index, with its statements prepared once; it steps them unobserved.
+    /// Keeps the impacts of one index exact through changes of rows from rowid 1 up to their watermark, in the
+    /// changes' transaction, after FTS5 applied them: a removed row lowers the row count of every listed term it
+    /// held; an added row raises them and the maxima of its block (adding the term's chunk when it had none). Marks
+    /// the impacts loose. One per connection and index, with its statements prepared once; it steps them
+    /// unobserved.
     final class RowFollower {
         private let tokenizer: TokenizerInstance
         /// The listed terms, as of schema version `schemaVersion` (building the impacts makes their tables anew).
-        private let listed: Set<[UInt8]>
+        private let counter: ListedTermCounter
         let schemaVersion: Int64
         private let count, addCount, chunk, setBlocks, add, loosen: OpaquePointer
 
         init(_ index: SyncedIndex, on handle: Handle) throws {
             tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
             schemaVersion = try handle.schemaVersion()
-            listed = Set(try listedTerms(index.index, on: handle).map { Array($0.utf8) })
+            counter = try ListedTermCounter(try listedTerms(index.index, on: handle), columns: index.columns.count)
             let table = SQLBuilder.quote(termsTable(index.index))
             var prepared: [OpaquePointer] = []
             do {
@@ -173,80 +185,48 @@ struct TopKImpacts {
 
         /// Applies `changes` to impacts of layout `meta` (as `readMeta` read it in this transaction). Writes only
         /// what changes: the row counts, and a block only when the added row raises it.
-        func follow(_ changes: [RowChange], _ meta: Meta, on handle: Handle) throws {
+        func follow(_ changes: RowChanges, _ meta: Meta, on handle: Handle) throws {
+            guard meta.columns == counter.columns, !changes.added.isEmpty else { return }
             let stride = ImpactBlock.stride(columns: meta.columns)
-            var followed = false
-            for change in changes where change.rowid >= 1 && change.rowid <= meta.watermark && change.texts.count == meta.columns {
-                let row = try RowTerms(change.texts, tokenizer)
-                let block = Int(change.rowid / meta.block)
+            try counter.count(changes.rows, with: tokenizer) { r, i, stats in
+                let term = counter.terms[i], added = changes.added[r]
+                try step(count, term: term, change: added ? 1 : -1, on: handle)
+                if sqlite3_changes(handle.raw) == 0 { try step(addCount, term: term, change: added ? 1 : -1, on: handle) }
+                guard added else { return }
+                let block = Int(changes.rows.rowids[r] / meta.block)
                 let chunkIndex = Int64(block / meta.chunkBlocks), offset = (block % meta.chunkBlocks) * stride
-                for (term, counts) in row.counts where listed.contains(term) {
-                    for statement in [count, addCount] {
-                        bind(term, statement, nil)
-                        sqlite3_bind_int64(statement, 2, change.added ? 1 : -1)
-                        defer { sqlite3_reset(statement) }
-                        while try handle.stepUnobserved(statement) {}
-                        if sqlite3_changes(handle.raw) > 0 { break }
-                    }
-                    guard change.added else { continue }
-                    var blocks = [UInt8](repeating: 0, count: offset + stride)
-                    bind(term, chunk, chunkIndex)
-                    let stored = try handle.stepUnobserved(chunk) ? sqlite3_column_int64(chunk, 0) : nil
-                    if stored != nil {
-                        ImpactBlock.copyChunk(chunk, column: 1, into: &blocks, at: 0, chunkBytes: meta.chunkBlocks * stride)
-                    }
-                    sqlite3_reset(chunk)
-                    let before = blocks[offset..<offset + stride]
-                    let stats: [Int32] = zip(counts, row.lengths).flatMap { count, length in [count, count > 0 ? length : 0] }
-                    stats.withUnsafeBufferPointer { stats in
-                        if let stats = stats.baseAddress { ImpactBlock.add(stats, columns: meta.columns, into: &blocks, at: offset) }
-                    }
-                    guard blocks[offset..<offset + stride] != before else { continue }
-                    let write = stored == nil ? add : setBlocks
-                    defer { sqlite3_reset(write) }
-                    _ = blocks.withUnsafeBytes {
-                        sqlite3_bind_blob(write, stored == nil ? 3 : 1, $0.baseAddress, Int32($0.count), sift_sqlite_transient())
-                    }
-                    if let stored { sqlite3_bind_int64(write, 2, stored) } else { bind(term, write, chunkIndex) }
-                    while try handle.stepUnobserved(write) {}
+                var blocks = [UInt8](repeating: 0, count: offset + stride)
+                bind(term, chunk, chunkIndex)
+                let stored = try handle.stepUnobserved(chunk) ? sqlite3_column_int64(chunk, 0) : nil
+                if stored != nil {
+                    ImpactBlock.copyChunk(chunk, column: 1, into: &blocks, at: 0, chunkBytes: meta.chunkBlocks * stride)
                 }
-                followed = true
+                sqlite3_reset(chunk)
+                let before = blocks[offset..<offset + stride]
+                ImpactBlock.add(stats, columns: meta.columns, into: &blocks, at: offset)
+                guard blocks[offset..<offset + stride] != before else { return }
+                let write = stored == nil ? add : setBlocks
+                _ = blocks.withUnsafeBytes {
+                    sqlite3_bind_blob(write, stored == nil ? 3 : 1, $0.baseAddress, Int32($0.count), sift_sqlite_transient())
+                }
+                if let stored { sqlite3_bind_int64(write, 2, stored) } else { bind(term, write, chunkIndex) }
+                try step(write, on: handle)
             }
-            if followed {
-                defer { sqlite3_reset(loosen) }
-                while try handle.stepUnobserved(loosen) {}
-            }
+            try step(loosen, on: handle)
         }
 
         /// Binds a term (parameter 1) and a chunk (parameter 2, when given).
-        private func bind(_ term: [UInt8], _ stmt: OpaquePointer, _ chunk: Int64?) {
-            term.withUnsafeBufferPointer { bytes in
-                _ = bytes.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(stmt, 1, $0.baseAddress, Int32($0.count), sift_sqlite_transient()) }
-            }
+        private func bind(_ term: String, _ stmt: OpaquePointer, _ chunk: Int64?) {
+            sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
             if let chunk { sqlite3_bind_int64(stmt, 2, chunk) }
         }
-    }
 
-    /// The terms of one row as FTS5 indexes it: each term's count per column, and each column's size in tokens
-    /// (a token colocated with the previous one shares its position).
-    private struct RowTerms {
-        var counts: [[UInt8]: [Int32]] = [:]
-        var lengths: [Int32]
-
-        init(_ texts: [[UInt8]?], _ tokenizer: TokenizerInstance) throws {
-            lengths = [Int32](repeating: 0, count: texts.count)
-            for (c, text) in texts.enumerated() {
-                guard let text else { continue }
-                var length: Int32 = 0, counts = self.counts
-                try text.withUnsafeBytes { bytes in
-                    try tokenizer.tokenize(bytes, reason: .document) { token, _, _, colocated in
-                        if !colocated || length == 0 { length += 1 }
-                        counts[Array(token), default: [Int32](repeating: 0, count: texts.count)][c] += 1
-                    }
-                }
-                self.counts = counts
-                lengths[c] = length
-            }
+        /// Runs `stmt`, with a term (parameter 1) and a count change (parameter 2) when given.
+        private func step(_ stmt: OpaquePointer, term: String? = nil, change: Int64? = nil, on handle: Handle) throws {
+            defer { sqlite3_reset(stmt) }
+            if let term { bind(term, stmt, nil) }
+            if let change { sqlite3_bind_int64(stmt, 2, change) }
+            while try handle.stepUnobserved(stmt) {}
         }
     }
 
