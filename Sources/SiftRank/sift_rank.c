@@ -277,22 +277,30 @@ static void sift_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
                                       "ignore and a collector (bound by sift_topk_bind)", -1);
         return;
     }
+    sqlite3_int64 rowid = api->xRowid(fts);
+    sqlite3_int64 block = top->block > 0 && rowid >= 1 && rowid <= top->watermark ? rowid / top->block : -1;
+    top->matched++;
+    int full = top->count >= top->capacity;
+    /* A row of a block whose bound cannot beat the k-th score is not read at all (most rows of a frequent pair). */
+    if (full && top->block_bounds && block >= 0 && block < top->block_count) {
+        double threshold = top->scores[top->capacity - 1];
+        if (top->block_bounds[block] <= threshold + 1e-9 * fmax(1, fabs(threshold))) {
+            sqlite3_result_int(context, 1);
+            return;
+        }
+    }
     rank_call call;
     if (!rank_setup(api, fts, context, argc - 2, argv, 1, &call)) return;
     rank_query *q = call.q;
     int ignored = sqlite3_value_int(argv[argc - 2]);
-    sqlite3_int64 rowid = api->xRowid(fts);
     double score = 0;
     int rc = row_counts(api, fts, q);
-    top->matched++;
-    int full = top->count >= top->capacity;
     if (rc == SQLITE_OK && full) {
         /* Skip the row's sizes (xColumnSize runs a statement per row) when its score cannot beat the k-th even
            with the shortest sizes its columns can have: one token, and no fewer than the shortest size among the
            rows of its block holding one of its terms there (the impacts). */
         double threshold = top->scores[top->capacity - 1];
         int lengths[64];
-        sqlite3_int64 block = top->block > 0 && rowid >= 1 && rowid <= top->watermark ? rowid / top->block : -1;
         for (int c = 0; c < columns; c++) {
             int least = 1;
             for (int p = 0; p < q->phrases; p++) {

@@ -65,6 +65,8 @@ struct ImpactBound {
 /// Rows are scored in C (`sift_topk`, sift_topk.h), which keeps the best k and, once it has k, scores exactly
 /// only a row whose bound from its counts and its block's shortest column sizes beats the k-th: the sizes cost a
 /// statement per row (about 0.6 of sift_rank's 0.8 us a row at 1,000,000 rows), stepping through a row 0.1 us.
+/// When every term is listed it also passes over, unread, each row of a block whose bound cannot beat the k-th score
+/// (a statement over all rows holding both terms of a frequent pair reads the counts of only a few blocks' rows).
 ///
 /// Plans, chosen per query:
 /// - every term listed: blocks in decreasing order of their bound (the sum of the terms' block bounds; for
@@ -86,10 +88,13 @@ struct TopKSearch {
     /// At most this many adjacent blocks are scored by one statement (8; a statement costs about 10 us, as much as
     /// stepping through 200 rows: measured at 1,000,000 rows, 16 or 32 were no better).
     static let runBlocks = 8
-    /// Statements of blocks before a pair of any-term terms may switch to scoring the rows holding both.
+    /// Statements of blocks before a pair of any-term terms may switch to scoring the rows holding both (and again
+    /// after twice as many, with a higher k-th score).
     static let pilotStatements = 8
-    /// A statement's cost in rows stepped through (about 10 us against 45 ns a row of a two-term AND).
-    static let statementPostings: Int64 = 220
+    /// Costs in postings FTS5 reads in a two-term AND (15 ns each): a statement's own (about 25 us), and a row
+    /// holding both terms (about 0.2 us, even passed over unread). Measured at 1,000,000 rows.
+    static let statementPostings = 1_700.0
+    static let matchPostings = 15.0
 
     struct Term {
         let token: String
@@ -181,8 +186,6 @@ struct TopKSearch {
                 + "', '" + (Array(repeating: "-", count: ignored) + terms.map { String($0.rows) }).joined(separator: " ")
                 + "', \(ignored), ?)"
         }
-        let collector = TopKCollector(capacity: count, blocks: terms.map(\.blocks), meta: meta, columns: weights.count)
-        defer { collector.release() }
         var matched: Int64 = 0
         func score(_ sql: String, _ values: [FundamentalValue]) throws {
             try handle.withStatement(sql) { stmt in
@@ -203,27 +206,36 @@ struct TopKSearch {
         var bounds: [(block: Int, bound: Double)] = []
         bounds.reserveCapacity(blockCount)
         let listedTerms = terms.filter { $0.blocks != nil && $0.qtf > 0 }
-        // Per block, each listed term's bound (`contributions`, block-major) and their sum (0: no row of the block
-        // can match, or no listed term is in it).
+        // Per block, each listed term's bound (`contributions`, block-major) and their sum. A block is searched when
+        // a row of it can match: every term of an all-terms query is in it, or any term of an any-term one (a term
+        // only in columns weighing 0 is there, bound 0).
         let width = listedTerms.count
         var contributions = [Double](repeating: 0, count: blockCount * width)
         var blockBounds = [Double](repeating: 0, count: blockCount)
         for j in 0..<blockCount {
-            var total = 0.0, missing = false
+            var total = 0.0, missing = false, present = false
             for (t, term) in listedTerms.enumerated() {
-                guard let blocks = term.blocks, (j + 1) * stride <= blocks.count else { missing = true; break }
+                guard let blocks = term.blocks, (j + 1) * stride <= blocks.count, blocks[j * stride] > 0 else {
+                    if requiresAll { missing = true; break }
+                    continue
+                }
+                present = true
                 let contribution = blocks.withUnsafeBufferPointer { buffer in
                     buffer.baseAddress.map { bound.contribution($0 + j * stride, qtf: term.qtf, idf: term.idf) } ?? 0
                 }
-                if contribution == 0 && requiresAll { missing = true; break }
                 contributions[j * width + t] = contribution
                 total += contribution
             }
-            if !missing && total > 0 {
+            if !missing && present {
                 bounds.append((j, total))
                 blockBounds[j] = total
             }
         }
+        // Rows of a block whose bound cannot beat the k-th score are passed over unread, when the bounds cover every
+        // term (a non-listed term has none).
+        let collector = TopKCollector(capacity: count, blocks: terms.map(\.blocks), meta: meta, columns: weights.count,
+                                      blockBounds: listed ? blockBounds : nil)
+        defer { collector.release() }
         // FTS5's own plan when it scores fewer rows than the blocks would cost statements (a statement over a
         // block costs about as much as scoring `statementRows` rows, 30): all terms with a rare one, or only
         // rare-ish terms.
@@ -261,7 +273,7 @@ struct TopKSearch {
             var restrictedSQL: [Int: String] = [:]
             // Rows bounded by the k-th score (within rounding) could at best tie with it.
             let tolerance = { (threshold: Double) in threshold + 1e-9 * max(1, abs(threshold)) }
-            var statements = 0
+            var statements = 0, nextCheck = Self.pilotStatements
             for (next, (j, blockBound)) in bounds.enumerated() where !done[j] {
                 let threshold = collector.threshold
                 if let threshold, blockBound <= tolerance(threshold) {
@@ -271,9 +283,16 @@ struct TopKSearch {
                 // After a few statements (a k-th score to judge by), the pair's rows holding both when the blocks
                 // that can still beat it would cost more statements than stepping through the two terms' rows.
                 statements += 1
-                if pairs, !bothScored, statements == Self.pilotStatements, let threshold {
+                if pairs, !bothScored, statements == nextCheck, let threshold {
+                    nextCheck *= 2
                     let left = bounds[next...].lazy.filter { !done[$0.block] && $0.bound > tolerance(threshold) }.count
-                    if Int64(left) * Self.statementPostings > terms[0].rows + terms[1].rows { try scoreBoth() }
+                    // In postings read: a statement a block left and the two terms' rows in it, against both lists
+                    // and the rows holding both (as many as if the terms were independent).
+                    let postings = Double(terms[0].rows + terms[1].rows)
+                    let both = postings + Self.matchPostings * Double(terms[0].rows) * Double(terms[1].rows) / max(1, rows)
+                    if Double(left) * (Self.statementPostings + Double(meta.block) * postings / max(1, rows)) > both {
+                        try scoreBoth()
+                    }
                 }
                 let limit = collector.threshold.map(tolerance) ?? 0
                 var first = j, last = j
@@ -358,7 +377,7 @@ struct TopKSearch {
 struct TopKCollector {
     let pointer: UnsafeMutablePointer<sift_topk_collector>
 
-    init(capacity: Int, blocks: [[UInt8]?], meta: TopKImpacts.Meta, columns: Int) {
+    init(capacity: Int, blocks: [[UInt8]?], meta: TopKImpacts.Meta, columns: Int, blockBounds: [Double]?) {
         let capacity = max(0, capacity)
         pointer = .allocate(capacity: 1)
         let rowids = UnsafeMutablePointer<Int64>.allocate(capacity: max(1, capacity))
@@ -373,10 +392,16 @@ struct TopKCollector {
                 return UnsafePointer(copy)
             }
         }
+        let bounds = blockBounds.map { bounds in
+            let copy = UnsafeMutablePointer<Double>.allocate(capacity: max(1, bounds.count))
+            copy.initialize(from: bounds, count: bounds.count)
+            return UnsafePointer(copy)
+        }
         pointer.initialize(to: sift_topk_collector(
             capacity: Int32(clamping: capacity), count: 0, rowids: rowids, scores: scores, terms: Int32(blocks.count),
             blocks: copies, bytes: sizes, block: meta.block, watermark: meta.watermark,
-            stride: Int32(ImpactBlock.stride(columns: columns)), matched: 0, scored: 0))
+            stride: Int32(ImpactBlock.stride(columns: columns)), matched: 0, scored: 0, block_bounds: bounds,
+            block_count: Int64(blockBounds?.count ?? 0)))
     }
 
     /// The k-th score once `capacity` rows are held.
@@ -395,6 +420,7 @@ struct TopKCollector {
         let top = pointer.pointee
         for t in 0..<Int(top.terms) { top.blocks[t].map { UnsafeMutablePointer(mutating: $0).deallocate() } }
         top.blocks.deallocate()
+        top.block_bounds.map { UnsafeMutablePointer(mutating: $0).deallocate() }
         top.bytes.deallocate()
         top.rowids.deallocate()
         top.scores.deallocate()

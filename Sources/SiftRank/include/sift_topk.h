@@ -21,7 +21,8 @@
  *       collector is full, a row whose score cannot beat the k-th even with the shortest column sizes it can
  *       have (one token, or the shortest size among the rows of its block holding one of its terms there,
  *       from the collector's impact blocks) is not scored: the sizes cost a statement per row, most of a
- *       row's cost. Phrases before `ignored` (weight 0: a restricting prefix of the expression) have no
+ *       row's cost. When the collector has block_bounds and the row's block bound is at most the k-th score, the
+ *       row is not even read. Phrases before `ignored` (weight 0: a restricting prefix of the expression) have no
  *       blocks; phrase `ignored + t` has `blocks[t]`. Meant for `SELECT count(*) FROM t WHERE t MATCH ... AND
  *       sift_topk(t, ...)`: one step per statement, the count is the matching rows.
  */
@@ -71,6 +72,8 @@ typedef struct sift_topk_collector {
     int64_t block, watermark;       /* rowids per block; the last rowid the blocks cover */
     int stride;                     /* bytes per block */
     int64_t matched, scored;        /* rows seen, rows scored exactly */
+    const double *block_bounds;     /* per block, a bound of the score of every row in it (NULL: none) */
+    int64_t block_count;            /* entries of block_bounds */
 } sift_topk_collector;
 
 #define SIFT_TOPK_COLLECTOR "sift_topk_collector"

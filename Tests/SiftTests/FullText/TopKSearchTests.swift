@@ -397,6 +397,23 @@ final class TopKImpactsTests: XCTestCase {
         XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
     }
 
+    /// A word found only in a column weighing 0 adds nothing to a row's score, but the row still matches: its block
+    /// must still be searched (it was left out as if the word were missing there).
+    func testRowsWhoseWordIsOnlyInAZeroWeightColumnAreFound() throws {
+        let database = try emptyDatabase()
+        try database.insert(objects: (1...160).map { TopKDoc($0, "beta", "delta x\($0)") }
+                            + (161...320).map { TopKDoc($0, "gamma", "delta beta y\($0)") }, intoTable: "docs")
+        try database.optimize(index: "docs_fts")
+        XCTAssertEqual(try meta(database)?.valid, true)
+        XCTAssertTrue(try isPruned(database, "beta delta"))
+        for mode in [SearchQuery.Mode.allTerms, .anyTerm] {
+            let options = SearchOptions(limit: 400, weights: ["title": 0], ranking: .bm25f())
+            let results: SearchResults<TopKDoc> = try database.search("beta delta", mode: mode, in: "docs_fts", options: options)
+            XCTAssertEqual(results.hits.count, 320, "\(mode)")
+            XCTAssertEqual(Set(results.hits.prefix(160).compactMap(\.object.id)), Set(161...320), "\(mode)")
+        }
+    }
+
     func testTotalIsExactOrMarkedLowerBound() throws {
         let database = try makeDatabase(rows: 1_200)
         let options = SearchOptions(limit: 5, ranking: .bm25f())
