@@ -281,13 +281,12 @@ static void sift_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     sqlite3_int64 block = top->block > 0 && rowid >= 1 && rowid <= top->watermark ? rowid / top->block : -1;
     top->matched++;
     int full = top->count >= top->capacity;
+    /* Once full: a row bounded by the k-th score (within rounding) could at best tie with it. */
+    double threshold = full ? top->scores[top->capacity - 1] : 0, limit = threshold + 1e-9 * fmax(1, fabs(threshold));
     /* A row of a block whose bound cannot beat the k-th score is not read at all (most rows of a frequent pair). */
-    if (full && top->block_bounds && block >= 0 && block < top->block_count) {
-        double threshold = top->scores[top->capacity - 1];
-        if (top->block_bounds[block] <= threshold + 1e-9 * fmax(1, fabs(threshold))) {
-            sqlite3_result_int(context, 1);
-            return;
-        }
+    if (full && top->block_bounds && block >= 0 && block < top->block_count && top->block_bounds[block] <= limit) {
+        sqlite3_result_int(context, 1);
+        return;
     }
     rank_call call;
     if (!rank_setup(api, fts, context, argc - 2, argv, 1, &call)) return;
@@ -299,7 +298,6 @@ static void sift_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
         /* Skip the row's sizes (xColumnSize runs a statement per row) when its score cannot beat the k-th even
            with the shortest sizes its columns can have: one token, and no fewer than the shortest size among the
            rows of its block holding one of its terms there (the impacts). */
-        double threshold = top->scores[top->capacity - 1];
         int lengths[64];
         for (int c = 0; c < columns; c++) {
             int least = 1;
@@ -316,7 +314,7 @@ static void sift_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
         }
         double bound = 0;
         rc = row_score(api, fts, &call, lengths, &bound);
-        if (rc == SQLITE_OK && bound <= threshold + 1e-9 * fmax(1, fabs(threshold))) {
+        if (rc == SQLITE_OK && bound <= limit) {
             sqlite3_result_int(context, 1);
             return;
         }

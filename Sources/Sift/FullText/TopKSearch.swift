@@ -85,8 +85,8 @@ struct ImpactBound {
 struct TopKSearch {
     /// Up to this many hits the total is counted exactly; above, ``SearchResults/totalCountIsLowerBound``.
     static let exactTotalLimit = 1_000
-    /// At most this many adjacent blocks are scored by one statement (8; a statement costs about 10 us, as much as
-    /// stepping through 200 rows: measured at 1,000,000 rows, 16 or 32 were no better).
+    /// At most this many adjacent blocks are scored by one statement (8; measured at 1,000,000 rows, 16 or 32 were
+    /// no better).
     static let runBlocks = 8
     /// Statements of blocks before a pair of any-term terms may switch to scoring the rows holding both (and again
     /// after twice as many, with a higher k-th score).
@@ -288,11 +288,9 @@ struct TopKSearch {
                     let left = bounds[next...].lazy.filter { !done[$0.block] && $0.bound > tolerance(threshold) }.count
                     // In postings read: a statement a block left and the two terms' rows in it, against both lists
                     // and the rows holding both (as many as if the terms were independent).
-                    let postings = Double(terms[0].rows + terms[1].rows)
-                    let both = postings + Self.matchPostings * Double(terms[0].rows) * Double(terms[1].rows) / max(1, rows)
-                    if Double(left) * (Self.statementPostings + Double(meta.block) * postings / max(1, rows)) > both {
-                        try scoreBoth()
-                    }
+                    let postings = Double(terms[0].rows + terms[1].rows), n = max(1, rows)
+                    let both = postings + Self.matchPostings * Double(terms[0].rows) * Double(terms[1].rows) / n
+                    if Double(left) * (Self.statementPostings + Double(meta.block) * postings / n) > both { try scoreBoth() }
                 }
                 let limit = collector.threshold.map(tolerance) ?? 0
                 var first = j, last = j
