@@ -1,4 +1,5 @@
-/* sift_rank(): BM25F with Lucene's idf and query-term frequencies, as an FTS5 auxiliary function (see sift_rank.h). */
+/* sift_rank(): BM25F with Lucene's idf and query-term frequencies, and sift_inb2(): DFR's InB2 with per-column
+   normalization 2, as FTS5 auxiliary functions (see sift_rank.h). */
 #include <math.h>
 #include <string.h>
 
@@ -12,7 +13,8 @@ typedef struct {
     int columns, phrases;
     sqlite3_int64 rows;
     double *avglen; /* per column: total tokens / rows */
-    double *idf;    /* per phrase; negative until computed (only phrases with a weight are ever counted) */
+    double *idf;    /* per phrase: its weight, the model's factor of the phrase alone (BM25F: Lucene's idf; InB2:
+                       In * (F + 1) / n); negative until computed (only phrases with a weight are ever counted) */
     double *tf;     /* per phrase and column, phrase-major: this row's instance counts (scratch) */
     double *qtf;    /* per phrase: the weights parsed from `parsed` */
     double *given;  /* per phrase: its row count n(p) when the caller passed it (sift_rank_df), else -1 */
@@ -26,10 +28,23 @@ static void rank_query_delete(void *pointer) {
     sqlite3_free(q);
 }
 
+/* The ranking models: what a phrase's weight and a column's normalized count are. */
+typedef enum { MODEL_BM25F, MODEL_INB2 } rank_model;
+
 static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *context) {
     (void)api, (void)fts;
     (*(sqlite3_int64 *)context)++;
     return SQLITE_OK;
+}
+
+/* Counts a row and its instances of the phrase (InB2's F): counts[0] rows, counts[1] instances. */
+static int count_row_instances(const Fts5ExtensionApi *api, Fts5Context *fts, void *context) {
+    sqlite3_int64 *counts = context;
+    int instances = 0;
+    int rc = api->xInstCount(fts, &instances);
+    counts[0]++;
+    counts[1] += instances;
+    return rc;
 }
 
 static int rank_query_new(const Fts5ExtensionApi *api, Fts5Context *fts, rank_query **out) {
@@ -60,32 +75,43 @@ static int rank_query_new(const Fts5ExtensionApi *api, Fts5Context *fts, rank_qu
     return rc;
 }
 
-/* Lucene's idf of phrase p, counted on first use and kept for the rest of the query. */
-static int phrase_idf(const Fts5ExtensionApi *api, Fts5Context *fts, rank_query *q, int p, double *idf) {
+/* The weight of phrase p, counted on first use and kept for the rest of the query: BM25F's Lucene idf, or InB2's
+   In * (F + 1) / n (with F the phrase's instances in all rows, counted with n). */
+static int phrase_idf(const Fts5ExtensionApi *api, Fts5Context *fts, rank_query *q, rank_model model, int p,
+                      double *idf) {
     if (q->idf[p] < 0) {
-        sqlite3_int64 n = q->given[p] >= 0 ? (sqlite3_int64)q->given[p] : 0;
-        int rc = q->given[p] >= 0 ? SQLITE_OK : api->xQueryPhrase(fts, p, &n, count_row);
+        sqlite3_int64 counts[2] = {q->given[p] >= 0 ? (sqlite3_int64)q->given[p] : 0, 0};
+        int rc = model == MODEL_INB2    ? api->xQueryPhrase(fts, p, counts, count_row_instances)
+                 : q->given[p] >= 0 ? SQLITE_OK
+                                    : api->xQueryPhrase(fts, p, counts, count_row);
         if (rc != SQLITE_OK) return rc;
-        double rows = (double)q->rows, having = (double)n;
-        q->idf[p] = log(1.0 + (rows - having + 0.5) / (having + 0.5));
+        double rows = (double)q->rows, having = (double)counts[0], instances = (double)counts[1];
+        if (model == MODEL_INB2)
+            q->idf[p] = having > 0 ? log2((rows + 1) / (having + 0.5)) * (instances + 1) / having : 0;
+        else
+            q->idf[p] = log(1.0 + (rows - having + 0.5) / (having + 0.5));
     }
     *idf = q->idf[p];
     return SQLITE_OK;
 }
 
-/* Reads argument i as a finite number within [min, max]; else sets an error naming the argument and returns 0. */
-static int number_argument(sqlite3_context *context, sqlite3_value **argv, int i, const char *name, double min,
-                           double max, double *out) {
+/* Reads argument i of function as a finite number within [min, max] (above min when above is 1); else sets an error
+   naming the argument and returns 0. */
+static int number_argument(sqlite3_context *context, const char *function, sqlite3_value **argv, int i,
+                           const char *name, double min, int above, double max, double *out) {
     int type = sqlite3_value_numeric_type(argv[i]);
     double value = sqlite3_value_double(argv[i]);
-    if ((type == SQLITE_INTEGER || type == SQLITE_FLOAT) && isfinite(value) && value >= min && value <= max) {
+    if ((type == SQLITE_INTEGER || type == SQLITE_FLOAT) && isfinite(value) && (above ? value > min : value >= min) &&
+        value <= max) {
         *out = value;
         return 1;
     }
-    char *message = min == max   ? sqlite3_mprintf("sift_rank: argument %d (%s) must be %g", i + 1, name, min)
-                    : isinf(max) ? sqlite3_mprintf("sift_rank: argument %d (%s) must be a number >= %g", i + 1, name, min)
-                                 : sqlite3_mprintf("sift_rank: argument %d (%s) must be a number from %g to %g", i + 1,
-                                                   name, min, max);
+    char *message = min == max ? sqlite3_mprintf("%s: argument %d (%s) must be %g", function, i + 1, name, min)
+                    : isinf(max)
+                        ? sqlite3_mprintf("%s: argument %d (%s) must be a number %s %g", function, i + 1, name,
+                                          above ? ">" : ">=", min)
+                        : sqlite3_mprintf("%s: argument %d (%s) must be a number from %g to %g", function, i + 1,
+                                          name, min, max);
     sqlite3_result_error(context, message ? message : "sift_rank: bad argument", -1);
     sqlite3_free(message);
     return 0;
@@ -93,7 +119,7 @@ static int number_argument(sqlite3_context *context, sqlite3_value **argv, int i
 
 /* Parses the phrase weights, argument i: q->phrases non-negative decimal numbers separated by spaces (a number
    for one phrase), into q->qtf, unless the text is the one parsed last. Else sets the error and returns 0. */
-static int phrase_weights(sqlite3_context *context, rank_query *q, sqlite3_value **argv, int i) {
+static int phrase_weights(sqlite3_context *context, const char *function, rank_query *q, sqlite3_value **argv, int i) {
     const char *text = (const char *)sqlite3_value_text(argv[i]);
     int bytes = sqlite3_value_bytes(argv[i]);
     if (text && q->parsed && q->parsed_bytes == bytes && memcmp(q->parsed, text, (size_t)bytes) == 0) return 1;
@@ -111,9 +137,9 @@ static int phrase_weights(sqlite3_context *context, rank_query *q, sqlite3_value
     }
     while (s && *s == ' ') s++;
     if (!s || p < q->phrases || *s != 0) {
-        char *message = sqlite3_mprintf("sift_rank: argument %d (phrase weights) must be %d numbers >= 0 separated "
+        char *message = sqlite3_mprintf("%s: argument %d (phrase weights) must be %d numbers >= 0 separated "
                                         "by spaces, one per phrase of the query, such as '2 1'",
-                                        i + 1, q->phrases);
+                                        function, i + 1, q->phrases);
         sqlite3_result_error(context, message ? message : "sift_rank: bad phrase weights", -1);
         sqlite3_free(message);
         return 0;
@@ -157,41 +183,52 @@ static int phrase_counts(sqlite3_context *context, rank_query *q, sqlite3_value 
 /* The arguments of a call, checked, and the query's constants: what scoring a row needs. */
 typedef struct {
     rank_query *q;
-    double k1, b;
+    rank_model model;
+    double k1, b; /* BM25F's; InB2 saturates as BM25F with k1 1 */
+    double c;     /* InB2's normalization 2 parameter */
     int weighted;
     sqlite3_value **weights; /* per column, NULL when the call has no arguments (every weight 1) */
 } rank_call;
 
-/* Reads the arguments of sift_rank() (with_counts 0) or sift_rank_df() (with_counts 1: one more argument, the
-   phrases' row counts) into call. Else sets the error (or leaves rc) and returns 0. */
+/* Reads the arguments of sift_rank() (model BM25F, with_counts 0), sift_rank_df() (with_counts 1: one more argument,
+   the phrases' row counts) or sift_inb2() (model InB2: c instead of k1 and b) into call. Else sets the error (or
+   leaves rc) and returns 0. */
 static int rank_setup(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
-                      sqlite3_value **argv, int with_counts, rank_call *call) {
+                      sqlite3_value **argv, rank_model model, int with_counts, rank_call *call) {
     int columns = api->xColumnCount(fts), phrases = api->xPhraseCount(fts);
+    const char *function = model == MODEL_INB2 ? "sift_inb2" : "sift_rank";
+    /* The model's parameters before ncolumns. */
+    int head = model == MODEL_INB2 ? 1 : 2;
     if (with_counts) {
-        if (argc != 5 + columns) {
+        if (argc != 3 + head + columns) {
             sqlite3_result_error(context, "sift_rank_df: takes k1, b, ncolumns, the column weights, the phrase "
                                           "weights and the phrase row counts", -1);
             return 0;
         }
         argc--;
     }
-    double k1 = 1.2, b = 0.75, count = columns;
-    if (argc != 0 && argc != 3 + columns && argc != 4 + columns) {
+    double k1 = 1.2, b = 0.75, c = 1, count = columns;
+    if (argc != 0 && argc != 1 + head + columns && argc != 2 + head + columns) {
         char *message = sqlite3_mprintf(
-            "sift_rank: wrong number of arguments (%d): a table of %d columns takes "
-            "sift_rank(k1, b, ncolumns, %d column weights[, phrase weights]), %d or %d arguments, or none",
-            argc, columns, columns, 3 + columns, 4 + columns);
+            "%s: wrong number of arguments (%d): a table of %d columns takes "
+            "%s(%s, ncolumns, %d column weights[, phrase weights]), %d or %d arguments, or none",
+            function, argc, columns, function, model == MODEL_INB2 ? "c" : "k1, b", columns, 1 + head + columns,
+            2 + head + columns);
         sqlite3_result_error(context, message ? message : "sift_rank: wrong number of arguments", -1);
         sqlite3_free(message);
         return 0;
     }
     if (argc != 0) {
-        if (!number_argument(context, argv, 0, "k1", 0, INFINITY, &k1)) return 0;
-        if (!number_argument(context, argv, 1, "b", 0, 1, &b)) return 0;
-        if (!number_argument(context, argv, 2, "ncolumns", columns, columns, &count)) return 0;
-        for (int i = 3; i < 3 + columns; i++) {
+        if (model == MODEL_INB2) {
+            if (!number_argument(context, function, argv, 0, "c", 0, 1, INFINITY, &c)) return 0;
+        } else {
+            if (!number_argument(context, function, argv, 0, "k1", 0, 0, INFINITY, &k1)) return 0;
+            if (!number_argument(context, function, argv, 1, "b", 0, 0, 1, &b)) return 0;
+        }
+        if (!number_argument(context, function, argv, head, "ncolumns", columns, 0, columns, &count)) return 0;
+        for (int i = head + 1; i < head + 1 + columns; i++) {
             double weight;
-            if (!number_argument(context, argv, i, "column weight", 0, INFINITY, &weight)) return 0;
+            if (!number_argument(context, function, argv, i, "column weight", 0, 0, INFINITY, &weight)) return 0;
         }
     }
     rank_query *q = api->xGetAuxdata(fts, 0);
@@ -201,14 +238,16 @@ static int rank_setup(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
         sqlite3_result_error_code(context, rc);
         return 0;
     }
-    int weighted = argc == 4 + columns;
-    if (weighted && !phrase_weights(context, q, argv, 3 + columns)) return 0;
-    if (with_counts && !phrase_counts(context, q, argv[4 + columns])) return 0;
+    int weighted = argc == 2 + head + columns;
+    if (weighted && !phrase_weights(context, function, q, argv, 1 + head + columns)) return 0;
+    if (with_counts && !phrase_counts(context, q, argv[2 + head + columns])) return 0;
     call->q = q;
-    call->k1 = k1;
+    call->model = model;
+    call->k1 = model == MODEL_INB2 ? 1 : k1;
     call->b = b;
+    call->c = c;
     call->weighted = weighted;
-    call->weights = argc ? argv + 3 : NULL;
+    call->weights = argc ? argv + head + 1 : NULL;
     return 1;
 }
 
@@ -244,22 +283,25 @@ static int row_score(const Fts5ExtensionApi *api, Fts5Context *fts, const rank_c
             int length = 0;
             if (lengths) length = lengths[c];
             else rc = api->xColumnSize(fts, c, &length);
-            pseudo += weight * tf / (1 - call->b + call->b * (double)length / q->avglen[c]);
+            if (call->model == MODEL_INB2) /* normalization 2; length >= 1 where the phrase is */
+                pseudo += weight * tf * log2(1 + call->c * q->avglen[c] / (length > 0 ? (double)length : 1));
+            else
+                pseudo += weight * tf / (1 - call->b + call->b * (double)length / q->avglen[c]);
         }
         if (rc != SQLITE_OK || pseudo <= 0) continue;
         double idf = 0;
-        rc = phrase_idf(api, fts, q, p, &idf);
+        rc = phrase_idf(api, fts, q, call->model, p, &idf);
         score += qtf * idf * pseudo / (call->k1 + pseudo);
     }
     *out = score;
     return rc;
 }
 
-/* sift_rank() (with_counts 0) and sift_rank_df() (with_counts 1). */
+/* sift_rank() (with_counts 0), sift_rank_df() (with_counts 1) and sift_inb2() (model InB2). */
 static void rank_row(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
-                     sqlite3_value **argv, int with_counts) {
+                     sqlite3_value **argv, rank_model model, int with_counts) {
     rank_call call;
-    if (!rank_setup(api, fts, context, argc, argv, with_counts, &call)) return;
+    if (!rank_setup(api, fts, context, argc, argv, model, with_counts, &call)) return;
     double score = 0;
     int rc = row_counts(api, fts, call.q);
     if (rc == SQLITE_OK) rc = row_score(api, fts, &call, NULL, &score);
@@ -289,7 +331,7 @@ static void sift_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
         return;
     }
     rank_call call;
-    if (!rank_setup(api, fts, context, argc - 2, argv, 1, &call)) return;
+    if (!rank_setup(api, fts, context, argc - 2, argv, MODEL_BM25F, 1, &call)) return;
     rank_query *q = call.q;
     int ignored = sqlite3_value_int(argv[argc - 2]);
     double score = 0;
@@ -331,12 +373,17 @@ static void sift_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
 
 static void sift_rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
                       sqlite3_value **argv) {
-    rank_row(api, fts, context, argc, argv, 0);
+    rank_row(api, fts, context, argc, argv, MODEL_BM25F, 0);
 }
 
 static void sift_rank_df(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
                          sqlite3_value **argv) {
-    rank_row(api, fts, context, argc, argv, 1);
+    rank_row(api, fts, context, argc, argv, MODEL_BM25F, 1);
+}
+
+static void sift_inb2(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
+                      sqlite3_value **argv) {
+    rank_row(api, fts, context, argc, argv, MODEL_INB2, 0);
 }
 
 int sift_rank_register(struct sqlite3 *db) {
@@ -345,6 +392,7 @@ int sift_rank_register(struct sqlite3 *db) {
     if (!api || api->iVersion < 2) return SQLITE_ERROR;
     int rc = api->xCreateFunction(api, "sift_rank", NULL, sift_rank, NULL);
     if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_rank_df", NULL, sift_rank_df, NULL);
+    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_inb2", NULL, sift_inb2, NULL);
     if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_topk", NULL, sift_topk, NULL);
     if (rc == SQLITE_OK) rc = sift_topk_register_functions(api);
     return rc;

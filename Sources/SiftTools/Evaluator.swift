@@ -76,7 +76,7 @@ public enum Evaluator {
         let indexingSeconds = Date().timeIntervalSince(indexStart)
 
         var run = Run(tag: "sift-" + corpus.tokenizer.split(whereSeparator: \.isWhitespace).joined(separator: "-")
-                          + (ranking == .bm25 ? "" : "-bm25f") + (feedback == nil ? "" : "-rm3"))
+                          + (ranking == .bm25 ? "" : "-" + ranking.description.prefix { $0 != "(" }.lowercased()) + (feedback == nil ? "" : "-rm3"))
         let queryStart = Date()
         for query in queries {
             let ranked = try corpus.rankedKeys(query.text, mode: .anyTerm, limit: depth, titleWeight: titleWeight, ranking: ranking,

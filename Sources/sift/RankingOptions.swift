@@ -2,12 +2,13 @@ import ArgumentParser
 import Sift
 import SiftTools
 
-/// `--ranking`, `--k1`, `--b` and `--title-weight`, shared by `search` and `eval`: the same ``Ranking`` the
+/// `--ranking`, `--k1`, `--b`, `--c` and `--title-weight`, shared by `search` and `eval`: the same ``Ranking`` the
 /// library takes, and the title's column weight.
 struct RankingOptions: ParsableArguments {
     @Option(help: """
         bm25f: Sift's BM25F (the default: each column normalized by its own length, an idf that never goes \
-        negative, a word repeated in the query counts more); bm25: FTS5's bm25().
+        negative, a word repeated in the query counts more); inb2: divergence from randomness InB2 (per-column \
+        normalization 2); bm25: FTS5's bm25().
         """)
     var ranking: Kind = .bm25f
 
@@ -17,22 +18,28 @@ struct RankingOptions: ParsableArguments {
     @Option(help: ArgumentHelp("bm25f length normalization, 0 (none) to 1 (full) (default \(Ranking.defaultB)).", valueName: "b"))
     var b: Double?
 
+    @Option(help: ArgumentHelp("inb2 length normalization, more than 0 (default \(Ranking.defaultC); larger normalizes less).",
+                               valueName: "c"))
+    var c: Double?
+
     @Option(help: ArgumentHelp("Weight of a title word relative to a body word (default \(CorpusSearchOptions.defaultTitleWeight)).",
                                valueName: "weight"))
     var titleWeight: Double = CorpusSearchOptions.defaultTitleWeight
 
-    @Flag(help: "Pseudo-relevance feedback (RM3: words of the 10 best hits of a first search added to any-term questions, bm25f only).")
+    @Flag(help: "Pseudo-relevance feedback (RM3: words of the 10 best hits of a first search added to any-term questions; not with bm25).")
     var feedback = false
 
     /// The feedback the options choose.
     var feedbackValue: Feedback? { feedback ? .rm3 : nil }
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
-        case bm25, bm25f
+        case bm25, bm25f, inb2
     }
 
     func validate() throws {
-        if ranking == .bm25 && (k1 != nil || b != nil) { throw ValidationError("--k1 and --b apply to --ranking bm25f") }
+        if ranking != .bm25f && (k1 != nil || b != nil) { throw ValidationError("--k1 and --b apply to --ranking bm25f") }
+        if ranking != .inb2 && c != nil { throw ValidationError("--c applies to --ranking inb2") }
+        if let c, !(c.isFinite && c > 0) { throw ValidationError("--c must be more than 0") }
         if let k1, !(k1.isFinite && k1 >= 0) { throw ValidationError("--k1 must be 0 or more") }
         if let b, !(b >= 0 && b <= 1) { throw ValidationError("--b must be between 0 and 1") }
         if !(titleWeight.isFinite && titleWeight >= 0) { throw ValidationError("--title-weight must be 0 or more") }
@@ -43,6 +50,7 @@ struct RankingOptions: ParsableArguments {
         switch ranking {
         case .bm25: return .bm25
         case .bm25f: return .bm25f(k1: k1 ?? Ranking.defaultK1, b: b ?? Ranking.defaultB)
+        case .inb2: return .inB2(c: c ?? Ranking.defaultC)
         }
     }
 }

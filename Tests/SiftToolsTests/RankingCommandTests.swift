@@ -3,7 +3,7 @@ import Sift
 import SiftTools
 import XCTest
 
-/// `--ranking`, `--k1` and `--b` of `sift search` and `sift eval`: the library's ranking, the same numbers.
+/// `--ranking`, `--k1`, `--b` and `--c` of `sift search` and `sift eval`: the library's ranking, the same numbers.
 final class RankingCommandTests: ToolTestCase {
     func testSearchRanksAsTheLibraryDoes() throws {
         try write("docs.jsonl", """
@@ -25,7 +25,8 @@ final class RankingCommandTests: ToolTestCase {
         let corpus = try CorpusDatabase.open(at: path("c.db"))
         defer { corpus.database.close() }
         for (arguments, ranking) in [([String](), Ranking.default), (["--ranking", "bm25"], .bm25), (["--ranking", "bm25f"], .bm25f()),
-                                     (["--ranking", "bm25f", "--k1", "0.9", "--b", "0.4"], .bm25f(k1: 0.9, b: 0.4))] {
+                                     (["--ranking", "bm25f", "--k1", "0.9", "--b", "0.4"], .bm25f(k1: 0.9, b: 0.4)),
+                                     (["--ranking", "inb2"], .inB2()), (["--ranking", "inb2", "--c", "7"], .inB2(c: 7))] {
             let command = try scores(arguments)
             let library = try corpus.search("tower tower tokyo", options: CorpusSearchOptions(mode: .anyTerm, ranking: ranking))
             XCTAssertEqual(command.count, 3)
@@ -34,12 +35,16 @@ final class RankingCommandTests: ToolTestCase {
             }
         }
         XCTAssertNotEqual(try scores()["d1"], try scores(["--ranking", "bm25"])["d1"])
+        XCTAssertNotEqual(try scores()["d1"], try scores(["--ranking", "inb2"])["d1"])
         XCTAssertNotEqual(try scores()["d1"], try scores(["--title-weight", "1"])["d1"])
 
         for (arguments, message) in [(["--ranking", "bm25", "--k1", "2"], "--k1 and --b apply to --ranking bm25f"),
                                      (["--title-weight=-1"], "--title-weight must be 0 or more"),
                                      (["--ranking", "bm25f", "--b", "1.5"], "--b must be between 0 and 1"),
                                      (["--ranking", "bm25f", "--k1=-1"], "--k1 must be 0 or more"),
+                                     (["--ranking", "inb2", "--b", "0.5"], "--k1 and --b apply to --ranking bm25f"),
+                                     (["--c", "2"], "--c applies to --ranking inb2"),
+                                     (["--ranking", "inb2", "--c", "0"], "--c must be more than 0"),
                                      (["--ranking", "bm42"], "bm42")] {
             let outcome = try sift(["search", "tower", "--db", "c.db"] + arguments)
             XCTAssertEqual(outcome.status, 64, outcome.stderr)

@@ -1,8 +1,10 @@
-/// How search results are scored: Sift's BM25F (`sift_rank`, the default), or FTS5's built-in `bm25()`.
+/// How search results are scored: Sift's BM25F (`sift_rank`, the default), Sift's InB2 (`sift_inb2`, see
+/// ``inB2(c:)``), or FTS5's built-in `bm25()`.
 ///
 ///     SearchOptions()                                          // Ranking.default: BM25F, k1 1.2, b 0.75
 ///     SearchOptions(weights: ["title": 2])                     // a title word counts twice
 ///     SearchOptions(ranking: .bm25f(k1: 0.9, b: 0.4))
+///     SearchOptions(ranking: .inB2())                          // divergence from randomness
 ///     SearchOptions(ranking: .bm25)                            // FTS5's bm25()
 ///
 /// Why this default: BM25F with Robertson's k1 1.2 and b 0.75 (also Lucene's; not fitted to any test
@@ -16,7 +18,7 @@
 /// `SiftICU.englishStopwords`); ``SearchOptions/feedback`` adds optional pseudo-relevance feedback, whose added
 /// words weigh fractions. Measured figures: Benchmarks/README.md.
 ///
-/// Both take ``SearchOptions/weights`` as per-column weights (1 for a column not named) and return scores where
+/// All three take ``SearchOptions/weights`` as per-column weights (1 for a column not named) and return scores where
 /// larger is better, comparable only within one query.
 ///
 /// `.bm25` is FTS5's `bm25()`: k1 1.2 and b 0.75, fixed; an idf floored at 1e-6 for a word in more than half
@@ -46,6 +48,7 @@ public struct Ranking: Sendable, Hashable, CustomStringConvertible {
     enum Kind: Sendable, Hashable {
         case bm25
         case bm25f(k1: Double, b: Double)
+        case inB2(c: Double)
     }
 
     let kind: Kind
@@ -73,11 +76,36 @@ public struct Ranking: Sendable, Hashable, CustomStringConvertible {
         Ranking(kind: .bm25f(k1: k1, b: b))
     }
 
-    /// `bm25` or `bm25f(k1: 1.2, b: 0.75)`.
+    /// The c of ``inB2(c:)`` when not given: 1, the value of Terrier's and Lucene's normalization 2.
+    public static let defaultC = 1.0
+
+    /// InB2 from the divergence-from-randomness framework (Amati and van Rijsbergen, 2002): an idf from the
+    /// rows holding the word (In), Bernoulli's after-effect (B, which weighs a word by how often it recurs in the
+    /// rows that hold it) and per-column length normalization 2 (H2), weighted columns and repeated query words
+    /// counted as with ``bm25f(k1:b:)``. With N rows, n(p) rows holding phrase p and F(p) its instances in all rows,
+    ///
+    ///     tfn(p) = Σ_c weight(c) · tf(p, c) · log2(1 + c · avglen(c) / len(c))
+    ///     score  = Σ_p qtf(p) · log2((N + 1) / (n(p) + 0.5)) · (F(p) + 1) / n(p) · tfn(p) / (tfn(p) + 1)
+    ///
+    /// (Terrier's `InB2`, Lucene's `DFRSimilarity(BasicModelIn, AfterEffectB, NormalizationH2)`, with the columns
+    /// normalized one by one). Searches with it always score every matching row: the pruned top-k search applies to
+    /// ``bm25f(k1:b:)`` only, so at a million rows prefer that for frequent words.
+    ///
+    ///     SearchOptions(ranking: .inB2())                          // c = 1
+    ///
+    /// - Parameter c: how much a column longer than its average lowers a word's count, a number > 0 (1, Terrier's
+    ///   and Lucene's default; larger values normalize less). Searching throws a ``SiftError`` (`.misuse`) for 0, a
+    ///   negative or a non-finite value.
+    public static func inB2(c: Double = Ranking.defaultC) -> Ranking {
+        Ranking(kind: .inB2(c: c))
+    }
+
+    /// `bm25`, `bm25f(k1: 1.2, b: 0.75)` or `inB2(c: 1.0)`.
     public var description: String {
         switch kind {
         case .bm25: return "bm25"
         case .bm25f(let k1, let b): return "bm25f(k1: \(k1), b: \(b))"
+        case .inB2(let c): return "inB2(c: \(c))"
         }
     }
 
@@ -87,6 +115,7 @@ public struct Ranking: Sendable, Hashable, CustomStringConvertible {
 
     /// Why searching with this ranking would fail, or nil when its parameters are in range.
     var invalidity: String? {
+        if case .inB2(let c) = kind, !(c.isFinite && c > 0) { return "The ranking's c must be a finite number > 0, not \(c)." }
         guard case .bm25f(let k1, let b) = kind else { return nil }
         if !k1.isFinite || k1 < 0 { return "The ranking's k1 must be a finite number >= 0, not \(k1)." }
         if !b.isFinite || b < 0 || b > 1 { return "The ranking's b must be between 0 and 1, not \(b)." }

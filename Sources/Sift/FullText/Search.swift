@@ -152,13 +152,12 @@ extension Database {
     private func rank(_ options: SearchOptions, _ columns: [String], _ tree: FTS5Expression, _ phraseWeights: [Double]?)
         -> SearchStatement.Rank? {
         let weights = columns.map { options.weights[$0] ?? 1 }
+        // Weights for exactly the phrases FTS5 numbers, else none (each phrase then weighs 1).
+        let counted = phraseWeights.flatMap { $0.count == tree.phraseCount ? $0 : nil }
         switch options.ranking.kind {
-        case .bm25:
-            return options.weights.isEmpty ? nil : .bm25(weights: weights)
-        case .bm25f(let k1, let b):
-            // Weights for exactly the phrases FTS5 numbers, else none (each phrase then weighs 1).
-            let counted = phraseWeights.flatMap { $0.count == tree.phraseCount ? $0 : nil }
-            return .siftRank(k1: k1, b: b, weights: weights, phraseWeights: counted)
+        case .bm25: return options.weights.isEmpty ? nil : .bm25(weights: weights)
+        case .bm25f(let k1, let b): return .siftRank(k1: k1, b: b, weights: weights, phraseWeights: counted)
+        case .inB2(let c): return .siftInB2(c: c, weights: weights, phraseWeights: counted)
         }
     }
 

@@ -33,6 +33,8 @@ struct SearchStatement: RenderedStatement {
         /// Sift's `sift_rank()` (see `sift_rank.h`) with a weight per index column, in the index's column order,
         /// and per phrase of the expression, in FTS5's phrase order, passed as one text (nil: every phrase weighs 1).
         case siftRank(k1: Double, b: Double, weights: [Double], phraseWeights: [Double]?)
+        /// Sift's `sift_inb2()`, with the same weights as `siftRank`.
+        case siftInB2(c: Double, weights: [Double], phraseWeights: [Double]?)
 
         /// A phrase weight as sift_rank reads it: a plain decimal, never an exponent (`2`, `0.0833333333`); 0 for a
         /// negative or non-finite value.
@@ -51,12 +53,18 @@ struct SearchStatement: RenderedStatement {
             case .bm25(let weights):
                 return "bm25(" + weights.map { number($0, 1) }.joined(separator: ", ") + ")"
             case .siftRank(let k1, let b, let weights, let phraseWeights):
-                // The phrase weights are one text ('2 1 0'): a query can have more phrases than SQLite's 127 arguments.
-                let phrases = phraseWeights.map { "'" + $0.map(Self.decimal).joined(separator: " ") + "'" }
-                let arguments = [number(k1, Ranking.defaultK1), number(b, Ranking.defaultB), String(weights.count)]
-                    + weights.map { number($0, 1) } + (phrases.map { [$0] } ?? [])
-                return "sift_rank(" + arguments.joined(separator: ", ") + ")"
+                return Self.call("sift_rank", [number(k1, Ranking.defaultK1), number(b, Ranking.defaultB)], weights, phraseWeights)
+            case .siftInB2(let c, let weights, let phraseWeights):
+                return Self.call("sift_inb2", [number(c, Ranking.defaultC)], weights, phraseWeights)
             }
+        }
+
+        /// `function(parameters, ncolumns, weights[, 'phrase weights'])`. The phrase weights are one text ('2 1 0'):
+        /// a query can have more phrases than SQLite's 127 arguments.
+        private static func call(_ function: String, _ parameters: [String], _ weights: [Double], _ phraseWeights: [Double]?) -> String {
+            let phrases = phraseWeights.map { "'" + $0.map(Self.decimal).joined(separator: " ") + "'" }
+            let arguments = parameters + [String(weights.count)] + weights.map { String($0.isFinite ? $0 : 1) } + (phrases.map { [$0] } ?? [])
+            return function + "(" + arguments.joined(separator: ", ") + ")"
         }
     }
 

@@ -52,13 +52,34 @@
  * error as a bare "SQL logic error".)
  */
 
+/*
+ * sift_inb2(): InB2 from the divergence-from-randomness framework (Amati and van Rijsbergen 2002; Terrier's InB2,
+ * Lucene's DFRSimilarity with BasicModelIn, AfterEffectB and NormalizationH2), each column normalized by its own
+ * average length (normalization 2F) and with sift_rank's column and phrase weights:
+ *
+ *   tfn(p)   = sum over columns c of  w(c) * tf(p, c) * log2(1 + c * avglen(c) / len(c))
+ *   score    = sum over phrases p of  qtf(p) * log2((N + 1) / (n(p) + 0.5)) * (F(p) + 1) / n(p) * tfn(p) / (tfn(p) + 1)
+ *
+ * F(p) is the number of instances of p in all rows (counted with n(p), under the phrase's column filter): the
+ * Bernoulli after-effect (F + 1) / n weighs a word by how often it recurs in the rows holding it. It returns -score
+ * like sift_rank. Arguments (after the table):
+ *
+ *   sift_inb2(c, ncolumns, w_1, ..., w_ncolumns [, phrase_weights])
+ *   sift_inb2()                                         the same as c 1, every weight 1
+ *
+ *   c              normalization 2's parameter, a number > 0 (1 is Terrier's and Lucene's default; larger values
+ *                  normalize less); the other arguments as sift_rank's. Errors start with "sift_inb2:".
+ *
+ *   SELECT ... FROM t WHERE t MATCH '"coffee" OR "shop"' AND rank MATCH 'sift_inb2(1, 2, 2.0, 1.0, ''2 1'')'
+ */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 struct sqlite3;
 
-/* Registers sift_rank() on the connection db (FTS5 functions are per connection). Returns SQLite's result code:
+/* Registers sift_rank() and sift_inb2() (and sift_topk.h's functions) on the connection db (FTS5 functions are per connection). Returns SQLite's result code:
    0 (SQLITE_OK) on success. */
 int sift_rank_register(struct sqlite3 *db);
 

@@ -25,22 +25,29 @@ final class RankingTests: SiftTestCase {
     /// The BM25F score of document `id` as the formula reads, each phrase a word with its query weight:
     /// idf = ln(1 + (N - n + 0.5) / (n + 0.5)); tf~ = Σ_c w_c tf_c / (1 - b + b len_c / avglen_c);
     /// score = Σ qtf idf tf~ / (k1 + tf~). `columns` limits the columns searched (a column filter).
-    private func expected(_ id: Int, _ phrases: [(word: String, qtf: Double)], k1: Double = 1.2, b: Double = 0.75,
-                          weights: [Double] = [1, 1], columns: Set<Int> = [0, 1]) -> Double {
+    ///
+    /// With `inB2` (its c), the InB2 score instead: weight = log2((N + 1) / (n + 0.5)) (F + 1) / n with F the word's
+    /// instances in every row (of the searched columns), tfn = Σ_c w_c tf_c log2(1 + c avglen_c / len_c),
+    /// score = Σ qtf weight tfn / (tfn + 1).
+    private func expected(_ id: Int, _ phrases: [(word: String, qtf: Double)], k1: Double = 1.2, b: Double = 0.75, inB2 c: Double? = nil,
+                  weights: [Double] = [1, 1], columns: Set<Int> = [0, 1]) -> Double {
         let rows = Self.documents.map { [$0.title.split(separator: " ").map(String.init), $0.body.split(separator: " ").map(String.init)] }
         let count = Double(rows.count)
         let averageLength = [0, 1].map { column in Double(rows.map { $0[column].count }.reduce(0, +)) / count }
         var score = 0.0
         for (word, qtf) in phrases {
             let having = Double(rows.filter { row in columns.contains { row[$0].contains(word) } }.count)
-            let idf = log(1 + (count - having + 0.5) / (having + 0.5))
+            let instances = Double(rows.map { row in columns.map { row[$0].filter { $0 == word }.count }.reduce(0, +) }.reduce(0, +))
+            let weight = c == nil ? log(1 + (count - having + 0.5) / (having + 0.5)) : log2((count + 1) / (having + 0.5)) * (instances + 1) / having
             var pseudo = 0.0
             for column in columns {
                 let tf = Double(rows[id - 1][column].filter { $0 == word }.count)
                 let length = Double(rows[id - 1][column].count)
-                pseudo += weights[column] * tf / (1 - b + b * length / averageLength[column])
+                guard tf > 0 else { continue }
+                if let c { pseudo += weights[column] * tf * log2(1 + c * averageLength[column] / length) }
+                else { pseudo += weights[column] * tf / (1 - b + b * length / averageLength[column]) }
             }
-            if pseudo > 0 { score += qtf * idf * pseudo / (k1 + pseudo) }
+            if pseudo > 0 { score += qtf * weight * pseudo / ((c == nil ? k1 : 1) + pseudo) }
         }
         return score
     }
@@ -228,14 +235,16 @@ final class RankingTests: SiftTestCase {
 
     func testRawSQLWithTheConventionDocumentedInTheHeader() throws {
         let database = try corpus()
-        // As the table's rank (k1, b, ncolumns, column weights, a text of phrase weights) and called directly.
-        let ranked = try database.getRows(sql: "SELECT rowid, rank FROM articles_fts WHERE articles_fts MATCH ? "
-                                          + "AND rank MATCH 'sift_rank(1.2, 0.75, 2, 3.0, 1.0, ''2 1'')' ORDER BY rank",
-                                          values: ["\"apple\" OR \"banana\""])
-        XCTAssertEqual(ranked.count, 4)
-        for row in ranked {
-            XCTAssertEqual(-row[1].doubleValue, expected(Int(row[0].int64Value), [("apple", 2), ("banana", 1)], weights: [3, 1]),
-                           accuracy: 1e-9)
+        // As the table's rank (k1, b or sift_inb2's c, ncolumns, column weights, a text of phrase weights) and called
+        // directly.
+        for (call, c) in [("sift_rank(1.2, 0.75, 2, 3.0, 1.0, ''2 1'')", nil), ("sift_inb2(2, 2, 3.0, 1.0, ''2 1'')", 2.0)] {
+            let ranked = try database.getRows(sql: "SELECT rowid, rank FROM articles_fts WHERE articles_fts MATCH ? "
+                                              + "AND rank MATCH '\(call)' ORDER BY rank", values: ["\"apple\" OR \"banana\""])
+            XCTAssertEqual(ranked.count, 4)
+            for row in ranked {
+                XCTAssertEqual(-row[1].doubleValue, expected(Int(row[0].int64Value), [("apple", 2), ("banana", 1)], inB2: c, weights: [3, 1]),
+                               accuracy: 1e-9, call)
+            }
         }
         let direct = try database.getRows(sql: "SELECT rowid, sift_rank(articles_fts) FROM articles_fts WHERE articles_fts MATCH 'cherry'")
         for row in direct {
@@ -243,20 +252,20 @@ final class RankingTests: SiftTestCase {
         }
     }
 
+    /// The error of calling function(articles_fts, arguments) on the rows matching `apple` (one phrase).
+    private func errorMessage(calling function: String, _ arguments: String, in database: Database) -> String {
+        do {
+            _ = try database.getRows(sql: "SELECT \(function)(articles_fts\(arguments.isEmpty ? "" : ", " + arguments)) FROM articles_fts "
+                                     + "WHERE articles_fts MATCH 'apple'")
+            return "no error"
+        } catch {
+            return (error as? SiftError)?.message ?? "\(error)"
+        }
+    }
+
     func testBadArgumentsAreErrorsNotCrashes() throws {
         let database = try corpus()
-        /// The error of calling sift_rank(articles_fts, arguments) on the rows matching `apple` (one phrase).
-        func message(_ arguments: String) -> String {
-            do {
-                _ = try database.getRows(sql: "SELECT sift_rank(articles_fts\(arguments.isEmpty ? "" : ", " + arguments)) FROM articles_fts "
-                                         + "WHERE articles_fts MATCH 'apple'")
-                return "no error"
-            } catch let error as SiftError {
-                return error.message
-            } catch {
-                return "\(error)"
-            }
-        }
+        func message(_ arguments: String) -> String { errorMessage(calling: "sift_rank", arguments, in: database) }
         XCTAssertEqual(message("1.2"), "sift_rank: wrong number of arguments (1): a table of 2 columns takes "
                        + "sift_rank(k1, b, ncolumns, 2 column weights[, phrase weights]), 5 or 6 arguments, or none")
         XCTAssertTrue(message("1.2, 0.75, 2, 1, 1, 1, 1").hasPrefix("sift_rank: wrong number of arguments (7)"))
@@ -340,5 +349,75 @@ final class RankingTests: SiftTestCase {
         XCTAssertNotEqual(Ranking.bm25f(), .bm25)
         XCTAssertEqual(SearchOptions().ranking, .bm25f(), "Sift's BM25F with k1 1.2 and b 0.75 is the default")
         XCTAssertEqual(Ranking.default, .bm25f(k1: 1.2, b: 0.75))
+    }
+}
+
+/// Sift's InB2 (`sift_inb2`), against the formula written out on the same four rows.
+extension RankingTests {
+    private func expectedInB2(_ id: Int, _ phrases: [(word: String, qtf: Double)], c: Double = 1, weights: [Double] = [1, 1],
+                              columns: Set<Int> = [0, 1]) -> Double {
+        expected(id, phrases, inB2: c, weights: weights, columns: columns)
+    }
+
+    func testInB2OneWordByHand() throws {
+        let database = try corpus()
+        // cherry: N = 4, n = 3, F = 4 (once in rows 1 and 4, twice in row 3). Average lengths 1.75 and 5.5.
+        let weight = log2(5 / 3.5) * 5 / 3
+        func saturated(_ tfn: Double) -> Double { weight * tfn / (tfn + 1) }
+        let row1 = saturated(log2(1 + 5.5 / 5))                       // once in a 5-token body
+        let row3 = saturated(log2(1 + 1.75 / 3) + log2(1 + 5.5 / 3))  // 3-token title, 3-token body
+        let row4 = saturated(log2(1 + 5.5 / 7))                       // once in a 7-token body
+        let results = try search(SearchQuery("cherry"), .inB2(), in: database)
+        XCTAssertEqual(results.hits.compactMap(\.object.id), [3, 1, 4])
+        for (hit, score) in zip(results.hits, [row3, row1, row4]) { XCTAssertEqual(hit.score, score, accuracy: 1e-12) }
+        assertScores(results, ids: [1, 3, 4]) { self.expectedInB2($0, [("cherry", 1)]) }
+    }
+
+    func testInB2TermFrequencyRecurrenceLengthWeightsAndRepeatedWords() throws {
+        let database = try corpus()
+        // banana: four times in row 2 (B = (6 + 1) / 3 weighs a word that recurs in its rows more than date's 3 / 2).
+        assertScores(try search(SearchQuery("banana"), .inB2(), in: database), ids: [1, 2, 3]) { self.expectedInB2($0, [("banana", 1)]) }
+        assertScores(try search(SearchQuery("banana date", mode: .anyTerm), .inB2(), in: database), ids: [1, 2, 3, 4]) {
+            self.expectedInB2($0, [("banana", 1), ("date", 1)])
+        }
+        for c in [0.25, 1, 7] {
+            assertScores(try search(SearchQuery("fruit cherry", mode: .anyTerm), .inB2(c: c), in: database), ids: [1, 2, 3, 4]) {
+                self.expectedInB2($0, [("fruit", 1), ("cherry", 1)], c: c)
+            }
+        }
+        for weights in [[3.0, 0.5], [1, 0], [0, 2]] {
+            let results = try search(SearchQuery("cherry banana", mode: .anyTerm), .inB2(), weights: ["title": weights[0], "body": weights[1]],
+                                     in: database)
+            assertScores(results, ids: [1, 2, 3, 4]) { self.expectedInB2($0, [("cherry", 1), ("banana", 1)], weights: weights) }
+        }
+        let repeated = try search(SearchQuery("apple banana apple", mode: .anyTerm), .inB2(), in: database)
+        XCTAssertEqual(repeated.expression, "(\"apple\" OR \"banana\")")
+        assertScores(repeated, ids: [1, 2, 3, 4]) { self.expectedInB2($0, [("apple", 2), ("banana", 1)]) }
+        // A column filter counts n and F in that column only.
+        assertScores(try search(SearchQuery("cherry", columns: ["body"]), .inB2(), in: database), ids: [1, 3, 4]) {
+            self.expectedInB2($0, [("cherry", 1)], columns: [1])
+        }
+    }
+
+    func testInB2ArgumentErrors() throws {
+        let database = try corpus()
+        func message(_ arguments: String) -> String { errorMessage(calling: "sift_inb2", arguments, in: database) }
+        XCTAssertEqual(message(""), "no error")
+        XCTAssertEqual(message("1, 2, 1, 1"), "no error")
+        XCTAssertEqual(message("1.2, 0.75, 2, 1, 1"), "sift_inb2: argument 2 (ncolumns) must be 2", "sift_rank's arguments are not sift_inb2's")
+        XCTAssertEqual(message("1"), "sift_inb2: wrong number of arguments (1): a table of 2 columns takes "
+                       + "sift_inb2(c, ncolumns, 2 column weights[, phrase weights]), 4 or 5 arguments, or none")
+        XCTAssertEqual(message("0, 2, 1, 1"), "sift_inb2: argument 1 (c) must be a number > 0")
+        XCTAssertEqual(message("-1, 2, 1, 1"), "sift_inb2: argument 1 (c) must be a number > 0")
+        XCTAssertEqual(message("NULL, 2, 1, 1"), "sift_inb2: argument 1 (c) must be a number > 0")
+        XCTAssertEqual(message("1, 2, 1, 1, 'x'"), "sift_inb2: argument 5 (phrase weights) must be 1 numbers >= 0 separated by "
+                       + "spaces, one per phrase of the query, such as '2 1'")
+        for bad in [0, -1, .nan, .infinity] {
+            XCTAssertThrowsError(try search(SearchQuery("apple"), .inB2(c: bad), in: database)) { error in
+                XCTAssertEqual((error as? SiftError)?.code, .misuse, "c \(bad): \(error)")
+            }
+        }
+        XCTAssertEqual(Ranking.inB2().description, "inB2(c: 1.0)")
+        XCTAssertNotEqual(Ranking.inB2(), .inB2(c: 2))
     }
 }
