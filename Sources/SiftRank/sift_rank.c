@@ -18,6 +18,7 @@ typedef struct {
     double *tf;     /* per phrase and column, phrase-major: this row's instance counts (scratch) */
     double *qtf;    /* per phrase: the weights parsed from `parsed` */
     double *given;  /* per phrase: its row count n(p) when the caller passed it (sift_rank_df), else -1 */
+    double *given_instances; /* per phrase: its instances F(p) when the caller passed them (InB2), else -1 */
     char *parsed;   /* the phrase-weights text qtf was parsed from (sqlite3_malloc'd), or NULL */
     int parsed_bytes;
 } rank_query;
@@ -50,7 +51,7 @@ static int count_row_instances(const Fts5ExtensionApi *api, Fts5Context *fts, vo
 static int rank_query_new(const Fts5ExtensionApi *api, Fts5Context *fts, rank_query **out) {
     *out = NULL;
     int columns = api->xColumnCount(fts), phrases = api->xPhraseCount(fts);
-    size_t doubles = (size_t)columns + 3 * (size_t)phrases + (size_t)phrases * (size_t)columns;
+    size_t doubles = (size_t)columns + 4 * (size_t)phrases + (size_t)phrases * (size_t)columns;
     rank_query *q = sqlite3_malloc64(sizeof *q + sizeof(double) * doubles);
     if (!q) return SQLITE_NOMEM;
     q->columns = columns;
@@ -60,9 +61,10 @@ static int rank_query_new(const Fts5ExtensionApi *api, Fts5Context *fts, rank_qu
     q->tf = q->idf + phrases;
     q->qtf = q->tf + (size_t)phrases * (size_t)columns;
     q->given = q->qtf + phrases;
+    q->given_instances = q->given + phrases;
     q->parsed = NULL;
     q->parsed_bytes = 0;
-    for (int p = 0; p < phrases; p++) q->idf[p] = q->given[p] = -1;
+    for (int p = 0; p < phrases; p++) q->idf[p] = q->given[p] = q->given_instances[p] = -1;
     int rc = api->xRowCount(fts, &q->rows);
     for (int c = 0; rc == SQLITE_OK && c < columns; c++) {
         sqlite3_int64 total = 0;
@@ -80,10 +82,11 @@ static int rank_query_new(const Fts5ExtensionApi *api, Fts5Context *fts, rank_qu
 static int phrase_idf(const Fts5ExtensionApi *api, Fts5Context *fts, rank_query *q, rank_model model, int p,
                       double *idf) {
     if (q->idf[p] < 0) {
-        sqlite3_int64 counts[2] = {q->given[p] >= 0 ? (sqlite3_int64)q->given[p] : 0, 0};
-        int rc = model == MODEL_INB2    ? api->xQueryPhrase(fts, p, counts, count_row_instances)
-                 : q->given[p] >= 0 ? SQLITE_OK
-                                    : api->xQueryPhrase(fts, p, counts, count_row);
+        int given = q->given[p] >= 0 && (model != MODEL_INB2 || q->given_instances[p] >= 0);
+        sqlite3_int64 counts[2] = {given ? (sqlite3_int64)q->given[p] : 0, given ? (sqlite3_int64)q->given_instances[p] : 0};
+        int rc = given                 ? SQLITE_OK
+                 : model == MODEL_INB2 ? api->xQueryPhrase(fts, p, counts, count_row_instances)
+                                       : api->xQueryPhrase(fts, p, counts, count_row);
         if (rc != SQLITE_OK) return rc;
         double rows = (double)q->rows, having = (double)counts[0], instances = (double)counts[1];
         if (model == MODEL_INB2)
@@ -152,7 +155,8 @@ static int phrase_weights(sqlite3_context *context, const char *function, rank_q
 }
 
 /* Parses the phrases' row counts of sift_rank_df (its last argument) into q->given, once per query: a number
-   >= 0 or '-' (count it) per phrase. Else sets the error and returns 0. */
+   >= 0, optionally followed by '/' and the phrase's instances in all rows (into q->given_instances, for InB2), or
+   '-' (count it) per phrase. Else sets the error and returns 0. */
 static int phrase_counts(sqlite3_context *context, rank_query *q, sqlite3_value *value) {
     /* Parsed already: a parsed count is never -1 ('-' is stored as -2). */
     if (q->phrases == 0 || q->given[0] != -1) return 1;
@@ -168,13 +172,20 @@ static int phrase_counts(sqlite3_context *context, rank_query *q, sqlite3_value 
             double n = 0;
             for (; *s >= '0' && *s <= '9'; s++) n = n * 10 + (*s - '0');
             q->given[p] = n;
+            if (*s == '/') {
+                double instances = 0;
+                if (*++s < '0' || *s > '9') break;
+                for (; *s >= '0' && *s <= '9'; s++) instances = instances * 10 + (*s - '0');
+                q->given_instances[p] = instances;
+            }
         }
         if (*s != ' ' && *s != 0) break;
     }
     while (s && *s == ' ') s++;
     if (!s || p < q->phrases || *s != 0) {
-        for (int i = 0; i < q->phrases; i++) q->given[i] = -1;
-        sqlite3_result_error(context, "sift_rank_df: the last argument must hold a row count (or '-') per phrase", -1);
+        for (int i = 0; i < q->phrases; i++) q->given[i] = q->given_instances[i] = -1;
+        sqlite3_result_error(context, "sift_rank_df: the last argument must hold a row count (or '-') per phrase, "
+                                      "for sift_inb2_df followed by '/' and the phrase's instances", -1);
         return 0;
     }
     return 1;
@@ -201,8 +212,11 @@ static int rank_setup(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     int head = model == MODEL_INB2 ? 1 : 2;
     if (with_counts) {
         if (argc != 3 + head + columns) {
-            sqlite3_result_error(context, "sift_rank_df: takes k1, b, ncolumns, the column weights, the phrase "
-                                          "weights and the phrase row counts", -1);
+            sqlite3_result_error(context, model == MODEL_INB2 ? "sift_inb2_df: takes c, ncolumns, the column weights, the "
+                                                                "phrase weights and the phrase row counts"
+                                                              : "sift_rank_df: takes k1, b, ncolumns, the column weights, "
+                                                                "the phrase weights and the phrase row counts",
+                                 -1);
             return 0;
         }
         argc--;
@@ -309,14 +323,31 @@ static void rank_row(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_cont
     else sqlite3_result_double(context, score > 0 ? -score : 0.0);
 }
 
-/* sift_topk(k1, b, ncolumns, w..., phrase_weights, phrase_counts, ignored, collector): see sift_topk.h. */
+/* What a registered function computes (its user data). */
+typedef struct {
+    rank_model model;
+    int with_counts;
+} rank_function;
+
+static const rank_function BM25F = {MODEL_BM25F, 0}, BM25F_COUNTS = {MODEL_BM25F, 1}, INB2 = {MODEL_INB2, 0},
+                           INB2_COUNTS = {MODEL_INB2, 1};
+
+/* sift_topk(k1, b, ncolumns, w..., phrase_weights, phrase_counts, ignored, collector) and sift_topk_inb2(c, ...):
+   see sift_topk.h. */
 static void sift_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
                       sqlite3_value **argv) {
     int columns = api->xColumnCount(fts);
-    sift_topk_collector *top = argc == 7 + columns ? sqlite3_value_pointer(argv[argc - 1], SIFT_TOPK_COLLECTOR) : NULL;
+    rank_model model = ((const rank_function *)api->xUserData(fts))->model;
+    int head = model == MODEL_INB2 ? 1 : 2;
+    sift_topk_collector *top =
+        argc == 5 + head + columns ? sqlite3_value_pointer(argv[argc - 1], SIFT_TOPK_COLLECTOR) : NULL;
     if (!top || columns > 64) {
-        sqlite3_result_error(context, "sift_topk: takes the arguments of sift_rank_df, the leading phrases to "
-                                      "ignore and a collector (bound by sift_topk_bind)", -1);
+        sqlite3_result_error(context, model == MODEL_INB2 ? "sift_topk_inb2: takes the arguments of sift_inb2_df, the "
+                                                            "leading phrases to ignore and a collector (bound by "
+                                                            "sift_topk_bind)"
+                                                          : "sift_topk: takes the arguments of sift_rank_df, the leading "
+                                                            "phrases to ignore and a collector (bound by sift_topk_bind)",
+                             -1);
         return;
     }
     sqlite3_int64 rowid = api->xRowid(fts);
@@ -331,7 +362,7 @@ static void sift_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
         return;
     }
     rank_call call;
-    if (!rank_setup(api, fts, context, argc - 2, argv, MODEL_BM25F, 1, &call)) return;
+    if (!rank_setup(api, fts, context, argc - 2, argv, model, 1, &call)) return;
     rank_query *q = call.q;
     int ignored = sqlite3_value_int(argv[argc - 2]);
     double score = 0;
@@ -371,29 +402,23 @@ static void sift_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     sqlite3_result_int(context, 1);
 }
 
+/* sift_rank(), sift_rank_df(), sift_inb2() and sift_inb2_df(). */
 static void sift_rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
                       sqlite3_value **argv) {
-    rank_row(api, fts, context, argc, argv, MODEL_BM25F, 0);
-}
-
-static void sift_rank_df(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
-                         sqlite3_value **argv) {
-    rank_row(api, fts, context, argc, argv, MODEL_BM25F, 1);
-}
-
-static void sift_inb2(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
-                      sqlite3_value **argv) {
-    rank_row(api, fts, context, argc, argv, MODEL_INB2, 0);
+    const rank_function *function = api->xUserData(fts);
+    rank_row(api, fts, context, argc, argv, function->model, function->with_counts);
 }
 
 int sift_rank_register(struct sqlite3 *db) {
     if (!db) return SQLITE_MISUSE;
     fts5_api *api = sift_fts5_api(db);
     if (!api || api->iVersion < 2) return SQLITE_ERROR;
-    int rc = api->xCreateFunction(api, "sift_rank", NULL, sift_rank, NULL);
-    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_rank_df", NULL, sift_rank_df, NULL);
-    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_inb2", NULL, sift_inb2, NULL);
-    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_topk", NULL, sift_topk, NULL);
+    int rc = api->xCreateFunction(api, "sift_rank", (void *)&BM25F, sift_rank, NULL);
+    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_rank_df", (void *)&BM25F_COUNTS, sift_rank, NULL);
+    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_inb2", (void *)&INB2, sift_rank, NULL);
+    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_inb2_df", (void *)&INB2_COUNTS, sift_rank, NULL);
+    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_topk", (void *)&BM25F, sift_topk, NULL);
+    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_topk_inb2", (void *)&INB2, sift_topk, NULL);
     if (rc == SQLITE_OK) rc = sift_topk_register_functions(api);
     return rc;
 }

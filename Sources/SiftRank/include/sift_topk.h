@@ -9,6 +9,9 @@
  *       sift_rank() with one more argument: one text holding, per phrase, the number of rows n(p) containing
  *       it (a decimal integer) or '-' (count it, as sift_rank does). The same formula; a caller that keeps
  *       n(p) saves sift_rank's count of every row of a frequent phrase.
+ *   sift_inb2_df(c, ncolumns, w_1..w_n, phrase_weights, phrase_counts)
+ *       the same for sift_inb2(): a count is n(p)/F(p), the rows holding the phrase and its instances in all rows
+ *       (e.g. '120/310 -'); a phrase given without its instances is counted, both numbers.
  *   sift_stats()
  *       text "N total_1 ... total_n": the table's rows and each column's total size in tokens (the inputs of
  *       avglen), the same for every row of a query.
@@ -25,6 +28,8 @@
  *       row is not even read. Phrases before `ignored` (weight 0: a restricting prefix of the expression) have no
  *       blocks; phrase `ignored + t` has `blocks[t]`. Meant for `SELECT count(*) FROM t WHERE t MATCH ... AND
  *       sift_topk(t, ...)`: one step per statement, the count is the matching rows.
+ *   sift_topk_inb2(c, ncolumns, w_1..w_n, phrase_weights, phrase_counts, ignored, collector)
+ *       the same, scoring as sift_inb2_df.
  */
 
 #include <stddef.h>

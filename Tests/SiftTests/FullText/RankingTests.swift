@@ -399,6 +399,29 @@ extension RankingTests {
         }
     }
 
+    /// sift_inb2_df takes each phrase's rows and instances from the caller (what the pruned search keeps): with
+    /// the true counts it scores as sift_inb2, with others it uses them; a count without instances is counted.
+    func testInB2WithGivenCounts() throws {
+        let database = try corpus()
+        func scores(_ counts: String) throws -> [Int64: Double] {
+            let rows = try database.getRows(sql: "SELECT rowid, sift_inb2_df(articles_fts, 1, 2, 1, 1, '1', '\(counts)') FROM articles_fts "
+                                            + "WHERE articles_fts MATCH 'cherry'")
+            return Dictionary(uniqueKeysWithValues: rows.map { ($0[0].int64Value, -$0[1].doubleValue) })
+        }
+        for counts in ["3/4", "3", "-"] {
+            for (rowid, score) in try scores(counts) {
+                XCTAssertEqual(score, expectedInB2(Int(rowid), [("cherry", 1)]), accuracy: 1e-12, counts)
+            }
+        }
+        // F = 9 instead of 4: the after-effect (F + 1) / n grows from 5/3 to 10/3, twice the score.
+        for (rowid, score) in try scores("3/9") {
+            XCTAssertEqual(score, 2 * expectedInB2(Int(rowid), [("cherry", 1)]), accuracy: 1e-12)
+        }
+        for bad in ["3/", "3/x", "/4"] {
+            XCTAssertTrue(errorMessage(calling: "sift_inb2_df", "1, 2, 1, 1, '1', '\(bad)'", in: database).hasPrefix("sift_rank_df: the last argument"), bad)
+        }
+    }
+
     func testInB2ArgumentErrors() throws {
         let database = try corpus()
         func message(_ arguments: String) -> String { errorMessage(calling: "sift_inb2", arguments, in: database) }

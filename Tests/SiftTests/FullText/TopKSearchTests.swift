@@ -291,6 +291,11 @@ final class TopKImpactsTests: XCTestCase {
                                                   + "sift_topk(docs_fts, 1.2, 0.75)")) { error in
             XCTAssertEqual((error as? SiftError)?.message, expected)
         }
+        XCTAssertThrowsError(try database.getRows(sql: "SELECT count(*) FROM docs_fts WHERE docs_fts MATCH 'alpha' AND "
+                                                  + "sift_topk_inb2(docs_fts, 1, 2, 1, 1, '1', '150/300', 0, NULL)")) { error in
+            XCTAssertEqual((error as? SiftError)?.message, "sift_topk_inb2: takes the arguments of sift_inb2_df, the leading phrases "
+                           + "to ignore and a collector (bound by sift_topk_bind)")
+        }
     }
 
     /// Impacts in the layout before chunks (one row per term, no `chunk_blocks`) are stale, not an error: searches
