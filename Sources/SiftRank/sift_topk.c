@@ -52,6 +52,15 @@ static void sift_doc_stats(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite
     else sqlite3_result_blob(context, stats, (int)(sizeof(int32_t) * 2 * (size_t)columns), SQLITE_TRANSIENT);
 }
 
+static void sift_instances(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
+                           sqlite3_value **argv) {
+    (void)argc, (void)argv;
+    int instances = 0;
+    int rc = api->xInstCount(fts, &instances);
+    if (rc != SQLITE_OK) sqlite3_result_error_code(context, rc);
+    else sqlite3_result_int(context, instances);
+}
+
 int sift_topk_bind(sqlite3_stmt *stmt, int index, sift_topk_collector *collector) {
     return sqlite3_bind_pointer(stmt, index, collector, SIFT_TOPK_COLLECTOR, NULL);
 }
@@ -75,6 +84,7 @@ void sift_topk_add(sift_topk_collector *top, int64_t rowid, double score) {
 int sift_topk_register_functions(fts5_api *api) {
     int rc = api->xCreateFunction(api, "sift_stats", NULL, sift_stats, NULL);
     if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_doc_stats", NULL, sift_doc_stats, NULL);
+    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_instances", NULL, sift_instances, NULL);
     return rc;
 }
 

@@ -66,13 +66,15 @@ final class ICUImpactsTests: XCTestCase {
         XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
         func comparePrunedWithExhaustive() throws {
             for question in ["run", "run search", "北京", "beijing 大学", "index ranking"] {
-                let options = SearchOptions(limit: 5, ranking: .bm25f())
-                let pruned: SearchResults<ICUImpactDoc> = try database.search(question, in: "docs_fts", options: options)
-                let valid = try database.getValue(on: Column(named: "valid"), fromTable: "docs_fts_sift_topk").int64Value
-                try database.exec(sql: "UPDATE docs_fts_sift_topk SET valid = 0")
-                let exhaustive: SearchResults<ICUImpactDoc> = try database.search(question, in: "docs_fts", options: options)
-                try database.exec(sql: "UPDATE docs_fts_sift_topk SET valid = \(valid)")
-                XCTAssertEqual(pruned.hits.map(\.score), exhaustive.hits.map(\.score), question)
+                for ranking in [Ranking.bm25f(), .inB2()] {
+                    let options = SearchOptions(limit: 5, ranking: ranking)
+                    let pruned: SearchResults<ICUImpactDoc> = try database.search(question, in: "docs_fts", options: options)
+                    let valid = try database.getValue(on: Column(named: "valid"), fromTable: "docs_fts_sift_topk").int64Value
+                    try database.exec(sql: "UPDATE docs_fts_sift_topk SET valid = 0")
+                    let exhaustive: SearchResults<ICUImpactDoc> = try database.search(question, in: "docs_fts", options: options)
+                    try database.exec(sql: "UPDATE docs_fts_sift_topk SET valid = \(valid)")
+                    XCTAssertEqual(pruned.hits.map(\.score), exhaustive.hits.map(\.score), "\(question) \(ranking)")
+                }
             }
         }
         try comparePrunedWithExhaustive()

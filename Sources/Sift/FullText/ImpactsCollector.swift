@@ -23,8 +23,9 @@ final class ImpactsCollector: @unchecked Sendable {
     private let columns: Int
     private let tokenizer: TokenizerInstance
     private let counter: ListedTermCounter
-    /// Per term, the row counts and blocks of chunks firstChunk..<firstChunk + chunks.
+    /// Per term, the row counts, instance counts and blocks of chunks firstChunk..<firstChunk + chunks.
     private var dfs: [[Int64]]
+    private var cfs: [[Int64]]
     private var blocks: [[UInt8]]
     /// The largest rowid read so far (the rows up to it are counted or being counted).
     private var fed: Int64
@@ -68,6 +69,7 @@ final class ImpactsCollector: @unchecked Sendable {
         tokenizer = try TokenizerInstance(arguments: arguments, on: handle)
         counter = try ListedTermCounter(terms, columns: columns)
         dfs = [[Int64]](repeating: [Int64](repeating: 0, count: chunks), count: terms.count)
+        cfs = dfs
         blocks = [[UInt8]](repeating: [UInt8](repeating: 0, count: chunks * chunkBytes), count: terms.count)
         self.overlapping = overlapping && Self.runsAnywhere(arguments)
         if listing == nil { try loadPartialChunks(on: handle) }
@@ -96,7 +98,7 @@ final class ImpactsCollector: @unchecked Sendable {
 
     /// The chunks the new rows share with rows counted before (the watermark's chunk), as stored.
     private func loadPartialChunks(on handle: Handle) throws {
-        let sql = "SELECT chunk, df, blocks FROM \(SQLBuilder.quote(TopKImpacts.termsTable(index.index))) WHERE term = ? AND chunk >= ?"
+        let sql = "SELECT chunk, df, cf, blocks FROM \(SQLBuilder.quote(TopKImpacts.termsTable(index.index))) WHERE term = ? AND chunk >= ?"
         try handle.withStatement(sql) { stmt in
             for (i, term) in terms.enumerated() {
                 sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
@@ -105,7 +107,8 @@ final class ImpactsCollector: @unchecked Sendable {
                     let chunk = Int(sqlite3_column_int64(stmt, 0)) - firstChunk
                     guard chunk >= 0, chunk < chunks else { continue }
                     dfs[i][chunk] = sqlite3_column_int64(stmt, 1)
-                    ImpactBlock.copyChunk(stmt, column: 2, into: &blocks[i], at: chunk, chunkBytes: chunkBytes)
+                    cfs[i][chunk] = sqlite3_column_int64(stmt, 2)
+                    ImpactBlock.copyChunk(stmt, column: 3, into: &blocks[i], at: chunk, chunkBytes: chunkBytes)
                 }
                 sqlite3_reset(stmt)
             }
@@ -196,6 +199,7 @@ final class ImpactsCollector: @unchecked Sendable {
             let block = Int(piece.rowids[r] / meta.block) - firstChunk * meta.chunkBlocks
             guard block >= 0, block / meta.chunkBlocks < chunks else { return }
             dfs[i][block / meta.chunkBlocks] += 1
+            cfs[i][block / meta.chunkBlocks] += ImpactBlock.instances(stats, columns: columns)
             ImpactBlock.add(stats, columns: columns, into: &blocks[i], at: block * stride)
         }
     }
@@ -206,7 +210,7 @@ final class ImpactsCollector: @unchecked Sendable {
         try add(through: top, on: handle)
         try waitForWorker()
         let q = SQLBuilder.quote
-        let save = "INSERT OR REPLACE INTO \(q(TopKImpacts.termsTable(index.index)))(term, chunk, df, blocks) VALUES(?, ?, ?, ?)"
+        let save = "INSERT OR REPLACE INTO \(q(TopKImpacts.termsTable(index.index)))(term, chunk, df, cf, blocks) VALUES(?, ?, ?, ?, ?)"
         try handle.withStatement(save) { stmt in
             for (i, term) in terms.enumerated() {
                 for chunk in 0..<chunks where dfs[i][chunk] > 0 {
@@ -215,8 +219,9 @@ final class ImpactsCollector: @unchecked Sendable {
                     sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
                     sqlite3_bind_int64(stmt, 2, Int64(firstChunk + chunk))
                     sqlite3_bind_int64(stmt, 3, dfs[i][chunk])
+                    sqlite3_bind_int64(stmt, 4, cfs[i][chunk])
                     _ = blocks[i].withUnsafeBytes { bytes in
-                        sqlite3_bind_blob(stmt, 4, bytes.baseAddress.map { $0 + chunk * chunkBytes }, Int32(length), sift_sqlite_transient())
+                        sqlite3_bind_blob(stmt, 5, bytes.baseAddress.map { $0 + chunk * chunkBytes }, Int32(length), sift_sqlite_transient())
                     }
                     while try handle.step(stmt) {}
                     sqlite3_reset(stmt)

@@ -88,8 +88,8 @@ public struct Ranking: Sendable, Hashable, CustomStringConvertible {
     ///     score  = Σ_p qtf(p) · log2((N + 1) / (n(p) + 0.5)) · (F(p) + 1) / n(p) · tfn(p) / (tfn(p) + 1)
     ///
     /// (Terrier's `InB2`, Lucene's `DFRSimilarity(BasicModelIn, AfterEffectB, NormalizationH2)`, with the columns
-    /// normalized one by one). Searches with it always score every matching row: the pruned top-k search applies to
-    /// ``bm25f(k1:b:)`` only, so at a million rows prefer that for frequent words.
+    /// normalized one by one). Like ``bm25f(k1:b:)`` it takes the pruned top-k search on a large synced index: the
+    /// index's impacts keep each frequent word's F beside its row count.
     ///
     ///     SearchOptions(ranking: .inB2())                          // c = 1
     ///

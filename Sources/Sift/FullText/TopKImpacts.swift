@@ -7,20 +7,22 @@ import Foundation
 ///
 /// For every *listed* term (one in at least `minimumRows` rows when the impacts were built: the frequent
 /// terms, whose rows a search cannot afford to score one by one) `<index>_sift_impacts` holds
-/// - `df`: the number of rows with rowid in 1...`watermark` containing the term (what sift_rank's idf needs, so
-///   the search never counts a frequent term's rows), and
+/// - `df` and `cf`: the number of rows with rowid in 1...`watermark` containing the term and its instances in
+///   them (what sift_rank's idf and sift_inb2's after-effect need, so the search never counts a frequent term's
+///   rows), and
 /// - `blocks`: per block of `block` consecutive rowids, `ImpactBlock.stride` bytes: the largest count of the
 ///   term in a row (all columns together), and per column the largest count in it and the shortest length of
 ///   it among the rows holding the term there. They bound the term's BM25F contribution in every row of the
 ///   block for any k1, b, column weights and average lengths (see `ImpactBound`).
 ///
-/// Both are stored per *chunk* of `chunk_blocks` blocks, 64 (16,384 rowids): a row `(term, chunk, df, blocks)`
+/// They are stored per *chunk* of `chunk_blocks` blocks, 64 (16,384 rowids): a row `(term, chunk, df, cf, blocks)`
 /// with the rows of the chunk holding the term and the chunk's blocks; a chunk no row of which holds the term has
 /// no row. Chunk -1 (no blocks) holds how deletes and updates changed the term's row count, so that they write
 /// one row per term, and those rows sit together on few pages. Extending them over new rows rewrites only the last chunks of each term (448 bytes each with two
 /// columns), not every term's whole list, which made loading a million rows in batches quadratic.
 ///
-/// `<index>_sift_topk` holds one row: `watermark` (the blocks describe the rows from rowid 1 up to it; the rows
+/// `<index>_sift_topk` holds one row: `layout` (`TopKImpacts.tablesLayout`; impacts of an earlier layout read as stale),
+/// `watermark` (the blocks describe the rows from rowid 1 up to it; the rows
 /// above it and those at rowid 0 or below are the *tail*: not in the blocks, always scored and counted), `block`, `chunk_blocks` and `valid`: 1 when the impacts describe the
 /// rows exactly, 2 when they are still valid but loose (see below), 0 when stale (searches take FTS5's
 /// exhaustive plan until `rebuild(index:)` or `optimize(index:)` rebuilds them).
@@ -34,6 +36,8 @@ import Foundation
 ///   changes set `valid` to 2, so that `optimize(index:)` rebuilds tight bounds;
 /// - a bulk insert that reaches below the watermark clears `valid`.
 struct TopKImpacts {
+    /// The layout of the tables: 2 since instance counts (`cf`). Impacts of another layout read as stale.
+    static let tablesLayout: Int64 = 2
     /// Terms in fewer rows than this are not listed: scoring every one of their rows is cheap (0.5% of the rows,
     /// at least 100).
     static func minimumRows(forRows rows: Int, on handle: Handle) -> Int {
@@ -75,8 +79,8 @@ struct TopKImpacts {
         }
     }
 
-    /// The index's impacts metadata, or nil when it has none. Impacts in the earlier unchunked layout (no
-    /// `chunk_blocks`) read as stale: searches do not use them and the next optimize or rebuild replaces them.
+    /// The index's impacts metadata, or nil when it has none. Impacts of an earlier layout (no `layout`, or
+    /// another) read as stale: searches do not use them and the next optimize or rebuild replaces them.
     static func meta(_ index: String, on handle: Handle) throws -> Meta? {
         guard try handle.schemaType(of: metaTable(index)) == "table" else { return nil }
         return try handle.withStatement("SELECT * FROM \(SQLBuilder.quote(metaTable(index)))") { stmt in
@@ -85,7 +89,8 @@ struct TopKImpacts {
             var at: [String: Int32] = [:]
             for i in 0..<sqlite3_column_count(stmt) { at[String(cString: sqlite3_column_name(stmt, i))] = i }
             guard let watermark = at["watermark"], let block = at["block"], let valid = at["valid"], let columns = at["columns"],
-                  let built = at["built_rows"], let chunkBlocks = at["chunk_blocks"] else {
+                  let built = at["built_rows"], let chunkBlocks = at["chunk_blocks"], let layout = at["layout"],
+                  sqlite3_column_int64(stmt, layout) == tablesLayout else {
                 return Meta(watermark: 0, block: 1, chunkBlocks: 1, valid: false, columns: 0, builtRows: 0)
             }
             return Meta(stmt, watermark: watermark, valid: valid, block: block, chunkBlocks: chunkBlocks, columns: columns,
@@ -93,23 +98,24 @@ struct TopKImpacts {
         }
     }
 
-    /// A listed term's row count and blocks: every block up to the watermark's, in order (zero where no row holds
-    /// the term), or nil when the term is not listed.
-    static func stored(_ term: String, in index: String, _ meta: Meta, on handle: Handle) throws -> (df: Int64, blocks: [UInt8])? {
+    /// A listed term's row count, instance count and blocks: every block up to the watermark's, in order (zero
+    /// where no row holds the term), or nil when the term is not listed.
+    static func stored(_ term: String, in index: String, _ meta: Meta, on handle: Handle) throws -> (df: Int64, cf: Int64, blocks: [UInt8])? {
         let chunkBytes = meta.chunkBlocks * ImpactBlock.stride(columns: meta.columns)
-        let sql = "SELECT chunk, df, blocks FROM \(SQLBuilder.quote(termsTable(index))) WHERE term = ? ORDER BY chunk"
+        let sql = "SELECT chunk, df, cf, blocks FROM \(SQLBuilder.quote(termsTable(index))) WHERE term = ? ORDER BY chunk"
         return try handle.withStatement(sql) { stmt in
             sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
-            var df: Int64 = 0, blocks: [UInt8] = [], found = false
+            var df: Int64 = 0, cf: Int64 = 0, blocks: [UInt8] = [], found = false
             while try handle.step(stmt) {
                 found = true
                 df += sqlite3_column_int64(stmt, 1)
-                ImpactBlock.copyChunk(stmt, column: 2, into: &blocks, at: Int(sqlite3_column_int64(stmt, 0)), chunkBytes: chunkBytes)
+                cf += sqlite3_column_int64(stmt, 2)
+                ImpactBlock.copyChunk(stmt, column: 3, into: &blocks, at: Int(sqlite3_column_int64(stmt, 0)), chunkBytes: chunkBytes)
             }
             guard found else { return nil }
             let width = (Int(meta.watermark / meta.block) + 1) * ImpactBlock.stride(columns: meta.columns)
             if blocks.count < width { blocks += [UInt8](repeating: 0, count: width - blocks.count) }
-            return (df, blocks)
+            return (df, cf, blocks)
         }
     }
 
@@ -127,7 +133,7 @@ struct TopKImpacts {
         sqlite3_bind_text(exists, 1, metaTable(index), -1, sift_sqlite_transient())
         guard try handle.stepUnobserved(exists) else { return nil }
         return try? handle.prepareUnmanaged(
-            "SELECT watermark, valid, block, chunk_blocks, columns, built_rows FROM \(SQLBuilder.quote(metaTable(index)))")
+            "SELECT watermark, valid, block, chunk_blocks, columns, built_rows, layout FROM \(SQLBuilder.quote(metaTable(index)))")
     }
 
     /// The impacts' layout as `metaReader` reads it, or nil when they are stale.
@@ -135,7 +141,7 @@ struct TopKImpacts {
         defer { sqlite3_reset(reader) }
         guard try handle.stepUnobserved(reader) else { return nil }
         let meta = Meta(reader, watermark: 0, valid: 1, block: 2, chunkBlocks: 3, columns: 4, builtRows: 5)
-        return meta.valid ? meta : nil
+        return meta.valid && sqlite3_column_int64(reader, 6) == tablesLayout ? meta : nil
     }
 
     /// Rows the impacts follow (see `RowFollower`): their text as FTS5 indexed it and, per row, whether it was
@@ -166,11 +172,11 @@ struct TopKImpacts {
             do {
                 // A listed term's row count changes in its chunk -1 row (made with the impacts: their rows sit
                 // together, so a change dirties few pages; made here for impacts built before them).
-                for sql in ["UPDATE \(table) SET df = df + ?2 WHERE term = ?1 AND chunk = -1",
-                            "INSERT INTO \(table)(term, chunk, df, blocks) VALUES(?1, -1, ?2, x'')",
+                for sql in ["UPDATE \(table) SET df = df + ?2, cf = cf + ?3 WHERE term = ?1 AND chunk = -1",
+                            "INSERT INTO \(table)(term, chunk, df, cf, blocks) VALUES(?1, -1, ?2, ?3, x'')",
                             "SELECT rowid, blocks FROM \(table) WHERE term = ? AND chunk = ?",
                             "UPDATE \(table) SET blocks = ? WHERE rowid = ?",
-                            "INSERT INTO \(table)(term, chunk, df, blocks) VALUES(?, ?, 0, ?)",
+                            "INSERT INTO \(table)(term, chunk, df, cf, blocks) VALUES(?, ?, 0, 0, ?)",
                             "UPDATE \(SQLBuilder.quote(metaTable(index.index))) SET valid = 2 WHERE valid = 1"] {
                     prepared.append(try handle.prepareUnmanaged(sql))
                 }
@@ -189,9 +195,10 @@ struct TopKImpacts {
             guard meta.columns == counter.columns, !changes.added.isEmpty else { return }
             let stride = ImpactBlock.stride(columns: meta.columns)
             try counter.count(changes.rows, with: tokenizer) { r, i, stats in
-                let term = counter.terms[i], added = changes.added[r]
-                try step(count, term: term, change: added ? 1 : -1, on: handle)
-                if sqlite3_changes(handle.raw) == 0 { try step(addCount, term: term, change: added ? 1 : -1, on: handle) }
+                let term = counter.terms[i], added = changes.added[r], sign: Int64 = added ? 1 : -1
+                let change = (rows: sign, instances: sign * ImpactBlock.instances(stats, columns: meta.columns))
+                try step(count, term: term, change: change, on: handle)
+                if sqlite3_changes(handle.raw) == 0 { try step(addCount, term: term, change: change, on: handle) }
                 guard added else { return }
                 let block = Int(changes.rows.rowids[r] / meta.block)
                 let chunkIndex = Int64(block / meta.chunkBlocks), offset = (block % meta.chunkBlocks) * stride
@@ -221,11 +228,16 @@ struct TopKImpacts {
             if let chunk { sqlite3_bind_int64(stmt, 2, chunk) }
         }
 
-        /// Runs `stmt`, with a term (parameter 1) and a count change (parameter 2) when given.
-        private func step(_ stmt: OpaquePointer, term: String? = nil, change: Int64? = nil, on handle: Handle) throws {
+        /// Runs `stmt`, with a term (parameter 1) and changes of its row and instance counts (parameters 2 and 3)
+        /// when given.
+        private func step(_ stmt: OpaquePointer, term: String? = nil, change: (rows: Int64, instances: Int64)? = nil,
+                          on handle: Handle) throws {
             defer { sqlite3_reset(stmt) }
             if let term { bind(term, stmt, nil) }
-            if let change { sqlite3_bind_int64(stmt, 2, change) }
+            if let change {
+                sqlite3_bind_int64(stmt, 2, change.rows)
+                sqlite3_bind_int64(stmt, 3, change.instances)
+            }
             while try handle.stepUnobserved(stmt) {}
         }
     }
@@ -252,24 +264,24 @@ struct TopKImpacts {
         try handle.execute("""
             CREATE TABLE \(q(metaTable(index.index)))(id INTEGER PRIMARY KEY CHECK (id = 1), watermark INTEGER NOT NULL, \
             block INTEGER NOT NULL, valid INTEGER NOT NULL, columns INTEGER NOT NULL, built_rows INTEGER NOT NULL, \
-            chunk_blocks INTEGER NOT NULL)
+            chunk_blocks INTEGER NOT NULL, layout INTEGER NOT NULL)
             """)
         try handle.execute("""
             CREATE TABLE \(q(termsTable(index.index)))(term TEXT NOT NULL, chunk INTEGER NOT NULL, df INTEGER NOT NULL, \
-            blocks BLOB NOT NULL, UNIQUE (term, chunk))
+            cf INTEGER NOT NULL, blocks BLOB NOT NULL, UNIQUE (term, chunk))
             """)
         let rows = try rowCount(index.index, on: handle)
         let sizes = handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 }
-        try handle.execute("INSERT INTO \(q(metaTable(index.index))) VALUES(1, 0, ?, 1, ?, ?, ?)",
+        try handle.execute("INSERT INTO \(q(metaTable(index.index))) VALUES(1, 0, ?, 1, ?, ?, ?, ?)",
                            [FundamentalValue(sizes.block), FundamentalValue(Int64(columns)), FundamentalValue(Int64(rows)),
-                            FundamentalValue(Int64(sizes.chunk))])
+                            FundamentalValue(Int64(sizes.chunk)), FundamentalValue(tablesLayout)])
         // Only terms a query finds as themselves: their rows are exactly those `MATCH '"term"'` returns.
         let tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
         let terms = try frequentTerms(index.index, minimumRows: minimumRows(forRows: rows, on: handle), on: handle).filter { term in
             try TopKImpacts.token(of: term, tokenizer) == term
         }
         // Their chunk -1 rows, which row changes count in (made together: they sit on few pages).
-        try handle.withStatement("INSERT INTO \(q(termsTable(index.index)))(term, chunk, df, blocks) VALUES(?, -1, 0, x'')") { stmt in
+        try handle.withStatement("INSERT INTO \(q(termsTable(index.index)))(term, chunk, df, cf, blocks) VALUES(?, -1, 0, 0, x'')") { stmt in
             for term in terms {
                 sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
                 while try handle.step(stmt) {}
@@ -352,13 +364,13 @@ struct TopKImpacts {
     }
 
     /// Adds the impacts of `term` in the rows with rowids in `rows` to `blocks` (long enough for them); returns
-    /// how many of those rows contain it.
+    /// how many of those rows contain it and its instances in them.
     private static func scan(_ term: String, in index: String, rows: ClosedRange<Int64>, _ meta: Meta,
-                             into blocks: inout [UInt8], on handle: Handle) throws -> Int64 {
+                             into blocks: inout [UInt8], on handle: Handle) throws -> (rows: Int64, instances: Int64) {
         let q = SQLBuilder.quote(index)
         let sql = "SELECT rowid, sift_doc_stats(\(q)) FROM \(q) WHERE \(q) MATCH ? AND rowid BETWEEN ? AND ?"
         let stride = ImpactBlock.stride(columns: meta.columns)
-        var found: Int64 = 0
+        var found: Int64 = 0, instances: Int64 = 0
         try handle.withStatement(sql) { stmt in
             try handle.bind([FundamentalValue(FTS5Expression.quote(term)), FundamentalValue(rows.lowerBound),
                              FundamentalValue(rows.upperBound)], to: stmt, sql: sql)
@@ -368,10 +380,11 @@ struct TopKImpacts {
                 guard let stats = sqlite3_column_blob(stmt, 1), Int(sqlite3_column_bytes(stmt, 1)) >= 8 * meta.columns,
                       base + stride <= blocks.count else { continue }
                 found += 1
+                instances += ImpactBlock.instances(stats.assumingMemoryBound(to: Int32.self), columns: meta.columns)
                 ImpactBlock.add(stats.assumingMemoryBound(to: Int32.self), columns: meta.columns, into: &blocks, at: base)
             }
         }
-        return found
+        return (found, instances)
     }
 
     /// What is wrong with the impacts of `index` (for `verify(index:)`): each listed term's count and block
@@ -382,10 +395,13 @@ struct TopKImpacts {
         var problems: [String] = []
         let width = ImpactBlock.stride(columns: meta.columns)
         for term in try listedTerms(index, on: handle) {
-            guard let (stored, blob) = try stored(term, in: index, meta, on: handle) else { continue }
+            guard let (rows, instances, blob) = try stored(term, in: index, meta, on: handle) else { continue }
             var fresh = [UInt8](repeating: 0, count: (Int(meta.watermark / meta.block) + 1) * width)
-            let rows = meta.watermark < 1 ? 0 : try scan(term, in: index, rows: 1...meta.watermark, meta, into: &fresh, on: handle)
-            if rows != stored { problems.append("impacts: \(term) is in \(rows) rows, \(stored) recorded") }
+            let found = meta.watermark < 1 ? (rows: 0, instances: 0) : try scan(term, in: index, rows: 1...meta.watermark, meta, into: &fresh, on: handle)
+            if found.rows != rows { problems.append("impacts: \(term) is in \(found.rows) rows, \(rows) recorded") }
+            if found.instances != instances {
+                problems.append("impacts: \(term) occurs \(found.instances) times, \(instances) recorded")
+            }
             if blob.count < fresh.count || !Swift.stride(from: 0, to: fresh.count, by: width).allSatisfy({ base in
                 ImpactBlock.covers(stored: blob, fresh: fresh, at: base, columns: meta.columns)
             }) {
@@ -463,6 +479,11 @@ enum ImpactBlock {
         blocks.withUnsafeMutableBytes { target in
             if let base = target.baseAddress { memcpy(base + offset, blob, count) }
         }
+    }
+
+    /// The instances of a term in a row whose `stats` are sift_doc_stats' (count, length) per column.
+    static func instances(_ stats: UnsafePointer<Int32>, columns: Int) -> Int64 {
+        (0..<columns).reduce(0) { $0 + Int64(max(0, stats[2 * $1])) }
     }
 
     /// Adds a row whose `stats` are sift_doc_stats' (count, length) per column.

@@ -2,31 +2,47 @@ import CSQLite
 import Foundation
 import SiftRank
 
-/// The upper bound of one term's BM25F contribution (sift_rank's formula, see ``Ranking``) in any row of a
-/// block, from the block's impacts (`ImpactBlock`): the one place bounds are computed.
+/// The upper bound of one term's contribution to a row's score (sift_rank's BM25F or sift_inb2's InB2, see
+/// ``Ranking``) in any row of a block, from the block's impacts (`ImpactBlock`): the one place bounds are computed.
 ///
-/// A row of the block holds the term at most T(c) times in column c and at most S times in all, and a column
-/// holding it is at least L(c) tokens long. As b >= 0, its normalized count in c is at most
-/// a(c) * count(c) with a(c) = weight(c) / (1 - b + b * L(c) / avglen(c)), so tf~ is at most the largest
-/// sum of a(c) * x(c) over 0 <= x(c) <= T(c) with the x(c) summing to at most S: filling the columns of the
-/// largest a(c) first. As x / (k1 + x) grows with x, the contribution is at most qtf * idf * P / (k1 + P) for
-/// that bound P; and always below qtf * idf (the free universal bound, used when a count is too large to store).
-/// The arithmetic follows sift_rank's, so a block's bound equals the score of a row that reaches it in every
-/// field; the search treats bounds within a relative 1e-9 of the k-th score as ties.
+/// Both score a term as weight * qtf * P / (k + P) (BM25F: k = k1 and the idf as weight; InB2: k = 1 and
+/// In * (F + 1) / n), with P a sum over columns of a(c, len) * count(c), where a(c, len) shrinks as the column's
+/// length len grows: weight(c) / (1 - b + b * len / avglen(c)) as b >= 0, or weight(c) * log2(1 + c * avglen(c) /
+/// len). A row of the block holds the term at most T(c) times in column c and at most S times in all, and a
+/// column holding it is at least L(c) tokens long, so its count in c weighs at most a(c) = a(c, L(c)) and P is at
+/// most the largest sum of a(c) * x(c) over 0 <= x(c) <= T(c) with the x(c) summing to at most S: filling the
+/// columns of the largest a(c) first. As x / (k + x) grows with x, the contribution is at most
+/// weight * qtf * P / (k + P) for that bound P; and always below weight * qtf (the free universal bound, used when
+/// a count is too large to store). The arithmetic follows sift_rank's, so a block's bound equals the score of a
+/// row that reaches it in every field; the search treats bounds within a relative 1e-9 of the k-th score as ties.
 struct ImpactBound {
-    let k1: Double
-    let b: Double
+    /// `.bm25f` or `.inB2`.
+    let ranking: Ranking.Kind
     let weights: [Double]
     let averageLengths: [Double]
     /// Scratch: the columns' coefficients and counts.
     private var terms: [(a: Double, count: Int)] = []
 
-    init(k1: Double, b: Double, weights: [Double], averageLengths: [Double]) {
-        self.k1 = k1
-        self.b = b
+    init(_ ranking: Ranking.Kind, weights: [Double], averageLengths: [Double]) {
+        self.ranking = ranking
         self.weights = weights
         self.averageLengths = averageLengths
         terms.reserveCapacity(weights.count)
+    }
+
+    /// The weight of one count in a column of `length` tokens whose average is `average`, column weight aside.
+    private func coefficient(length: Double, average: Double) -> Double {
+        switch ranking {
+        case .inB2(let c): return log2(1 + c * average / max(1, length))
+        case .bm25f(_, let b): return 1 / (1 - b + b * length / average)
+        case .bm25: return 0
+        }
+    }
+
+    /// The saturation constant: k1, or 1 for InB2.
+    private var saturation: Double {
+        if case .bm25f(let k1, _) = ranking { return k1 }
+        return 1
     }
 
     /// The bound for a term of query weight `qtf` and `idf` in the block whose impact bytes start at `bytes`;
@@ -41,7 +57,7 @@ struct ImpactBound {
             if most == 0 || weights[c] <= 0 || averageLengths[c] <= 0 { continue }
             if most == 255 { unbounded = true; break }
             let length = 65_535 - (Int(bytes[2 + 3 * c]) | Int(bytes[3 + 3 * c]) << 8)
-            terms.append((weights[c] / (1 - b + b * Double(length) / averageLengths[c]), most))
+            terms.append((weights[c] * coefficient(length: Double(length), average: averageLengths[c]), most))
         }
         if unbounded { return qtf * idf }
         terms.sort { $0.a > $1.a }
@@ -52,15 +68,19 @@ struct ImpactBound {
             left -= taken
         }
         guard pseudo > 0 else { return 0 }
-        return qtf * idf * pseudo / (k1 + pseudo)
+        return qtf * idf * pseudo / (saturation + pseudo)
     }
 
-    /// Lucene's idf, as sift_rank computes it.
-    static func idf(rows: Double, having: Double) -> Double { log(1.0 + (rows - having + 0.5) / (having + 0.5)) }
+    /// A term's weight as sift_rank computes it (Lucene's idf) or sift_inb2 (In * (F + 1) / n), from the rows, the
+    /// rows holding it and its instances in them.
+    func idf(rows: Double, having: Double, instances: Double) -> Double {
+        if case .inB2 = ranking { return having > 0 ? log2((rows + 1) / (having + 0.5)) * (instances + 1) / having : 0 }
+        return log(1.0 + (rows - having + 0.5) / (having + 0.5))
+    }
 }
 
-/// Sift's pruned top-k search: an exact top k for sift_rank (`.bm25f`) on a synced index with impacts
-/// (`TopKImpacts`), scoring only the blocks of rows whose bound can beat the k-th score found so far.
+/// Sift's pruned top-k search: an exact top k for sift_rank (`.bm25f`) or sift_inb2 (`.inB2`) on a synced index with
+/// impacts (`TopKImpacts`), scoring only the blocks of rows whose bound can beat the k-th score found so far.
 ///
 /// Rows are scored in C (`sift_topk`, sift_topk.h), which keeps the best k and, once it has k, scores exactly
 /// only a row whose bound from its counts and its block's shortest column sizes beats the k-th: the sizes cost a
@@ -100,6 +120,8 @@ struct TopKSearch {
         let token: String
         let qtf: Double
         var rows: Int64
+        /// Its instances in those rows (InB2's F).
+        var instances: Int64
         var blocks: [UInt8]?
         var idf = 0.0
     }
@@ -109,14 +131,18 @@ struct TopKSearch {
     let terms: [Term]
     let requiresAll: Bool
     let meta: TopKImpacts.Meta
-    let k1: Double
-    let b: Double
+    /// `.bm25f` or `.inB2`.
+    let ranking: Ranking.Kind
     let weights: [Double]
 
     /// The plan's inputs for `tree`, or nil when the pruned search does not apply.
     static func plan(_ tree: FTS5Expression, _ phraseWeights: [Double]?, _ info: FTSTableInfo, _ options: SearchOptions,
                      on handle: Handle) throws -> TopKSearch? {
-        guard case .bm25f(let k1, let b) = options.ranking.kind, info.content != nil else { return nil }
+        switch options.ranking.kind {
+        case .bm25f, .inB2: break
+        case .bm25: return nil
+        }
+        guard info.content != nil else { return nil }
         let operands: [FTS5Expression], requiresAll: Bool
         switch tree {
         case .all(let list): (operands, requiresAll) = (list, true)
@@ -132,11 +158,12 @@ struct TopKSearch {
         for (operand, weight) in zip(operands, phraseWeights) {
             guard case .string(let text) = operand, let token = try TopKImpacts.token(of: text, tokenizer) else { return nil }
             let stored = try TopKImpacts.stored(token, in: info.name, meta, on: handle)
-            terms.append(Term(token: token, qtf: Double(max(0, weight)), rows: stored?.df ?? 0, blocks: stored?.blocks))
+            terms.append(Term(token: token, qtf: Double(max(0, weight)), rows: stored?.df ?? 0, instances: stored?.cf ?? 0,
+                              blocks: stored?.blocks))
         }
         guard terms.contains(where: { $0.blocks != nil }) else { return nil }
         return TopKSearch(index: info.name, expression: tree.rendered, terms: terms, requiresAll: requiresAll, meta: meta,
-                          k1: k1, b: b, weights: info.columns.map { options.weights[$0] ?? 1 })
+                          ranking: options.ranking.kind, weights: info.columns.map { options.weights[$0] ?? 1 })
     }
 
     /// A scored row.
@@ -157,8 +184,7 @@ struct TopKSearch {
         }
         guard let stats, stats.count == weights.count + 1 else { return ([], countTotal ? 0 : nil, false) }
         let rows = stats[0]
-        var bound = ImpactBound(k1: k1, b: b, weights: weights,
-                                averageLengths: stats.dropFirst().map { rows > 0 ? $0 / rows : 0 })
+        var bound = ImpactBound(ranking, weights: weights, averageLengths: stats.dropFirst().map { rows > 0 ? $0 / rows : 0 })
         // The tail: rows above the watermark, and rows at rowid 0 or below when the index has any.
         var tails = meta.watermark < .max ? [(meta.watermark + 1)...Int64.max] : []
         if try handle.withStatement("SELECT min(rowid) <= 0 FROM \(SQLBuilder.quote(index + "_docsize"))", {
@@ -171,19 +197,28 @@ struct TopKSearch {
         for i in terms.indices {
             let phrase = FTS5Expression.quote(terms[i].token)
             if terms[i].blocks != nil {
-                for tail in tails { terms[i].rows += Int64(try rowsMatching(phrase, in: tail, on: handle)) }
+                for tail in tails {
+                    let found = try rowsMatching(phrase, in: tail, on: handle)
+                    terms[i].rows += found.rows
+                    terms[i].instances += found.instances
+                }
             } else {
-                terms[i].rows = Int64(try rowsMatching(phrase, in: nil, on: handle))
+                (terms[i].rows, terms[i].instances) = try rowsMatching(phrase, in: nil, on: handle)
             }
-            terms[i].idf = ImpactBound.idf(rows: rows, having: Double(terms[i].rows))
+            terms[i].idf = bound.idf(rows: rows, having: Double(terms[i].rows), instances: Double(terms[i].instances))
         }
         let number = { (value: Double) in String(value.isFinite ? value : 0) }
         // The scoring call for the expression, after `ignored` leading phrases that weigh nothing (see below): it
         // keeps the best rows in `collector` and counts the matching rows (`TopKCollector`, sift_topk.h).
+        let (function, parameters, counts): (String, [Double], [String]) = switch ranking {
+        case .inB2(let c): ("sift_topk_inb2", [c], terms.map { "\($0.rows)/\($0.instances)" })
+        case .bm25f(let k1, let b): ("sift_topk", [k1, b], terms.map { String($0.rows) })
+        case .bm25: ("", [], [])
+        }
         func collect(ignoring ignored: Int) -> String {
-            "sift_topk(\(q), \(number(k1)), \(number(b)), \(weights.count), " + weights.map(number).joined(separator: ", ")
+            "\(function)(\(q), " + (parameters + [Double(weights.count)] + weights).map(number).joined(separator: ", ")
                 + ", '" + (Array(repeating: "0", count: ignored) + terms.map { SearchStatement.Rank.decimal($0.qtf) }).joined(separator: " ")
-                + "', '" + (Array(repeating: "-", count: ignored) + terms.map { String($0.rows) }).joined(separator: " ")
+                + "', '" + (Array(repeating: "-", count: ignored) + counts).joined(separator: " ")
                 + "', \(ignored), ?)"
         }
         var matched: Int64 = 0
@@ -358,14 +393,22 @@ struct TopKSearch {
         return (collector.rows, total, lowerBound)
     }
 
-    /// Rows matching `phrase`, with rowids in `rows` when given.
-    private func rowsMatching(_ phrase: String, in rows: ClosedRange<Int64>?, on handle: Handle) throws -> Int {
+    /// Rows matching `phrase`, with rowids in `rows` when given, and the phrase's instances in them (counted for
+    /// InB2 only, else 0: reading positions costs).
+    private func rowsMatching(_ phrase: String, in rows: ClosedRange<Int64>?, on handle: Handle) throws -> (rows: Int64, instances: Int64) {
         let q = SQLBuilder.quote(index)
-        let sql = "SELECT count(*) FROM \(q) WHERE \(q) MATCH ?" + (rows == nil ? "" : " AND rowid BETWEEN ? AND ?")
+        var instances = false
+        if case .inB2 = ranking { instances = true }
+        // Summed here: in an aggregate's argument FTS5's function would not be found.
+        let sql = "SELECT \(instances ? "sift_instances(\(q))" : "count(*)") FROM \(q) WHERE \(q) MATCH ?"
+            + (rows == nil ? "" : " AND rowid BETWEEN ? AND ?")
         return try handle.withStatement(sql) { stmt in
             let range = rows.map { [FundamentalValue($0.lowerBound), FundamentalValue($0.upperBound)] } ?? []
             try handle.bind([FundamentalValue(phrase)] + range, to: stmt, sql: sql)
-            return try handle.step(stmt) ? Int(sqlite3_column_int64(stmt, 0)) : 0
+            guard instances else { return (try handle.step(stmt) ? sqlite3_column_int64(stmt, 0) : 0, 0) }
+            var found: (rows: Int64, instances: Int64) = (0, 0)
+            while try handle.step(stmt) { found = (found.rows + 1, found.instances + sqlite3_column_int64(stmt, 0)) }
+            return found
         }
     }
 }

@@ -18,6 +18,9 @@
  *   sift_doc_stats()
  *       blob of 2 * ncolumns 32-bit native integers: per column, the row's instances of phrase 0 and the
  *       column's size in tokens.
+ *   sift_instances()
+ *       the row's instances of the query's phrases (xInstCount): summed over the rows matching a phrase, its F.
+ *       (Not inside an aggregate such as total(): SQLite finds FTS5's functions only on a plain column argument.)
  *   sift_topk(k1, b, ncolumns, w_1..w_n, phrase_weights, phrase_counts, ignored, collector)
  *       scores the row as sift_rank_df does and keeps it in the collector (a sift_topk_collector bound with
  *       sift_topk_bind) when it is among the best `capacity` rows the collector has seen; returns 1. Once the

@@ -81,16 +81,21 @@ final class TopKSearchTests: XCTestCase {
         return database
     }
 
-    /// Every match's sift_rank score, by rowid.
+    /// Every match's sift_rank (or sift_inb2) score, by rowid.
     private func exhaustiveScores(_ database: Database, _ query: SearchQuery, _ options: SearchOptions) throws -> [Int64: Double] {
-        guard case .bm25f(let k1, let b) = options.ranking.kind else { return [:] }
+        let function: String
+        switch options.ranking.kind {
+        case .bm25f(let k1, let b): function = "sift_rank(docs_fts, \(k1), \(b)"
+        case .inB2(let c): function = "sift_inb2(docs_fts, \(c)"
+        case .bm25: return [:]
+        }
         let weights = ["title", "body"].map { options.weights[$0] ?? 1 }.map { String($0) }.joined(separator: ", ")
         return try database.read { handle in
             let tokenizer = try handle.tokenizer(try database.ftsInfo("docs_fts", on: handle).tokenizer)
             guard let weighted = try query.weightedTree(spans: tokenizer.querySpans, distinct: true) else { return [:] }
             let expression = weighted.tree.rendered
             let phrases = (weighted.weights ?? []).map { String($0) }.joined(separator: " ")
-            let sql = "SELECT rowid, sift_rank(docs_fts, \(k1), \(b), 2, \(weights), '\(phrases)') FROM docs_fts WHERE docs_fts MATCH ?"
+            let sql = "SELECT rowid, \(function), 2, \(weights), '\(phrases)') FROM docs_fts WHERE docs_fts MATCH ?"
             return try handle.withStatement(sql) { stmt in
                 try handle.bind([FundamentalValue(expression)], to: stmt, sql: sql)
                 var scores: [Int64: Double] = [:]
@@ -114,9 +119,10 @@ final class TopKSearchTests: XCTestCase {
                 .joined(separator: " ")
             let mode: SearchQuery.Mode = Bool.random(using: &rng) ? .allTerms : .anyTerm
             let query = SearchQuery(text, mode: mode)
+            let ranking: Ranking = Bool.random(using: &rng) ? .inB2(c: [1, 0.5, 7][Int.random(in: 0...2, using: &rng)])
+                : .bm25f(k1: [1.2, 0.5, 2][Int.random(in: 0...2, using: &rng)], b: [0.75, 0, 1][Int.random(in: 0...2, using: &rng)])
             var options = SearchOptions(limit: Int.random(in: 1...12, using: &rng), offset: Int.random(in: 0...3, using: &rng),
-                                        ranking: .bm25f(k1: [1.2, 0.5, 2][Int.random(in: 0...2, using: &rng)],
-                                                        b: [0.75, 0, 1][Int.random(in: 0...2, using: &rng)]))
+                                        ranking: ranking)
             if Bool.random(using: &rng) { options.weights = ["title": [2, 5, 0.5][Int.random(in: 0...2, using: &rng)]] }
             let results: SearchResults<TopKDoc> = try database.search(query, in: "docs_fts", options: options)
             let scores = try exhaustiveScores(database, query, options)
@@ -298,21 +304,33 @@ final class TopKImpactsTests: XCTestCase {
         }
     }
 
-    /// Impacts in the layout before chunks (one row per term, no `chunk_blocks`) are stale, not an error: searches
-    /// stay exact on FTS5's plan and optimize replaces them.
-    func testImpactsOfTheEarlierLayoutAreStaleUntilOptimize() throws {
-        let database = try makeDatabase(rows: 150)
-        try database.exec(sql: "DROP TABLE docs_fts_sift_impacts")
-        try database.exec(sql: "CREATE TABLE docs_fts_sift_impacts(term TEXT PRIMARY KEY, df INTEGER NOT NULL, blocks BLOB NOT NULL) WITHOUT ROWID")
-        try database.exec(sql: "ALTER TABLE docs_fts_sift_topk DROP COLUMN chunk_blocks")
-        XCTAssertEqual(try meta(database)?.valid, false)
-        let results: SearchResults<TopKDoc> = try database.search("beta", in: "docs_fts", options: SearchOptions(ranking: .bm25f()))
-        XCTAssertEqual(results.totalCount, 22)
-        try database.insert(objects: (0..<20).map { TopKDoc(nil, "beta", "x\($0)") }, intoTable: "docs")
-        try database.optimize(index: "docs_fts")
-        XCTAssertEqual(try meta(database)?.valid, true)
-        XCTAssertEqual(try meta(database)?.watermark, 170)
-        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+    /// Impacts of an earlier layout are stale, not an error: searches stay exact on FTS5's plan, changes leave them
+    /// alone and optimize replaces them. Before chunks: one row per term, no `chunk_blocks`; before instance
+    /// counts: no `cf` and no `layout`.
+    func testImpactsOfAnEarlierLayoutAreStaleUntilOptimize() throws {
+        for layout in [0, 1] {
+            let database = try makeDatabase(rows: 150)
+            if layout == 0 {
+                try database.exec(sql: "DROP TABLE docs_fts_sift_impacts")
+                try database.exec(sql: "CREATE TABLE docs_fts_sift_impacts(term TEXT PRIMARY KEY, df INTEGER NOT NULL, blocks BLOB NOT NULL) WITHOUT ROWID")
+                try database.exec(sql: "ALTER TABLE docs_fts_sift_topk DROP COLUMN chunk_blocks")
+            } else {
+                try database.exec(sql: "ALTER TABLE docs_fts_sift_impacts DROP COLUMN cf")
+            }
+            try database.exec(sql: "ALTER TABLE docs_fts_sift_topk DROP COLUMN layout")
+            XCTAssertEqual(try meta(database)?.valid, false, "layout \(layout)")
+            for ranking in [Ranking.bm25f(), .inB2()] {
+                let results: SearchResults<TopKDoc> = try database.search("beta", in: "docs_fts", options: SearchOptions(ranking: ranking))
+                XCTAssertEqual(results.totalCount, 22)
+            }
+            try database.delete(fromTable: "docs", where: Column(named: "id") == 1)
+            try database.update(table: "docs", on: TopKDoc.Properties.body, with: TopKDoc(2, "beta", "beta beta"), where: Column(named: "id") == 2)
+            try database.insert(objects: (0..<20).map { TopKDoc(nil, "beta", "x\($0)") }, intoTable: "docs")
+            try database.optimize(index: "docs_fts")
+            XCTAssertEqual(try meta(database)?.valid, true)
+            XCTAssertEqual(try meta(database)?.watermark, 170)
+            XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+        }
     }
 
     func testSmallIndexHasNoImpacts() throws {
