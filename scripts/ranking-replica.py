@@ -13,6 +13,7 @@ with a `\\w+` pattern instead of ICU, so its figures differ a little from `sift 
     /tmp/r/bin/python scripts/ranking-replica.py --proximity mindist     # + Tao & Zhai's proximity (measured, not in Sift)
     /tmp/r/bin/python scripts/ranking-replica.py --qtf once --only medline
     /tmp/r/bin/python scripts/ranking-replica.py --bm25s --k1 0.9 --b 0.4    # the bm25s library itself
+    /tmp/r/bin/python scripts/ranking-replica.py --form inb2                # Sift's default since session 24 (InB2, c 1)
 """
 import argparse
 import collections
@@ -90,7 +91,10 @@ def run(name, o, stemmer):
     average = [sum(len(c[k]) for c in columns) / n for k in (0, 1)]
     weights = (o.title_weight, 1.0)
     postings = collections.defaultdict(list)
+    instances = collections.Counter()
     for i, (t, x) in enumerate(counts):
+        instances.update(t)
+        instances.update(x)
         for w in set(t) | set(x):
             postings[w].append(i)
     k1, b = o.k1, o.b
@@ -99,12 +103,21 @@ def run(name, o, stemmer):
         words = tokens(q["text"], query_stop) or tokens(q["text"], set())
         qtf = collections.Counter(words)
         score = collections.defaultdict(float)
-        idf = {w: math.log(1 + (n - len(postings[w]) + 0.5) / (len(postings[w]) + 0.5)) for w in qtf if w in postings}
+        if o.form == "inb2":  # InB2's In * (F + 1) / n (Amati & van Rijsbergen 2002), as sift_inb2
+            idf = {w: math.log2((n + 1) / (len(postings[w]) + 0.5)) * (instances[w] + 1) / len(postings[w])
+                   for w in qtf if w in postings}
+        else:
+            idf = {w: math.log(1 + (n - len(postings[w]) + 0.5) / (len(postings[w]) + 0.5)) for w in qtf if w in postings}
         for w, count in qtf.items():
             if w not in idf:
                 continue
             weight = {"linear": count, "once": 1, "k3": 8 * count / (7 + count)}[o.qtf]
             for i in postings[w]:
+                if o.form == "inb2":  # normalization 2 per column, saturated as tfn / (tfn + 1)
+                    pseudo = sum(weights[k] * counts[i][k][w] * math.log2(1 + o.c * average[k] / len(columns[i][k]))
+                                 for k in (0, 1) if counts[i][k].get(w) and average[k] > 0)
+                    score[i] += weight * idf[w] * pseudo / (1 + pseudo)
+                    continue
                 pseudo = sum(weights[k] * counts[i][k][w] / (1 - b + b * len(columns[i][k]) / average[k])
                              for k in (0, 1) if counts[i][k].get(w) and average[k] > 0)
                 if o.form == "bm25l":  # Lv & Zhai's BM25L: (k1 + 1)(c + delta) / (k1 + c + delta), scaled by 1/(k1 + 1)
@@ -159,7 +172,8 @@ def main():
     parser.add_argument("--min2", action="store_true", help="drop 1-character tokens (bm25s's tokenizer)")
     parser.add_argument("--concat", action="store_true", help="title and text as one field")
     parser.add_argument("--proximity", choices=["none", "mindist", "buttcher"], default="none")
-    parser.add_argument("--form", choices=["bm25", "bm25l"], default="bm25")
+    parser.add_argument("--form", choices=["bm25", "bm25l", "inb2"], default="bm25")
+    parser.add_argument("--c", type=float, default=1.0, help="InB2's normalization 2 parameter")
     parser.add_argument("--delta", type=float, default=0.0, help="BM25+ / BM25L delta")
     parser.add_argument("--stemmer", default="english", help="PyStemmer algorithm: english (Porter2) or porter")
     parser.add_argument("--bm25s", action="store_true", help="run the bm25s library instead of the replica")

@@ -31,11 +31,13 @@ struct RelevanceCommand: ParsableCommand {
     }
 
     static let configurations = [
-        Configuration(label: "default (sift_icu stem english, bm25f, title 2)", tokenizer: "sift_icu", ranking: .default,
+        Configuration(label: "default (sift_icu stem english, inB2, title 2)", tokenizer: "sift_icu", ranking: .default,
                       titleWeight: CorpusSearchOptions.defaultTitleWeight, feedback: nil),
         Configuration(label: "default + feedback (RM3)", tokenizer: "sift_icu", ranking: .default,
                       titleWeight: CorpusSearchOptions.defaultTitleWeight, feedback: .rm3),
-        Configuration(label: "previous default (sift_icu stem none, bm25, title 1)", tokenizer: "sift_icu stem none",
+        Configuration(label: "the default analysis with bm25f (k1 1.2, b 0.75; default until session 24)", tokenizer: "sift_icu",
+                      ranking: .bm25f(), titleWeight: CorpusSearchOptions.defaultTitleWeight, feedback: nil),
+        Configuration(label: "first default (sift_icu stem none, bm25, title 1)", tokenizer: "sift_icu stem none",
                       ranking: .bm25, titleWeight: 1, feedback: nil),
         Configuration(label: "FTS5 porter unicode61, bm25, title 1", tokenizer: "porter unicode61", ranking: .bm25,
                       titleWeight: 1, feedback: nil),

@@ -18,8 +18,9 @@ struct ScaleCommand: ParsableCommand {
             (not the generation; with Sift, the score bounds its bulk inserts build included), then each engine \
             optimizes (FTS5's merge into one segment; Sift's `optimize(index:)`), timed apart; the peak RSS is the \
             child's VmHWM at its end. Queries: --queries of each kind, \
-            top 20 objects; Sift with `.bm25f()` ranking and default options otherwise (totals on); FTS5 scoring \
-            every match with sift_rank() and sorting (`rank MATCH 'sift_rank(...)' ORDER BY rank LIMIT 20`, Sift's \
+            top 20 objects; Sift with --ranking (default inb2, `.inB2()`) and default options otherwise (totals \
+            on); FTS5 scoring every match with the same function (sift_inb2() or sift_rank()) and sorting (`rank \
+            MATCH 'sift_inb2(...)' ORDER BY rank LIMIT 20`, Sift's \
             plan before pruning); raw FTS5 with its default bm25. Every Sift result is checked against the \
             exhaustive one: equal scores rank by rank, the same rows except among those tied with the 20th. \
             Then --churn random documents are deleted and as many updated in both engines (each change its own \
@@ -43,6 +44,17 @@ struct ScaleCommand: ParsableCommand {
         transaction each, in both engines (timed), then search again on the changed indexes (0: no second round).
         """, valueName: "n"))
     var churn = 1_000
+
+    @Option(help: "The ranking searched with: inb2 (Sift's default) or bm25f.")
+    var ranking: RankingChoice = .inb2
+
+    enum RankingChoice: String, ExpressibleByArgument {
+        case inb2, bm25f
+
+        var value: Ranking { self == .inb2 ? .inB2() : .bm25f() }
+        /// The same ranking as an FTS5 rank function call, for the exhaustive reference (2 columns weighing 1).
+        var call: String { self == .inb2 ? "sift_inb2(1.0, 2, 1.0, 1.0)" : "sift_rank(1.2, 0.75, 2, 1.0, 1.0)" }
+    }
 
     func run() throws {
         try runCommand(measuring: "scale") {
@@ -170,7 +182,7 @@ struct ScaleCommand: ParsableCommand {
         let raw = try RawDatabase(path: directory + "/raw.sqlite")
         let exhaustive = try RawDatabase(path: directory + "/sift.sqlite")
         guard sift_rank_register(exhaustive.handle) == SQLITE_OK else { throw BenchError.checkFailed("sift_rank_register") }
-        let ranking = Ranking.bm25f()
+        let ranking = self.ranking.value
         let options = SearchOptions(limit: 20, ranking: ranking)
         let rawSelect = try raw.prepare("""
             SELECT d.id, d.title, d.body FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? ORDER BY rank LIMIT 20
@@ -181,7 +193,7 @@ struct ScaleCommand: ParsableCommand {
             AND fts.rank MATCH ? ORDER BY fts.rank LIMIT 20
             """)
         print("")
-        print("| top 20 of \(corpus.count) docs\(title), ms | Sift p50 / p90 / p99 | exhaustive sift_rank p50 / p90 / p99 "
+        print("| top 20 of \(corpus.count) docs\(title), \(ranking), ms | Sift p50 / p90 / p99 | exhaustive p50 / p90 / p99 "
               + "| raw FTS5 bm25 p50 / p90 / p99 | Sift exact | Sift total (mean) |")
         print("|---|---|---|---|---|---|")
         for kind in ScaleCorpus.QueryKind.allCases {
@@ -212,7 +224,7 @@ struct ScaleCommand: ParsableCommand {
                 start = DispatchTime.now().uptimeNanoseconds
                 try withUTF8Text(expression) { pointer, length in
                     sqlite3_bind_text(exhaustiveSelect.handle, 1, pointer, length, sift_sqlite_static())
-                    sqlite3_bind_text(exhaustiveSelect.handle, 2, "sift_rank(1.2, 0.75, 2, 1.0, 1.0)", -1, sift_sqlite_transient())
+                    sqlite3_bind_text(exhaustiveSelect.handle, 2, self.ranking.call, -1, sift_sqlite_transient())
                     defer { exhaustiveSelect.reset() }
                     while try exhaustiveSelect.step() {
                         _ = columnText(exhaustiveSelect.handle, 1)

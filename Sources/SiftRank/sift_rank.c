@@ -409,6 +409,24 @@ static void sift_rank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     rank_row(api, fts, context, argc, argv, function->model, function->with_counts);
 }
 
+/* sift_phrase_counts(): "n/F ..." per phrase of the query, counted over the whole table (see sift_topk.h). */
+static void sift_phrase_counts(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
+                               sqlite3_value **argv) {
+    (void)argc, (void)argv;
+    sqlite3_str *text = sqlite3_str_new(NULL);
+    int rc = SQLITE_OK;
+    for (int p = 0; rc == SQLITE_OK && p < api->xPhraseCount(fts); p++) {
+        sqlite3_int64 counts[2] = {0, 0};
+        rc = api->xQueryPhrase(fts, p, counts, count_row_instances);
+        sqlite3_str_appendf(text, p ? " %lld/%lld" : "%lld/%lld", counts[0], counts[1]);
+    }
+    char *result = sqlite3_str_finish(text);
+    if (rc != SQLITE_OK) sqlite3_result_error_code(context, rc);
+    else if (!result) sqlite3_result_error_nomem(context);
+    else sqlite3_result_text(context, result, -1, sqlite3_free);
+    if (rc != SQLITE_OK) sqlite3_free(result);
+}
+
 int sift_rank_register(struct sqlite3 *db) {
     if (!db) return SQLITE_MISUSE;
     fts5_api *api = sift_fts5_api(db);
@@ -419,6 +437,7 @@ int sift_rank_register(struct sqlite3 *db) {
     if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_inb2_df", (void *)&INB2_COUNTS, sift_rank, NULL);
     if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_topk", (void *)&BM25F, sift_topk, NULL);
     if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_topk_inb2", (void *)&INB2, sift_topk, NULL);
+    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_phrase_counts", NULL, sift_phrase_counts, NULL);
     if (rc == SQLITE_OK) rc = sift_topk_register_functions(api);
     return rc;
 }

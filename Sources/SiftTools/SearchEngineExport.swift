@@ -299,7 +299,7 @@ public enum SearchEngineExport {
     }
 
     private static let commonNotes = [
-        "Ranking: FTS5's bm25() scores title and body as one document with per-column weights, and sift's bm25f normalizes each column's length before one saturation; Lucene's BM25 (k1 1.2, b 0.75) scores each field separately and multi_match combines the field scores (the best one by default), so scores and the order of close hits differ. Boost the title with multi_match \"fields\": [\"title^10\", \"body\"] to approach sift's weights.",
+        "Ranking: FTS5's bm25() scores title and body as one document with per-column weights, and sift's default inB2 (DFR; Lucene's DFRSimilarity with In, B and H2 comes closest) and its bm25f normalize each column's length before one saturation; Lucene's BM25 (k1 1.2, b 0.75) scores each field separately and multi_match combines the field scores (the best one by default), so scores and the order of close hits differ. Boost the title with multi_match \"fields\": [\"title^10\", \"body\"] to approach sift's weights.",
         "Highlighting: sift highlights and cuts snippets at its tokenizer's byte offsets; the engines' highlighters use their own analysis and character offsets, so marked spans and snippet lengths differ.",
         "Queries: sift's query parsing (any text is valid, modes all/any/phrase/prefix) maps to match with \"operator\": \"and\" / \"or\", match_phrase and match_phrase_prefix; FTS5 query syntax (NEAR, column filters) is not translated.",
         "Extra fields go under \"fields\" with dynamic mapping: each field's type is guessed from the first document that has it, and a later document with another type for it is rejected.",

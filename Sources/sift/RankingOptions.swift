@@ -6,11 +6,11 @@ import SiftTools
 /// library takes, and the title's column weight.
 struct RankingOptions: ParsableArguments {
     @Option(help: """
-        bm25f: Sift's BM25F (the default: each column normalized by its own length, an idf that never goes \
-        negative, a word repeated in the query counts more); inb2: divergence from randomness InB2 (per-column \
-        normalization 2); bm25: FTS5's bm25().
+        inb2: divergence from randomness InB2 (the default: an idf, a word that recurs in the documents holding it \
+        weighs more, each column normalized by its own length, a word repeated in the query counts more); bm25f: \
+        Sift's BM25F (the same column and query weights); bm25: FTS5's bm25().
         """)
-    var ranking: Kind = .bm25f
+    var ranking: Kind = .inb2
 
     @Option(help: ArgumentHelp("bm25f term-frequency saturation, 0 or more (default \(Ranking.defaultK1)).", valueName: "k1"))
     var k1: Double?

@@ -43,7 +43,7 @@ final class EvaluationTests: ToolTestCase {
         XCTAssertEqual(object["tokenizer"] as? String, "unicode61 remove_diacritics 2")
         let ndcg = try XCTUnwrap(object["ndcg_at_10"] as? Double)
         let run = try TRECRunFile.read(from: URL(fileURLWithPath: path("sample.run")))
-        XCTAssertEqual(run.tag, "sift-unicode61-remove_diacritics-2-bm25f")
+        XCTAssertEqual(run.tag, "sift-unicode61-remove_diacritics-2-inb2")
         let qrels = try TestCollection(folder: Self.sampleCollection).loadQrels()
         XCTAssertEqual(EvaluationReport(run: run, qrels: qrels).summary.ndcgAt10, ndcg, accuracy: 1e-12)
 

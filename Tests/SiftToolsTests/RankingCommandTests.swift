@@ -35,7 +35,8 @@ final class RankingCommandTests: ToolTestCase {
             }
         }
         XCTAssertNotEqual(try scores()["d1"], try scores(["--ranking", "bm25"])["d1"])
-        XCTAssertNotEqual(try scores()["d1"], try scores(["--ranking", "inb2"])["d1"])
+        XCTAssertNotEqual(try scores()["d1"], try scores(["--ranking", "bm25f"])["d1"])
+        XCTAssertEqual(try scores()["d1"], try scores(["--ranking", "inb2", "--c", "1"])["d1"], "the default is inb2, c 1")
         XCTAssertNotEqual(try scores()["d1"], try scores(["--title-weight", "1"])["d1"])
 
         for (arguments, message) in [(["--ranking", "bm25", "--k1", "2"], "--k1 and --b apply to --ranking bm25f"),
@@ -43,7 +44,7 @@ final class RankingCommandTests: ToolTestCase {
                                      (["--ranking", "bm25f", "--b", "1.5"], "--b must be between 0 and 1"),
                                      (["--ranking", "bm25f", "--k1=-1"], "--k1 must be 0 or more"),
                                      (["--ranking", "inb2", "--b", "0.5"], "--k1 and --b apply to --ranking bm25f"),
-                                     (["--c", "2"], "--c applies to --ranking inb2"),
+                                     (["--ranking", "bm25f", "--c", "2"], "--c applies to --ranking inb2"),
                                      (["--ranking", "inb2", "--c", "0"], "--c must be more than 0"),
                                      (["--ranking", "bm42"], "bm42")] {
             let outcome = try sift(["search", "tower", "--db", "c.db"] + arguments)
@@ -68,7 +69,7 @@ final class RankingCommandTests: ToolTestCase {
         XCTAssertEqual(text.status, 0, text.stderr)
         XCTAssertTrue(text.stdout.contains("ranking bm25f(k1: 1.2, b: 0.75)"), text.stdout)
         let plain = try sift("eval", Self.sampleCollection.path)
-        XCTAssertTrue(plain.stdout.contains("ranking bm25f(k1: 1.2, b: 0.75)"), plain.stdout)
+        XCTAssertTrue(plain.stdout.contains("ranking inB2(c: 1.0)"), plain.stdout)
         let fts5 = try sift("eval", Self.sampleCollection.path, "--ranking", "bm25")
         XCTAssertTrue(fts5.stdout.contains("ranking bm25\n"), fts5.stdout)
     }

@@ -97,6 +97,8 @@ final class FullTextSettings: Sendable {
     let declarationDefaults = Locked<[String: [(name: String, value: String)]]>([:])
     /// See ``Database/setQueryStopwords(forTokenizer:_:)``.
     let stopwords = Locked<[String: @Sendable ([String]) -> Set<String>]>([:])
+    /// The phrases' rows and instances last counted, per index (`PhraseStatistics`).
+    let phraseStatistics = Locked<PhraseStatistics.Cache>([:])
 
     /// The query stopwords of an index declared with `tokenizer` (its name and arguments).
     func stopwords(for tokenizer: [String]) -> Set<String> {

@@ -1,18 +1,20 @@
-/// How search results are scored: Sift's BM25F (`sift_rank`, the default), Sift's InB2 (`sift_inb2`, see
-/// ``inB2(c:)``), or FTS5's built-in `bm25()`.
+/// How search results are scored: Sift's InB2 (`sift_inb2`, the default, see ``inB2(c:)``), Sift's BM25F
+/// (`sift_rank`, see ``bm25f(k1:b:)``), or FTS5's built-in `bm25()`.
 ///
-///     SearchOptions()                                          // Ranking.default: BM25F, k1 1.2, b 0.75
+///     SearchOptions()                                          // Ranking.default: InB2, c 1
 ///     SearchOptions(weights: ["title": 2])                     // a title word counts twice
+///     SearchOptions(ranking: .bm25f())                         // BM25F, k1 1.2, b 0.75
 ///     SearchOptions(ranking: .bm25f(k1: 0.9, b: 0.4))
-///     SearchOptions(ranking: .inB2())                          // divergence from randomness
 ///     SearchOptions(ranking: .bm25)                            // FTS5's bm25()
 ///
-/// Why this default: BM25F with Robertson's k1 1.2 and b 0.75 (also Lucene's; not fitted to any test
-/// collection). With the default analysis (`sift_icu stem english`, English question stopwords, title weight 2)
-/// it beat FTS5's `bm25()` on cranfield (0.3732 -> 0.3799 nDCG@10), cisi (0.3583 -> 0.4147: it counts a word the
-/// question repeats, where `bm25()` searches each word of an any-term question once) and cmrc2018 (0.9868 ->
-/// 0.9876), tied on npl (0.4369 / 0.4370) and trailed on medline (0.7082 / 0.6976, whose questions gain nothing
-/// from repeated words). k1 0.9, b 0.4 (Anserini's defaults) was worse on three of the four English collections.
+/// Why this default: InB2 with c 1, a model of the divergence-from-randomness framework with the parameter its
+/// authors, Terrier and Lucene use (not fitted to any test collection). With the default analysis (`sift_icu stem
+/// english`, English question stopwords, title weight 2) it beat Sift's BM25F (k1 1.2, b 0.75, the default before
+/// it) in nDCG@10 and MAP on all four English collections: cranfield 0.3799 -> 0.3988, cisi 0.4147 -> 0.4153,
+/// medline 0.6976 -> 0.7199, npl 0.4370 -> 0.4560, and on cmrc2018 (0.9876 -> 0.9918); jsquad moved 0.9484 ->
+/// 0.9476 (78 questions up, 91 down). What it adds to BM25F's idf is Bernoulli's after-effect, (F + 1) / n: a
+/// word that recurs in the rows holding it (a topic word) weighs more than one spread thinly. k1 0.9, b 0.4
+/// (Anserini's BM25 defaults) was worse on three of the four English collections.
 /// The rest of the default analysis lives in the index's tokenizer (`sift_icu stem english`: Snowball stemming)
 /// and in the query builder (English stopwords left out of `.anyTerm` questions on such indexes, see
 /// `SiftICU.englishStopwords`); ``SearchOptions/feedback`` adds optional pseudo-relevance feedback, whose added
@@ -34,16 +36,19 @@
 ///     tf~(p) = Σ_c weight(c) · tf(p, c) / (1 - b + b · len(c) / avglen(c))      each column normalized by its own length
 ///     score  = Σ_p qtf(p) · idf(p) · tf~(p) / (k1 + tf~(p))
 ///
-/// where qtf(p) is how many times the question holds p: with `.bm25f`, `.allTerms`, `.anyTerm` and `.prefix`
-/// queries search each distinct word once and weigh it by its count (`"to be or not to be"` searches
+/// where qtf(p) is how many times the question holds p: with `.bm25f` and `.inB2`, `.allTerms`, `.anyTerm` and
+/// `.prefix` queries search each distinct word once and weigh it by its count (`"to be or not to be"` searches
 /// `"to" "be" "or" "not"`, weighing 2, 2, 1, 1), a phrase or `near` query weighs each of its phrases 1, excluded
 /// words weigh nothing, and each phrase of a ``SearchQuery/advanced(_:)`` query weighs 1. With
 /// ``SearchOptions/feedback`` an `.anyTerm` question's weights are scaled to sum to the feedback's
 /// `originalWeight` and the added words share the rest (qtf(p) is then any number >= 0, still one per phrase).
 /// Every weight is >= 0 and the score keeps the form Σ_p w(p) · idf(p) · tf~(p) / (k1 + tf~(p)).
 ///
-/// The function is also there for SQL on any connection Sift opened (`rank MATCH 'sift_rank(...)'`); its
-/// arguments are documented in `Sources/SiftRank/include/sift_rank.h`.
+/// `.inB2` is Sift's `sift_inb2()` function, with the same column and query weights (its formula is at
+/// ``inB2(c:)``).
+///
+/// The functions are also there for SQL on any connection Sift opened (`rank MATCH 'sift_inb2(...)'`,
+/// `rank MATCH 'sift_rank(...)'`); their arguments are documented in `Sources/SiftRank/include/sift_rank.h`.
 public struct Ranking: Sendable, Hashable, CustomStringConvertible {
     enum Kind: Sendable, Hashable {
         case bm25
@@ -63,8 +68,8 @@ public struct Ranking: Sendable, Hashable, CustomStringConvertible {
     /// FTS5's built-in `bm25()` (k1 1.2, b 0.75, one length for all columns).
     public static let bm25 = Ranking(kind: .bm25)
 
-    /// What ``SearchOptions`` uses unless told otherwise: ``bm25f(k1:b:)`` with k1 1.2 and b 0.75.
-    public static let `default` = bm25f()
+    /// What ``SearchOptions`` uses unless told otherwise: ``inB2(c:)`` with c 1.
+    public static let `default` = inB2()
 
     /// Sift's BM25F: per-column length normalization, a never-negative idf, repeated query words counted.
     ///

@@ -123,6 +123,7 @@ extension Database {
             if let pruned = try prunedSearch(weighted.tree, weighted.weights, info, Object.self, condition, options, on: handle) {
                 return pruned
             }
+            rank = try counted(rank, weighted.tree, info, on: handle)
             return try runSearch(weighted.tree.rendered, rank, info, Object.self, condition, options,
                                  isAdvanced: query.isAdvanced, on: handle)
         }
@@ -161,6 +162,23 @@ extension Database {
         }
     }
 
+
+    /// `rank` with the phrases' rows and instances it would count (kept between searches, see `PhraseStatistics`),
+    /// when it is Sift's and the expression a plain list of phrases.
+    private func counted(_ rank: SearchStatement.Rank?, _ tree: FTS5Expression, _ info: FTSTableInfo,
+                         on handle: Handle) throws -> SearchStatement.Rank? {
+        let cache = pool.attachment(FullTextSettings.init).phraseStatistics
+        switch rank {
+        case .siftRank(let k1, let b, let weights, let phraseWeights?, nil):
+            return .siftRank(k1: k1, b: b, weights: weights, phraseWeights: phraseWeights,
+                             counts: try PhraseStatistics.counts(of: tree, in: info.name, cache: cache, on: handle))
+        case .siftInB2(let c, let weights, let phraseWeights?, nil):
+            return .siftInB2(c: c, weights: weights, phraseWeights: phraseWeights,
+                             counts: try PhraseStatistics.counts(of: tree, in: info.name, cache: cache, on: handle))
+        default:
+            return rank
+        }
+    }
 
     func ftsInfo(_ index: String, on handle: Handle) throws -> FTSTableInfo {
         let version = try handle.schemaVersion()

@@ -32,9 +32,10 @@ struct SearchStatement: RenderedStatement {
         case bm25(weights: [Double])
         /// Sift's `sift_rank()` (see `sift_rank.h`) with a weight per index column, in the index's column order,
         /// and per phrase of the expression, in FTS5's phrase order, passed as one text (nil: every phrase weighs 1).
-        case siftRank(k1: Double, b: Double, weights: [Double], phraseWeights: [Double]?)
-        /// Sift's `sift_inb2()`, with the same weights as `siftRank`.
-        case siftInB2(c: Double, weights: [Double], phraseWeights: [Double]?)
+        /// With `counts` (one per phrase, with phrase weights), `sift_rank_df()`: the phrases' rows are not counted.
+        case siftRank(k1: Double, b: Double, weights: [Double], phraseWeights: [Double]?, counts: [PhraseStatistics.Counts]? = nil)
+        /// Sift's `sift_inb2()`, with the same weights as `siftRank` (and `sift_inb2_df()` with `counts`).
+        case siftInB2(c: Double, weights: [Double], phraseWeights: [Double]?, counts: [PhraseStatistics.Counts]? = nil)
 
         /// A phrase weight as sift_rank reads it: a plain decimal, never an exponent (`2`, `0.0833333333`); 0 for a
         /// negative or non-finite value.
@@ -52,19 +53,25 @@ struct SearchStatement: RenderedStatement {
             switch self {
             case .bm25(let weights):
                 return "bm25(" + weights.map { number($0, 1) }.joined(separator: ", ") + ")"
-            case .siftRank(let k1, let b, let weights, let phraseWeights):
-                return Self.call("sift_rank", [number(k1, Ranking.defaultK1), number(b, Ranking.defaultB)], weights, phraseWeights)
-            case .siftInB2(let c, let weights, let phraseWeights):
-                return Self.call("sift_inb2", [number(c, Ranking.defaultC)], weights, phraseWeights)
+            case .siftRank(let k1, let b, let weights, let phraseWeights, let counts):
+                return Self.call("sift_rank", [number(k1, Ranking.defaultK1), number(b, Ranking.defaultB)], weights, phraseWeights, counts)
+            case .siftInB2(let c, let weights, let phraseWeights, let counts):
+                return Self.call("sift_inb2", [number(c, Ranking.defaultC)], weights, phraseWeights, counts)
             }
         }
 
-        /// `function(parameters, ncolumns, weights[, 'phrase weights'])`. The phrase weights are one text ('2 1 0'):
-        /// a query can have more phrases than SQLite's 127 arguments.
-        private static func call(_ function: String, _ parameters: [String], _ weights: [Double], _ phraseWeights: [Double]?) -> String {
+        /// `function(parameters, ncolumns, weights[, 'phrase weights'])`, or `function_df(..., 'phrase weights',
+        /// 'n/F ...')` with counts for every phrase. The phrase weights are one text ('2 1 0'): a query can have more
+        /// phrases than SQLite's 127 arguments.
+        private static func call(_ function: String, _ parameters: [String], _ weights: [Double], _ phraseWeights: [Double]?,
+                                 _ counts: [PhraseStatistics.Counts]?) -> String {
             let phrases = phraseWeights.map { "'" + $0.map(Self.decimal).joined(separator: " ") + "'" }
-            let arguments = parameters + [String(weights.count)] + weights.map { String($0.isFinite ? $0 : 1) } + (phrases.map { [$0] } ?? [])
-            return function + "(" + arguments.joined(separator: ", ") + ")"
+            var arguments = parameters + [String(weights.count)] + weights.map { String($0.isFinite ? $0 : 1) } + (phrases.map { [$0] } ?? [])
+            guard let phraseWeights, let counts, counts.count == phraseWeights.count else {
+                return function + "(" + arguments.joined(separator: ", ") + ")"
+            }
+            arguments.append("'" + counts.map { "\($0.rows)/\($0.instances)" }.joined(separator: " ") + "'")
+            return function + "_df(" + arguments.joined(separator: ", ") + ")"
         }
     }
 

@@ -192,8 +192,17 @@ struct TopKSearch {
         }) {
             tails.append(Int64.min...0)
         }
-        // Row counts: the stored ones plus the tail's; non-listed terms are counted (they are rare).
+        // Row counts and instances (InB2's F): the stored ones plus the tail's; non-listed terms' are counted (they
+        // are rare), or kept from an earlier search of the unchanged index (`PhraseStatistics`).
         var terms = self.terms
+        let rare = terms.indices.filter { terms[$0].blocks == nil }
+        if !rare.isEmpty, let counted = try PhraseStatistics.counts(
+            ofPhrases: rare.map { terms[$0].token }, in: index,
+            cache: handle.pool.attachment(FullTextSettings.init).phraseStatistics, on: handle) {
+            for (i, counts) in zip(rare, counted) { (terms[i].rows, terms[i].instances) = (counts.rows, counts.instances) }
+        } else {
+            for i in rare { (terms[i].rows, terms[i].instances) = try rowsMatching(FTS5Expression.quote(terms[i].token), in: nil, on: handle) }
+        }
         for i in terms.indices {
             let phrase = FTS5Expression.quote(terms[i].token)
             if terms[i].blocks != nil {
@@ -202,8 +211,6 @@ struct TopKSearch {
                     terms[i].rows += found.rows
                     terms[i].instances += found.instances
                 }
-            } else {
-                (terms[i].rows, terms[i].instances) = try rowsMatching(phrase, in: nil, on: handle)
             }
             terms[i].idf = bound.idf(rows: rows, having: Double(terms[i].rows), instances: Double(terms[i].instances))
         }

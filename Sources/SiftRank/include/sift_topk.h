@@ -18,6 +18,10 @@
  *   sift_doc_stats()
  *       blob of 2 * ncolumns 32-bit native integers: per column, the row's instances of phrase 0 and the
  *       column's size in tokens.
+ *   sift_phrase_counts()
+ *       text "n/F n/F ...": per phrase of the query, the rows holding it and its instances in them, counted over
+ *       the whole table (as sift_inb2 counts them): what sift_rank_df and sift_inb2_df take. Call it on one row
+ *       (`LIMIT 1`): every row gives the same text.
  *   sift_instances()
  *       the row's instances of the query's phrases (xInstCount): summed over the rows matching a phrase, its F.
  *       (Not inside an aggregate such as total(): SQLite finds FTS5's functions only on a plain column argument.)

@@ -347,8 +347,8 @@ final class RankingTests: SiftTestCase {
         XCTAssertEqual(Ranking.bm25f().description, "bm25f(k1: 1.2, b: 0.75)")
         XCTAssertEqual(Ranking.bm25f(k1: 0.9, b: 0.4), .bm25f(k1: 0.9, b: 0.4))
         XCTAssertNotEqual(Ranking.bm25f(), .bm25)
-        XCTAssertEqual(SearchOptions().ranking, .bm25f(), "Sift's BM25F with k1 1.2 and b 0.75 is the default")
-        XCTAssertEqual(Ranking.default, .bm25f(k1: 1.2, b: 0.75))
+        XCTAssertEqual(SearchOptions().ranking, .inB2(), "Sift's InB2 with c 1 is the default")
+        XCTAssertEqual(Ranking.default, .inB2(c: 1))
     }
 }
 
@@ -420,6 +420,42 @@ extension RankingTests {
         for bad in ["3/", "3/x", "/4"] {
             XCTAssertTrue(errorMessage(calling: "sift_inb2_df", "1, 2, 1, 1, '1', '\(bad)'", in: database).hasPrefix("sift_rank_df: the last argument"), bad)
         }
+    }
+
+    /// Searches take the phrases' counts from the last search while the index is unchanged (`PhraseStatistics`):
+    /// after inserts, deletes, a rolled-back transaction (searched inside it too) and another connection's write,
+    /// every score still equals the function counting for itself in SQL.
+    func testKeptPhraseCountsFollowEveryChange() throws {
+        let database = try corpus()
+        func check(_ context: String, line: UInt = #line) throws {
+            for (ranking, call) in [(Ranking.inB2(), "sift_inb2(articles_fts, 1, 2, 1, 1, '1 1')"),
+                                    (.bm25f(), "sift_rank(articles_fts, 1.2, 0.75, 2, 1, 1, '1 1')")] {
+                let rows = try database.getRows(sql: "SELECT rowid, \(call) FROM articles_fts WHERE articles_fts MATCH '\"cherry\" OR \"fig\"'")
+                let expected = Dictionary(uniqueKeysWithValues: rows.map { ($0[0].int64Value, -$0[1].doubleValue) })
+                let results = try search(SearchQuery("cherry fig", mode: .anyTerm), ranking, in: database)
+                XCTAssertEqual(results.hits.count, expected.count, context, line: line)
+                for hit in results.hits {
+                    XCTAssertEqual(hit.score, expected[hit.rowid] ?? -1, accuracy: 1e-12, "\(context) \(ranking) row \(hit.rowid)", line: line)
+                }
+            }
+        }
+        try check("first")
+        try check("kept")
+        try database.insert(objects: [Article(5, "cherry", "cherry cherry fig"), Article(6, "fig", "plum")], intoTable: "articles")
+        try check("after inserts")
+        try database.delete(fromTable: "articles", where: Column(named: "id") == 3)
+        try check("after a delete")
+        struct Rollback: Error {}
+        XCTAssertThrowsError(try database.run(transaction: {
+            try database.insert(objects: [Article(7, "cherry cherry", "fig fig fig")], intoTable: "articles")
+            try check("inside a transaction")
+            throw Rollback()
+        }))
+        try check("after the rollback")
+        let other = Database(withPath: database.path)
+        try other.insert(objects: [Article(8, "cherry", "fig")], intoTable: "articles")
+        try other.close()
+        try check("after another connection's write")
     }
 
     func testInB2ArgumentErrors() throws {
