@@ -114,6 +114,10 @@ extension Database {
             where !info.columns.contains(column) {
                 throw pool.report(SiftError.misuse("\(index) has no column \(column).", operation: .query))
             }
+            // One snapshot for every statement of the search (a write committing between two of them could change
+            // rows the impacts or the kept counts describe), and one read transaction rather than one a statement.
+            let snapshot = !handle.isInTransaction && sqlite3_exec(handle.raw, "BEGIN", nil, nil, nil) == SQLITE_OK
+            defer { if snapshot { sqlite3_exec(handle.raw, "COMMIT", nil, nil, nil) } }
             var rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
             if let feedback = options.feedback, options.ranking.weighsQueryTerms, query.takesFeedback,
                let expanded = try expanded(query, weighted.tree, rank, condition, by: feedback, info, tokenizer, stopwords, on: handle) {

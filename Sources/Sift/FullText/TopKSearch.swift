@@ -482,10 +482,6 @@ extension Database {
                                               _ type: Object.Type, _ condition: Condition?, _ options: SearchOptions,
                                               on handle: Handle) throws -> SearchResults<Object>? {
         guard condition == nil, options.limit > 0, options.offset >= 0, info.content != nil else { return nil }
-        // One snapshot for the impacts, every statement of the plan and the hits (a write committing between two
-        // statements could change rows the bounds describe), and one read transaction rather than one a statement.
-        let snapshot = !handle.isInTransaction && sqlite3_exec(handle.raw, "BEGIN", nil, nil, nil) == SQLITE_OK
-        defer { if snapshot { sqlite3_exec(handle.raw, "COMMIT", nil, nil, nil) } }
         guard let plan = try TopKSearch.plan(tree, phraseWeights, info, options, on: handle) else { return nil }
         let found = try plan.run(count: options.offset + options.limit, countTotal: options.countTotal, on: handle)
         let page = found.rows.dropFirst(options.offset)

@@ -458,6 +458,29 @@ extension RankingTests {
         try check("after another connection's write")
     }
 
+    /// A search reads one snapshot: another connection's write that commits after the search counted its phrases
+    /// but before its ranked statement runs is not half seen (the new row scored with counts from before it).
+    func testSearchCountsAndRanksOneSnapshot() throws {
+        let database = try corpus()
+        let before = try search(SearchQuery("cherry fig", mode: .anyTerm), .inB2(), in: database)
+        let other = Database(withPath: database.path)
+        try other.create(table: "articles", of: Article.self)
+        let written = Collected<Bool>()
+        // The write commits as the ranked statement starts, after PhraseStatistics read the structure and counted.
+        database.trace(ofSQL: { sql in
+            guard sql.contains(".rank MATCH"), written.all.isEmpty else { return }
+            written.append((try? other.insert(objects: [Article(9, "cherry cherry cherry", "fig fig")], intoTable: "articles")) != nil)
+        })
+        let during = try search(SearchQuery("cherry fig", mode: .anyTerm), .inB2(), in: database)
+        database.trace(ofSQL: nil)
+        try other.close()
+        XCTAssertEqual(written.all, [true], "the write ran during the search")
+        XCTAssertEqual(during.hits.map(\.rowid), before.hits.map(\.rowid))
+        for (hit, old) in zip(during.hits, before.hits) { XCTAssertEqual(hit.score, old.score, accuracy: 1e-12, "row \(hit.rowid)") }
+        XCTAssertEqual(try search(SearchQuery("cherry fig", mode: .anyTerm), .inB2(), in: database).hits.first?.rowid, 9,
+                       "the next search sees the write")
+    }
+
     func testInB2ArgumentErrors() throws {
         let database = try corpus()
         func message(_ arguments: String) -> String { errorMessage(calling: "sift_inb2", arguments, in: database) }
