@@ -189,8 +189,34 @@ final class StemmingTests: XCTestCase {
         // No stemming, no stopwords: a `stem none` index keeps every word of the question.
         try database.create(virtualTable: "passages_plain", of: PassageIndex.self, syncedWith: "passages", tokenizer: "sift_icu stem none")
         XCTAssertTrue(try expression(SearchQuery("the servers", mode: .anyTerm), in: "passages_plain").contains("\"the\""))
-        XCTAssertEqual(SiftICU.queryStopwords(arguments: ["cjk", "bigram", "stem", "english"]), SiftICU.englishStopwords)
-        XCTAssertEqual(SiftICU.queryStopwords(arguments: ["stem", "french"]), [])
+        XCTAssertEqual(SiftICU.queryStopwords(arguments: ["cjk", "bigram", "stem", "english"]),
+                       SiftICU.englishStopwords.union(SiftICU.hiraganaStopwords))
+        XCTAssertEqual(SiftICU.queryStopwords(arguments: ["stem", "french"]), SiftICU.hiraganaStopwords)
+        XCTAssertEqual(SiftICU.queryStopwords(arguments: ["stem", "none"]), [])
+    }
+
+    func testHiraganaAloneLeavesJapaneseAnyTermQuestions() throws {
+        try database.create(table: "passages", of: Passage.self)
+        try database.insert(objects: [Passage(1, "梅雨", "梅雨の時期は六月から七月。"), Passage(2, "すし", "すしは日本の料理です。"),
+                                      Passage(3, "雨", "雨の日が多い。")], intoTable: "passages")
+        try database.create(virtualTable: "passages_fts", of: PassageIndex.self, syncedWith: "passages")
+        func expression(_ text: String, in index: String = "passages_fts") throws -> String {
+            try database.expression(for: SearchQuery(text, mode: .anyTerm), in: index) ?? ""
+        }
+        // の and は alone are left out; the pairs holding them stay, as do kanji and katakana.
+        XCTAssertEqual(try expression("梅雨の期間は"), "(\"梅雨\" OR \"雨の\" OR \"の期\" OR \"期間\" OR \"間は\" OR \"梅\" OR \"雨\" OR \"期\" OR \"間\")")
+        XCTAssertEqual(try expression("ラーメンの"), try expression("ラーメン").replacingOccurrences(of: "\"メン\"", with: "\"メン\" OR \"ンの\""))
+        // A word in hiragana is still searched by its pairs, and found; a question of single hiragana keeps them.
+        XCTAssertEqual(try expression("すし"), "(\"すし\")")
+        XCTAssertEqual(try database.search(SearchQuery("すしの作り方", mode: .anyTerm), in: "passages_fts", of: Passage.self).hits.first?.object.id, 2)
+        XCTAssertEqual(try expression("の"), "(\"の\")")
+        XCTAssertEqual(try ids(SearchQuery("の", mode: .anyTerm)), [1, 2, 3])
+        // Between words of other scripts too; the other modes keep every character.
+        XCTAssertEqual(try expression("SQLite の index"), "(\"SQLite\" OR \"index\")")
+        XCTAssertEqual(try database.expression(for: SearchQuery("梅雨の"), in: "passages_fts"), "(\"梅雨の\")")
+        // `stem none` processes no language: the question keeps every character.
+        try database.create(virtualTable: "passages_plain", of: PassageIndex.self, syncedWith: "passages", tokenizer: "sift_icu stem none")
+        XCTAssertTrue(try expression("梅雨の", in: "passages_plain").contains("\"の\""))
     }
 
     func testFeedbackLeavesCJKQuestionsAlone() throws {

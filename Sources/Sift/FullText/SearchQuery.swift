@@ -101,8 +101,9 @@ public struct SearchQuery: Sendable, Hashable {
     /// each piece once with its count. Phrase and `near` queries weigh each of their phrases 1, excluded phrases
     /// weigh 0, and an advanced query has no weights (nil): its phrases are the caller's.
     ///
-    /// `stopwords` (lower-case words) are left out of an `.anyTerm` question, unless it holds nothing else: a word
-    /// such as "the" or "of" in a question says nothing about what is relevant (see
+    /// `stopwords` (lower-case words, and CJK pieces such as a hiragana particle) are left out of an `.anyTerm`
+    /// question, unless it holds nothing else: a word such as "the" or "of" in a question says nothing about what
+    /// is relevant (see
     /// ``Database/setQueryStopwords(forTokenizer:_:)``). Other modes keep every word: there each word is a condition.
     ///
     /// `feedback` adds terms to an `.anyTerm` question (pseudo-relevance feedback, RM3's interpolation): the
@@ -124,7 +125,10 @@ public struct SearchQuery: Sendable, Hashable {
             var terms: [(term: FTS5Expression, count: Double)]
             switch mode {
             case .allTerms: terms = segments.map { (.string($0.text), 1) }
-            case .anyTerm: terms = SearchQuery.anyTermPieceCounts(segments).map { (.string($0.piece), Double($0.count)) }
+            case .anyTerm:
+                var pieces = SearchQuery.anyTermPieceCounts(segments, skipping: stopwords)
+                if pieces.isEmpty { pieces = SearchQuery.anyTermPieceCounts(segments) }
+                terms = pieces.map { (.string($0.piece), Double($0.count)) }
             case .prefix: terms = segments.dropLast().map { (.string($0.text), 1) } + [(.prefix(segments[segments.count - 1].text), 1)]
             case .phrase: terms = [(.string(segments.map(\.text).joined(separator: " ")), 1)]
             }
@@ -296,11 +300,14 @@ public struct SearchQuery: Sendable, Hashable {
         anyTermPieceCounts(segments).map(\.piece)
     }
 
-    /// ``anyTermPieces(_:)`` with how many times the question holds each piece (at most `2 * maxTerms` pieces).
-    static func anyTermPieceCounts(_ segments: [Segment]) -> [(piece: String, count: Int)] {
+    /// ``anyTermPieces(_:)`` with how many times the question holds each piece (at most `2 * maxTerms` pieces),
+    /// leaving out the CJK pieces (pairs or singles) that are `stopwords` (a hiragana particle such as の alone;
+    /// the pairs holding it stay, so a word written in hiragana is still searched).
+    static func anyTermPieceCounts(_ segments: [Segment], skipping stopwords: Set<String> = []) -> [(piece: String, count: Int)] {
         var pieces: [(piece: String, count: Int)] = []
         var positions: [String: Int] = [:]
-        func add(_ piece: String) {
+        func add(_ piece: String, cjk: Bool = false) {
+            if cjk && stopwords.contains(piece) { return }
             if let position = positions[piece] {
                 pieces[position].count += 1
             } else if pieces.count < maxTerms * 2 {
@@ -311,9 +318,9 @@ public struct SearchQuery: Sendable, Hashable {
         for segment in segments {
             // Pairs and singles of the tokenizer's own pieces: a tokenizer that keeps 北京大学 (or 𩊵title) as one
             // token gets that token, never characters it would not match on their own.
-            guard segment.isCJK, segment.parts.count > 1 else { add(segment.text); continue }
-            for (a, b) in zip(segment.parts, segment.parts.dropFirst()) { add(a + b) }
-            for part in segment.parts { add(part) }
+            guard segment.isCJK, segment.parts.count > 1 else { add(segment.text, cjk: segment.isCJK); continue }
+            for (a, b) in zip(segment.parts, segment.parts.dropFirst()) { add(a + b, cjk: true) }
+            for part in segment.parts { add(part, cjk: true) }
         }
         return pieces
     }
