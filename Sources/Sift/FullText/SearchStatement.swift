@@ -92,8 +92,9 @@ struct SearchStatement: RenderedStatement {
     /// Renders `SELECT count(*)` of the matching rows instead.
     var countsOnly = false
     /// Renders only the row with this rowid (bound last), without the rank column, rank function, condition,
-    /// order or limit: the markup of a hit whose score the caller computed (a pruned search). FTS5's rank would
-    /// count every matching row to compute one score.
+    /// order or limit: the object and markup of a hit whose score the caller computed (a pruned search). FTS5's
+    /// rank would count every matching row to compute one score. Without highlights or snippets, the row is read
+    /// from the content table alone (the expression is not bound).
     var rowid: Int64?
 
     init(index: String, content: (table: String, rowid: String)? = nil, columns: [String], expression: String,
@@ -111,6 +112,15 @@ struct SearchStatement: RenderedStatement {
 
     func render(into builder: inout SQLBuilder) {
         let q = SQLBuilder.quote, index = q(self.index)
+        // One row without markup: the content table's row alone. FTS5 would seek every phrase's rows to that rowid
+        // (at 1,000,000 rows, 20 such rows of a frequent pair took 0.9-1.6 ms against 0.1-0.2 ms).
+        if let rowid, let content, highlights.isEmpty, snippets.isEmpty, !countsOnly {
+            let table = q(content.table), key = table + "." + q(content.rowid)
+            builder.append("SELECT " + (columns.map { table + "." + q($0) } + [key]).joined(separator: ", "))
+            builder.append(" FROM \(table) WHERE \(key) = ")
+            builder.appendValue(FundamentalValue(rowid))
+            return
+        }
         if countsOnly {
             builder.append("SELECT count(*)")
         } else {

@@ -21,6 +21,10 @@ final class SearchStatementTests: XCTestCase {
                        + "FROM articles_fts JOIN articles ON articles.id = articles_fts.rowid "
                        + "WHERE articles_fts MATCH '(\"x\")' AND articles_fts.rowid = 7")
         XCTAssertEqual(statement.statementSQL.values.last, FundamentalValue(7), "the rowid is bound last")
+        // Without markup the row comes from the content table alone: no MATCH seeking the phrases to row 7.
+        statement.highlights = []
+        XCTAssertEqual(statement.description, "SELECT articles.id, articles.id FROM articles WHERE articles.id = 7")
+        XCTAssertEqual(statement.statementSQL.values, [FundamentalValue(7)])
     }
 
     func testExternalContentWithEverything() {
