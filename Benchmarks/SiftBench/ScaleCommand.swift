@@ -17,7 +17,8 @@ struct ScaleCommand: ParsableCommand {
             (seeded). Each indexing run is a child process (`scale-index`): the rate counts the insert calls only \
             (not the generation; with Sift, the score bounds its bulk inserts build included), then each engine \
             optimizes (FTS5's merge into one segment; Sift's `optimize(index:)`), timed apart; the peak RSS is the \
-            child's VmHWM at its end. Queries: --queries of each kind, \
+            child's VmHWM at its end. Sift indexes twice: with a Codable model (`sift`, the database searched) and \
+            with a `@TableRowCoding` one (`sift-rowcoding`, timed only, then deleted). Queries: --queries of each kind, \
             top 20 objects; Sift with --ranking (default inb2, `.inB2()`) and default options otherwise (totals \
             on); FTS5 scoring every match with the same function (sift_inb2() or sift_rank()) and sorting (`rank \
             MATCH 'sift_inb2(...)' ORDER BY rank LIMIT 20`, Sift's \
@@ -79,7 +80,9 @@ struct ScaleCommand: ParsableCommand {
             var indexing: [ScaleIndexReport] = []
             for engine in ScaleIndexCommand.Engine.allCases {
                 let path = directory + "/\(engine.rawValue).sqlite"
-                if keep != nil, FileManager.default.fileExists(atPath: path) {
+                // The @TableRowCoding load is timed only: its database is not searched, nor kept.
+                defer { if engine == .siftRowCoding { try? FileManager.default.removeItem(atPath: path) } }
+                if keep != nil, engine != .siftRowCoding, FileManager.default.fileExists(atPath: path) {
                     print("  \(engine.rawValue): reusing \(path)")
                     continue
                 }
@@ -282,6 +285,8 @@ struct ScaleIndexCommand: ParsableCommand {
 
     enum Engine: String, CaseIterable, ExpressibleByArgument {
         case raw, sift
+        /// Sift's sync layer with a `@TableRowCoding` model (no Encodable): timed, not searched.
+        case siftRowCoding = "sift-rowcoding"
     }
 
     @Option var engine: Engine
@@ -309,13 +314,18 @@ struct ScaleIndexCommand: ParsableCommand {
             try timed { try db.execute("INSERT INTO fts(fts) VALUES('optimize')") }
             optimizeSeconds = seconds - inserts
             seconds = inserts
-        case .sift:
+        case .sift, .siftRowCoding:
             let database = Database(withPath: path)
             try database.create(table: "docs", of: Doc.self)
             try database.create(virtualTable: "fts", of: DocIndex.self, syncedWith: "docs")
             for batch in corpus.batches {
-                let documents = corpus.documents(batch).map(Doc.init)
-                try timed { try database.insert(objects: documents, intoTable: "docs") }
+                if engine == .sift {
+                    let documents = corpus.documents(batch).map(Doc.init)
+                    try timed { try database.insert(objects: documents, intoTable: "docs") }
+                } else {
+                    let documents = corpus.documents(batch).map(DirectDoc.init)
+                    try timed { try database.insert(objects: documents, intoTable: "docs") }
+                }
             }
             // What a large load is followed by: FTS5's merge into one segment (the score bounds of pruned searches
             // are built by the bulk insert that crosses 20,000 rows and extended by the later ones), timed apart.

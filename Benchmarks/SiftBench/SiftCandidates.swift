@@ -202,6 +202,24 @@ struct Doc: TableCodable {
     init(_ document: BenchDocument) { id = document.id; title = document.title; body = document.body }
 }
 
+/// `Doc` with `@TableRowCoding`: its rows written by generated code instead of through Encodable.
+@TableRowCoding
+struct DirectDoc: TableCodable {
+    var id: Int64
+    var title: String
+    var body: String
+    enum CodingKeys: String, CodingTableKey {
+        typealias Root = DirectDoc
+        static let objectRelationalMapping = TableBinding(CodingKeys.self)
+        case id, title, body
+        static var columnConstraintBindings: [CodingKeys: ColumnConstraintBinding]? { [id: ColumnConstraintBinding(isPrimary: true)] }
+    }
+}
+
+extension DirectDoc {
+    init(_ document: BenchDocument) { self.init(id: document.id, title: document.title, body: document.body) }
+}
+
 /// The FTS5 index over `docs` (same tokenizer as `RawBaselines.ftsSchema`).
 struct DocIndex: TableCodable {
     var title: String
