@@ -80,10 +80,10 @@ public struct SearchResults<Object> {
     /// The hits, best first.
     public let hits: [SearchHit<Object>]
     /// Every hit's count, or nil when not requested (``SearchOptions/countTotal``). Exact, except from a pruned
-    /// search (`.bm25f` on a large synced index) of several words with more than 1,000 hits: then counting them
-    /// all would cost as much as scoring them, and it is a lower bound (``totalCountIsLowerBound``): at least
-    /// 1,001, and at least the hits of the most frequent word of an any-term query. A one-word search's total is
-    /// always exact (the index keeps each frequent word's row count).
+    /// search (`.inB2` or `.bm25f` on a large synced index) of several words with more than 1,000 hits: then
+    /// counting them all would cost as much as scoring them, and it is a lower bound (``totalCountIsLowerBound``):
+    /// at least 1,001, and at least the hits of the most frequent word of an any-term query. A one-word search's
+    /// total is always exact (the index keeps each frequent word's row count).
     public let totalCount: Int?
     /// The FTS5 expression that ran, for debugging.
     public let expression: String?
