@@ -223,7 +223,10 @@ public enum SearchEngineExport {
                 b.notes.append("sift_icu stems \(stem) words; the engine's snowball filter has no \(stem) stemmer, so this analyzer does not stem.")
             }
             if SiftICU.queryStopwords(arguments: ["stem", stem]).isSuperset(of: SiftICU.englishStopwords) {
-                b.notes.append("Sift leaves English stopwords (Lucene's English stop set) out of any-term questions; use a search analyzer with a stop filter for the same behaviour.")
+                b.notes.append("Sift leaves 123 English function words (SiftICU.englishStopwords) out of any-term questions; use a search analyzer with a stop filter for similar behaviour.")
+            }
+            if !SiftICU.queryStopwords(arguments: ["stem", stem]).isDisjoint(with: SiftICU.hiraganaStopwords) {
+                b.notes.append("Sift leaves hiragana standing alone (particles and endings such as の, は, た) out of Japanese any-term questions, searching them only inside their character pairs; this analyzer searches them.")
             }
         }
         if removeDiacritics {

@@ -198,6 +198,11 @@ final class ExportTests: ToolTestCase {
         for field in ["key", "origin", "source"] { XCTAssertEqual((properties[field] as? [String: Any])?["type"] as? String, "keyword") }
         XCTAssertEqual((properties["fields"] as? [String: Any])?["type"] as? String, "object")
         XCTAssertTrue(stderr.contains("bm25"), stderr)
+        // What Sift's questions leave out, which the analyzer does not: English function words and lone hiragana.
+        let notes = try SearchEngineExport.indexDefinition(forTokenizer: "sift_icu stem english").notes
+        XCTAssertTrue(notes.contains { $0.contains("English function words") }, "\(notes)")
+        XCTAssertTrue(notes.contains { $0.contains("hiragana standing alone") }, "\(notes)")
+        XCTAssertFalse(try SearchEngineExport.indexDefinition(forTokenizer: "sift_icu stem none").notes.contains { $0.contains("hiragana") })
         XCTAssertTrue(stderr.contains("Highlighting"), stderr)
 
         let bigram = try definition(tokenizer: "sift_icu cjk bigram remove_diacritics 0 traditional_to_simplified 1 pinyin 1")
