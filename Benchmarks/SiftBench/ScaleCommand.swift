@@ -318,15 +318,13 @@ struct ScaleIndexCommand: ParsableCommand {
             let database = Database(withPath: path)
             try database.create(table: "docs", of: Doc.self)
             try database.create(virtualTable: "fts", of: DocIndex.self, syncedWith: "docs")
-            for batch in corpus.batches {
-                if engine == .sift {
-                    let documents = corpus.documents(batch).map(Doc.init)
-                    try timed { try database.insert(objects: documents, intoTable: "docs") }
-                } else {
-                    let documents = corpus.documents(batch).map(DirectDoc.init)
+            func load<Model: TableEncodable>(_ model: (BenchDocument) -> Model) throws {
+                for batch in corpus.batches {
+                    let documents = corpus.documents(batch).map(model)
                     try timed { try database.insert(objects: documents, intoTable: "docs") }
                 }
             }
+            if engine == .sift { try load(Doc.init) } else { try load(DirectDoc.init) }
             // What a large load is followed by: FTS5's merge into one segment (the score bounds of pruned searches
             // are built by the bulk insert that crosses 20,000 rows and extended by the later ones), timed apart.
             let inserts = seconds

@@ -76,8 +76,11 @@ public enum SiftICU {
         var language = "none"
         for i in stride(from: 0, to: arguments.count - 1, by: 2) where arguments[i] == "stem" { language = arguments[i + 1] }
         if language == "none" { return [] }
-        return language == "english" || language == "porter" ? englishStopwords.union(hiraganaStopwords) : hiraganaStopwords
+        return language == "english" || language == "porter" ? englishAndHiraganaStopwords : hiraganaStopwords
     }
+
+    /// Made once: every search asks for its index's stopwords.
+    private static let englishAndHiraganaStopwords = englishStopwords.union(hiraganaStopwords)
 
     /// The languages of the `stem` option (Snowball's stemmers, libstemmer's names), besides `none`.
     public static var stemmerLanguages: [String] {
