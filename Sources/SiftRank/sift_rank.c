@@ -6,6 +6,7 @@
 #include "../CSQLite/shim.h" /* the CSQLite target (a dependency): sqlite3.h and sift_fts5_api() */
 
 #include "sift_rank.h"
+#include "sift_score.h"
 #include "sift_topk.h"
 
 /* What does not change from row to row of one query, kept in FTS5's auxiliary-data slot. */
@@ -88,11 +89,7 @@ static int phrase_idf(const Fts5ExtensionApi *api, Fts5Context *fts, rank_query 
                  : model == MODEL_INB2 ? api->xQueryPhrase(fts, p, counts, count_row_instances)
                                        : api->xQueryPhrase(fts, p, counts, count_row);
         if (rc != SQLITE_OK) return rc;
-        double rows = (double)q->rows, having = (double)counts[0], instances = (double)counts[1];
-        if (model == MODEL_INB2)
-            q->idf[p] = having > 0 ? log2((rows + 1) / (having + 0.5)) * (instances + 1) / having : 0;
-        else
-            q->idf[p] = log(1.0 + (rows - having + 0.5) / (having + 0.5));
+        q->idf[p] = sift_score_idf(model == MODEL_INB2, (double)q->rows, (double)counts[0], (double)counts[1]);
     }
     *idf = q->idf[p];
     return SQLITE_OK;
@@ -297,15 +294,12 @@ static int row_score(const Fts5ExtensionApi *api, Fts5Context *fts, const rank_c
             int length = 0;
             if (lengths) length = lengths[c];
             else rc = api->xColumnSize(fts, c, &length);
-            if (call->model == MODEL_INB2) /* normalization 2; length >= 1 where the phrase is */
-                pseudo += weight * tf * log2(1 + call->c * q->avglen[c] / (length > 0 ? (double)length : 1));
-            else
-                pseudo += weight * tf / (1 - call->b + call->b * (double)length / q->avglen[c]);
+            pseudo += sift_score_column(call->model == MODEL_INB2, call->c, call->b, weight, tf, q->avglen[c], length);
         }
         if (rc != SQLITE_OK || pseudo <= 0) continue;
         double idf = 0;
         rc = phrase_idf(api, fts, q, call->model, p, &idf);
-        score += qtf * idf * pseudo / (call->k1 + pseudo);
+        score += sift_score_saturate(qtf, idf, pseudo, call->k1);
     }
     *out = score;
     return rc;

@@ -27,6 +27,9 @@ final class ImpactsCollector: @unchecked Sendable {
     private var dfs: [[Int64]]
     private var cfs: [[Int64]]
     private var blocks: [[UInt8]]
+    /// Per term and chunk, the postings (`ImpactPostings`) and the last rowid in them.
+    private var postings: [[[UInt8]]]
+    private var lastRowids: [[Int64]]
     /// The largest rowid read so far (the rows up to it are counted or being counted).
     private var fed: Int64
     /// Rows read and counted at a time.
@@ -71,6 +74,11 @@ final class ImpactsCollector: @unchecked Sendable {
         dfs = [[Int64]](repeating: [Int64](repeating: 0, count: chunks), count: terms.count)
         cfs = dfs
         blocks = [[UInt8]](repeating: [UInt8](repeating: 0, count: chunks * chunkBytes), count: terms.count)
+        postings = [[[UInt8]]](repeating: [[UInt8]](repeating: [], count: chunks), count: terms.count)
+        let chunkRows = Int64(meta.chunkBlocks) * meta.block
+        let first = firstChunk
+        let bases = (0..<chunks).map { Int64(first + $0) * chunkRows - 1 }
+        lastRowids = [[Int64]](repeating: bases, count: terms.count)
         self.overlapping = overlapping && Self.runsAnywhere(arguments)
         if listing == nil { try loadPartialChunks(on: handle) }
     }
@@ -98,7 +106,7 @@ final class ImpactsCollector: @unchecked Sendable {
 
     /// The chunks the new rows share with rows counted before (the watermark's chunk), as stored.
     private func loadPartialChunks(on handle: Handle) throws {
-        let sql = "SELECT chunk, df, cf, blocks FROM \(SQLBuilder.quote(TopKImpacts.termsTable(index.index))) WHERE term = ? AND chunk >= ?"
+        let sql = "SELECT chunk, df, cf, blocks, postings FROM \(SQLBuilder.quote(TopKImpacts.termsTable(index.index))) WHERE term = ? AND chunk >= ?"
         try handle.withStatement(sql) { stmt in
             for (i, term) in terms.enumerated() {
                 sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
@@ -109,6 +117,9 @@ final class ImpactsCollector: @unchecked Sendable {
                     dfs[i][chunk] = sqlite3_column_int64(stmt, 1)
                     cfs[i][chunk] = sqlite3_column_int64(stmt, 2)
                     ImpactBlock.copyChunk(stmt, column: 3, into: &blocks[i], at: chunk, chunkBytes: chunkBytes)
+                    let stored = [UInt8](RawStatement.blob(stmt, 4))
+                    postings[i][chunk] = stored
+                    lastRowids[i][chunk] = ImpactPostings.lastRowid(in: stored, after: lastRowids[i][chunk], columns: columns)
                 }
                 sqlite3_reset(stmt)
             }
@@ -201,6 +212,9 @@ final class ImpactsCollector: @unchecked Sendable {
             dfs[i][block / meta.chunkBlocks] += 1
             cfs[i][block / meta.chunkBlocks] += ImpactBlock.instances(stats, columns: columns)
             ImpactBlock.add(stats, columns: columns, into: &blocks[i], at: block * stride)
+            let chunk = block / meta.chunkBlocks
+            ImpactPostings.append(piece.rowids[r], after: lastRowids[i][chunk], stats, columns: columns, to: &postings[i][chunk])
+            lastRowids[i][chunk] = piece.rowids[r]
         }
     }
 
@@ -210,7 +224,7 @@ final class ImpactsCollector: @unchecked Sendable {
         try add(through: top, on: handle)
         try waitForWorker()
         let q = SQLBuilder.quote
-        let save = "INSERT OR REPLACE INTO \(q(TopKImpacts.termsTable(index.index)))(term, chunk, df, cf, blocks) VALUES(?, ?, ?, ?, ?)"
+        let save = "INSERT OR REPLACE INTO \(q(TopKImpacts.termsTable(index.index)))(term, chunk, df, cf, blocks, postings) VALUES(?, ?, ?, ?, ?, ?)"
         try handle.withStatement(save) { stmt in
             for (i, term) in terms.enumerated() {
                 for chunk in 0..<chunks where dfs[i][chunk] > 0 {
@@ -222,6 +236,9 @@ final class ImpactsCollector: @unchecked Sendable {
                     sqlite3_bind_int64(stmt, 4, cfs[i][chunk])
                     _ = blocks[i].withUnsafeBytes { bytes in
                         sqlite3_bind_blob(stmt, 5, bytes.baseAddress.map { $0 + chunk * chunkBytes }, Int32(length), sift_sqlite_transient())
+                    }
+                    _ = postings[i][chunk].withUnsafeBytes { bytes in
+                        sqlite3_bind_blob(stmt, 6, bytes.baseAddress, Int32(bytes.count), sift_sqlite_transient())
                     }
                     while try handle.step(stmt) {}
                     sqlite3_reset(stmt)

@@ -13,10 +13,13 @@ import Foundation
 /// - `blocks`: per block of `block` consecutive rowids, `ImpactBlock.stride` bytes: the largest count of the
 ///   term in a row (all columns together), and per column the largest count in it and the shortest length of
 ///   it among the rows holding the term there. They bound the term's BM25F contribution in every row of the
-///   block for any k1, b, column weights and average lengths (see `ImpactBound`).
+///   block for any k1, b, column weights and average lengths (see `ImpactBound`);
+/// - `postings`: the rows holding the term and its count in each column (`ImpactPostings`), from which a query
+///   of listed terms alone is scored without reading FTS5's index (`sift_topk_postings`): FTS5 steps through the
+///   rows of a frequent pair at about 30 ns a row, the postings at a few.
 ///
-/// They are stored per *chunk* of `chunk_blocks` blocks, 64 (16,384 rowids): a row `(term, chunk, df, cf, blocks)`
-/// with the rows of the chunk holding the term and the chunk's blocks; a chunk no row of which holds the term has
+/// They are stored per *chunk* of `chunk_blocks` blocks, 64 (16,384 rowids): a row `(term, chunk, df, cf, blocks,
+/// postings)` with the rows of the chunk holding the term, the chunk's blocks and postings; a chunk no row of which holds the term has
 /// no row. Chunk -1 (no blocks) holds how deletes and updates changed the term's row count, so that they write
 /// one row per term, and those rows sit together on few pages. Extending them over new rows rewrites only the last chunks of each term (448 bytes each with two
 /// columns), not every term's whole list, which made loading a million rows in batches quadratic.
@@ -33,11 +36,13 @@ import Foundation
 /// - a delete, an update or a single-row insert at or below the watermark keeps them exact where a search needs
 ///   it (`follow`): the row counts go down and up with the rows, and an added row raises its block's maxima. A
 ///   removed row's maxima stay, a bound now higher than needed: it may cost a search time, never a result. Such
-///   changes set `valid` to 2, so that `optimize(index:)` rebuilds tight bounds;
+///   changes set `valid` to 2, so that `optimize(index:)` rebuilds tight bounds; the postings are not followed
+///   (searches leave loose impacts' postings unread until then);
 /// - a bulk insert that reaches below the watermark clears `valid`.
 struct TopKImpacts {
-    /// The layout of the tables: 2 since instance counts (`cf`). Impacts of another layout read as stale.
-    static let tablesLayout: Int64 = 2
+    /// The layout of the tables: 3 since postings (2 since instance counts, `cf`). Impacts of another layout read
+    /// as stale.
+    static let tablesLayout: Int64 = 3
     /// Terms in fewer rows than this are not listed: scoring every one of their rows is cheap (0.5% of the rows,
     /// at least 100).
     static func minimumRows(forRows rows: Int, on handle: Handle) -> Int {
@@ -50,6 +55,10 @@ struct TopKImpacts {
 
     static func metaTable(_ index: String) -> String { index + "_sift_topk" }
     static func termsTable(_ index: String) -> String { index + "_sift_impacts" }
+    /// The rows changed since the postings were written (`rowid`), and their listed terms' counts now (`term`,
+    /// `rowid`, `counts`): what a search reads instead of those rows' postings.
+    static func changedTable(_ index: String) -> String { index + "_sift_changed" }
+    static func changesTable(_ index: String) -> String { index + "_sift_changes" }
 
     struct Meta {
         var watermark: Int64
@@ -59,6 +68,8 @@ struct TopKImpacts {
         var valid: Bool
         /// Valid, but changed rows may have left bounds higher than the rows need (`optimize(index:)` rebuilds them).
         var loose = false
+        /// Valid and not loose: the postings hold exactly the rows from rowid 1 up to the watermark.
+        var exact: Bool { valid && !loose }
         var columns: Int
         /// Rows in the index when the impacts were built (which terms are listed depends on it).
         var builtRows: Int
@@ -161,7 +172,7 @@ struct TopKImpacts {
         /// The listed terms, as of schema version `schemaVersion` (building the impacts makes their tables anew).
         private let counter: ListedTermCounter
         let schemaVersion: Int64
-        private let count, addCount, chunk, setBlocks, add, loosen: OpaquePointer
+        private let count, addCount, chunk, setBlocks, add, loosen, markChanged, removeCounts, addCounts: OpaquePointer
 
         init(_ index: SyncedIndex, on handle: Handle) throws {
             tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
@@ -177,7 +188,10 @@ struct TopKImpacts {
                             "SELECT rowid, blocks FROM \(table) WHERE term = ? AND chunk = ?",
                             "UPDATE \(table) SET blocks = ? WHERE rowid = ?",
                             "INSERT INTO \(table)(term, chunk, df, cf, blocks) VALUES(?, ?, 0, 0, ?)",
-                            "UPDATE \(SQLBuilder.quote(metaTable(index.index))) SET valid = 2 WHERE valid = 1"] {
+                            "UPDATE \(SQLBuilder.quote(metaTable(index.index))) SET valid = 2 WHERE valid = 1",
+                            "INSERT OR IGNORE INTO \(SQLBuilder.quote(changedTable(index.index)))(rowid) VALUES(?)",
+                            "DELETE FROM \(SQLBuilder.quote(changesTable(index.index))) WHERE term = ? AND rowid = ?",
+                            "INSERT OR REPLACE INTO \(SQLBuilder.quote(changesTable(index.index)))(term, rowid, counts) VALUES(?, ?, ?)"] {
                     prepared.append(try handle.prepareUnmanaged(sql))
                 }
             } catch {
@@ -185,20 +199,34 @@ struct TopKImpacts {
                 throw error
             }
             (count, addCount, chunk, setBlocks, add, loosen) = (prepared[0], prepared[1], prepared[2], prepared[3], prepared[4], prepared[5])
+            (markChanged, removeCounts, addCounts) = (prepared[6], prepared[7], prepared[8])
         }
 
-        deinit { [count, addCount, chunk, setBlocks, add, loosen].forEach { sqlite3_finalize($0) } }
+        deinit { [count, addCount, chunk, setBlocks, add, loosen, markChanged, removeCounts, addCounts].forEach { sqlite3_finalize($0) } }
 
         /// Applies `changes` to impacts of layout `meta` (as `readMeta` read it in this transaction). Writes only
-        /// what changes: the row counts, and a block only when the added row raises it.
+        /// what changes: the row counts, a block only when the added row raises it, and the changed rows' counts
+        /// beside the postings (which stay as written).
         func follow(_ changes: RowChanges, _ meta: Meta, on handle: Handle) throws {
             guard meta.columns == counter.columns, !changes.added.isEmpty else { return }
             let stride = ImpactBlock.stride(columns: meta.columns)
+            for rowid in changes.rows.rowids {
+                sqlite3_bind_int64(markChanged, 1, rowid)
+                try step(markChanged, on: handle)
+            }
             try counter.count(changes.rows, with: tokenizer) { r, i, stats in
                 let term = counter.terms[i], added = changes.added[r], sign: Int64 = added ? 1 : -1
                 let change = (rows: sign, instances: sign * ImpactBlock.instances(stats, columns: meta.columns))
                 try step(count, term: term, change: change, on: handle)
                 if sqlite3_changes(handle.raw) == 0 { try step(addCount, term: term, change: change, on: handle) }
+                // The row's counts now: removed with its old text, written with its new one.
+                let counting = added ? addCounts : removeCounts
+                bind(term, counting, changes.rows.rowids[r])
+                if added {
+                    let counts = (0..<meta.columns).map { Int32(stats[2 * $0]) }
+                    _ = counts.withUnsafeBytes { sqlite3_bind_blob(counting, 3, $0.baseAddress, Int32($0.count), sift_sqlite_transient()) }
+                }
+                try step(counting, on: handle)
                 guard added else { return }
                 let block = Int(changes.rows.rowids[r] / meta.block)
                 let chunkIndex = Int64(block / meta.chunkBlocks), offset = (block % meta.chunkBlocks) * stride
@@ -268,7 +296,12 @@ struct TopKImpacts {
             """)
         try handle.execute("""
             CREATE TABLE \(q(termsTable(index.index)))(term TEXT NOT NULL, chunk INTEGER NOT NULL, df INTEGER NOT NULL, \
-            cf INTEGER NOT NULL, blocks BLOB NOT NULL, UNIQUE (term, chunk))
+            cf INTEGER NOT NULL, blocks BLOB NOT NULL, postings BLOB NOT NULL DEFAULT x'', UNIQUE (term, chunk))
+            """)
+        try handle.execute("CREATE TABLE \(q(changedTable(index.index)))(rowid INTEGER PRIMARY KEY)")
+        try handle.execute("""
+            CREATE TABLE \(q(changesTable(index.index)))(term TEXT NOT NULL, rowid INTEGER NOT NULL, counts BLOB NOT NULL, \
+            PRIMARY KEY (term, rowid)) WITHOUT ROWID
             """)
         let rows = try rowCount(index.index, on: handle)
         let sizes = handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 }
@@ -363,10 +396,12 @@ struct TopKImpacts {
         }
     }
 
-    /// Adds the impacts of `term` in the rows with rowids in `rows` to `blocks` (long enough for them); returns
-    /// how many of those rows contain it and its instances in them.
+    /// Adds the impacts of `term` in the rows with rowids in `rows` to `blocks` (long enough for them) and the
+    /// rows with its count in each column to `postings`; returns how many of those rows contain it and its
+    /// instances in them.
     private static func scan(_ term: String, in index: String, rows: ClosedRange<Int64>, _ meta: Meta,
-                             into blocks: inout [UInt8], on handle: Handle) throws -> (rows: Int64, instances: Int64) {
+                             into blocks: inout [UInt8], postings: inout [ImpactPostings.Row],
+                             on handle: Handle) throws -> (rows: Int64, instances: Int64) {
         let q = SQLBuilder.quote(index)
         let sql = "SELECT rowid, sift_doc_stats(\(q)) FROM \(q) WHERE \(q) MATCH ? AND rowid BETWEEN ? AND ?"
         let stride = ImpactBlock.stride(columns: meta.columns)
@@ -380,16 +415,19 @@ struct TopKImpacts {
                 guard let stats = sqlite3_column_blob(stmt, 1), Int(sqlite3_column_bytes(stmt, 1)) >= 8 * meta.columns,
                       base + stride <= blocks.count else { continue }
                 found += 1
-                instances += ImpactBlock.instances(stats.assumingMemoryBound(to: Int32.self), columns: meta.columns)
-                ImpactBlock.add(stats.assumingMemoryBound(to: Int32.self), columns: meta.columns, into: &blocks, at: base)
+                let counts = stats.assumingMemoryBound(to: Int32.self)
+                instances += ImpactBlock.instances(counts, columns: meta.columns)
+                ImpactBlock.add(counts, columns: meta.columns, into: &blocks, at: base)
+                postings.append(ImpactPostings.Row(rowid: rowid, counts: (0..<meta.columns).map { Int(counts[2 * $0]) }))
             }
         }
         return (found, instances)
     }
 
     /// What is wrong with the impacts of `index` (for `verify(index:)`): each listed term's count and block
-    /// maxima recomputed from the index must equal the stored count and stay within the stored maxima. Stale
-    /// impacts (`valid` cleared) are not checked: searches do not use them.
+    /// maxima recomputed from the index must equal the stored count and stay within the stored maxima, and its
+    /// postings, while exact (not loose), must equal the ones recomputed. Stale impacts (`valid` cleared) are not
+    /// checked: searches do not use them.
     static func problems(_ index: String, on handle: Handle) throws -> [String] {
         guard let meta = try meta(index, on: handle), meta.valid else { return [] }
         var problems: [String] = []
@@ -397,7 +435,12 @@ struct TopKImpacts {
         for term in try listedTerms(index, on: handle) {
             guard let (rows, instances, blob) = try stored(term, in: index, meta, on: handle) else { continue }
             var fresh = [UInt8](repeating: 0, count: (Int(meta.watermark / meta.block) + 1) * width)
-            let found = meta.watermark < 1 ? (rows: 0, instances: 0) : try scan(term, in: index, rows: 1...meta.watermark, meta, into: &fresh, on: handle)
+            var postings: [ImpactPostings.Row] = []
+            let found = meta.watermark < 1 ? (rows: 0, instances: 0)
+                : try scan(term, in: index, rows: 1...meta.watermark, meta, into: &fresh, postings: &postings, on: handle)
+            if try storedPostings(term, in: index, meta, on: handle) != postings {
+                problems.append("impacts: the postings of \(term) differ from its rows")
+            }
             if found.rows != rows { problems.append("impacts: \(term) is in \(found.rows) rows, \(rows) recorded") }
             if found.instances != instances {
                 problems.append("impacts: \(term) occurs \(found.instances) times, \(instances) recorded")
@@ -409,6 +452,35 @@ struct TopKImpacts {
             }
         }
         return problems
+    }
+
+    /// A listed term's rows as a search reads them: its postings, but the changed rows' counts now for theirs.
+    private static func storedPostings(_ term: String, in index: String, _ meta: Meta, on handle: Handle) throws -> [ImpactPostings.Row] {
+        let changed = Set(try handle.withStatement("SELECT rowid FROM \(SQLBuilder.quote(changedTable(index)))") { stmt in
+            var rows: [Int64] = []
+            while try handle.step(stmt) { rows.append(sqlite3_column_int64(stmt, 0)) }
+            return rows
+        })
+        var rows: [ImpactPostings.Row] = []
+        let chunkRows = Int64(meta.chunkBlocks) * meta.block
+        try handle.withStatement("SELECT chunk, postings FROM \(SQLBuilder.quote(termsTable(index))) WHERE term = ? AND chunk >= 0 ORDER BY chunk") { stmt in
+            try handle.bind([FundamentalValue(term)], to: stmt, sql: "")
+            while try handle.step(stmt) {
+                rows += ImpactPostings.rows(in: [UInt8](RawStatement.blob(stmt, 1)), after: sqlite3_column_int64(stmt, 0) * chunkRows - 1,
+                                            columns: meta.columns).filter { !changed.contains($0.rowid) }
+            }
+        }
+        try handle.withStatement("SELECT rowid, counts FROM \(SQLBuilder.quote(changesTable(index))) WHERE term = ?") { stmt in
+            try handle.bind([FundamentalValue(term)], to: stmt, sql: "")
+            while try handle.step(stmt) {
+                let blob = RawStatement.blob(stmt, 1)
+                let counts = Swift.stride(from: 0, to: blob.count - 3, by: 4).map { offset in
+                    Int(blob.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: Int32.self) })
+                }
+                rows.append(ImpactPostings.Row(rowid: sqlite3_column_int64(stmt, 0), counts: counts))
+            }
+        }
+        return rows.sorted { $0.rowid < $1.rowid }
     }
 
     /// Builds the impacts of a synced (explicit) index of at least `automaticRows` rows; drops them otherwise.
@@ -428,6 +500,8 @@ struct TopKImpacts {
     static func drop(_ index: String, on handle: Handle) throws {
         try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(metaTable(index)))")
         try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(termsTable(index)))")
+        try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(changedTable(index)))")
+        try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(changesTable(index)))")
     }
 
     /// The terms in at least `minimumRows` rows (FTS5's own vocabulary; one pass over the index).
@@ -514,5 +588,70 @@ enum ImpactBlock {
             if stored[at] < fresh[at] || storedLength < freshLength { return false }
         }
         return true
+    }
+}
+
+/// A term's postings in one chunk of rows, as stored beside its blocks: per row of the chunk holding the term, in
+/// rowid order, unsigned LEB128 numbers: the rowid's distance from the previous row's (the first one's from the
+/// rowid before the chunk), then the term's count in each column. What the postings evaluator (`sift_topk_postings`,
+/// sift_topk.h) scores a query of listed terms from, without FTS5.
+enum ImpactPostings {
+    /// Appends a row whose `stats` are sift_doc_stats' (count, length) per column; `previous` is the rowid of the
+    /// chunk's last row so far (or the rowid before the chunk).
+    static func append(_ rowid: Int64, after previous: Int64, _ stats: UnsafePointer<Int32>, columns: Int, to bytes: inout [UInt8]) {
+        leb128(UInt64(rowid - previous), to: &bytes)
+        for c in 0..<columns { leb128(UInt64(max(0, stats[2 * c])), to: &bytes) }
+    }
+
+    private static func leb128(_ value: UInt64, to bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(value & 0x7F) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    /// A row holding the term: its rowid and its count in each column.
+    struct Row: Equatable {
+        var rowid: Int64
+        var counts: [Int]
+    }
+
+    /// Decodes `bytes`: each row's rowid and counts (one per column), in order; stops at a truncated number.
+    static func rows(in bytes: [UInt8], after base: Int64, columns: Int) -> [Row] {
+        var rows: [Row] = []
+        var at = 0, rowid = base
+        func next() -> UInt64? {
+            var value: UInt64 = 0, shift: UInt64 = 0
+            while at < bytes.count, shift < 64 {
+                let byte = bytes[at]
+                at += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+            return nil
+        }
+        while at < bytes.count, let delta = next() {
+            rowid += Int64(truncatingIfNeeded: delta)
+            var counts: [Int] = []
+            for _ in 0..<columns { counts.append(Int(truncatingIfNeeded: next() ?? 0)) }
+            rows.append(Row(rowid: rowid, counts: counts))
+        }
+        return rows
+    }
+
+    /// The rowid of the last row in `bytes` (`base` when none).
+    static func lastRowid(in bytes: [UInt8], after base: Int64, columns: Int) -> Int64 {
+        var rowid = base, delta: UInt64 = 0, shift: UInt64 = 0, field = 0
+        for byte in bytes {
+            if field == 0 && shift < 64 { delta |= UInt64(byte & 0x7F) << shift }
+            shift += 7
+            guard byte & 0x80 == 0 else { continue }
+            if field == 0 { rowid += Int64(truncatingIfNeeded: delta) }
+            (delta, shift, field) = (0, 0, (field + 1) % (columns + 1))
+        }
+        return rowid
     }
 }

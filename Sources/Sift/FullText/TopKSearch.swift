@@ -89,7 +89,11 @@ struct ImpactBound {
 /// (a statement over all rows holding both terms of a frequent pair reads the counts of only a few blocks' rows).
 ///
 /// Plans, chosen per query:
-/// - every term listed: blocks in decreasing order of their bound (the sum of the terms' block bounds; for
+/// - every term listed and the impacts exact (not loose): the tail through FTS5, then the rows up to the
+///   watermark from the terms' postings (`sift_topk_postings`), chunk by chunk in rowid order, a row's exact
+///   score computed only when its block's bound and its own bound (its counts, its block's shortest sizes) beat
+///   the k-th score: its sizes are then read from FTS5's docsize table. The total is exact;
+/// - every term listed, loose impacts: blocks in decreasing order of their bound (the sum of the terms' block bounds; for
 ///   all-terms queries blocks missing a term are skipped), each with the adjacent blocks whose bounds beat the
 ///   k-th score too, up to `runBlocks`, in one statement; the tail above the watermark first; stops when the
 ///   next block's bound is at most the k-th score (block-max MaxScore over rowid ranges);
@@ -282,7 +286,17 @@ struct TopKSearch {
         // block costs about as much as scoring `statementRows` rows, 30): all terms with a rare one, or only
         // rare-ish terms.
         let rowsToScore = requiresAll ? terms.map(\.rows).min() ?? 0 : terms.reduce(0) { $0 + $1.rows }
-        if (requiresAll && !listed) || rowsToScore < Int64(statementRows * bounds.count) {
+        if listed, terms.count <= Int(SIFT_POSTINGS_MAX_TERMS), try handle.schemaType(of: index + "_docsize") == "table",
+           let changed = try changedRows(on: handle) {
+            // Every term listed: the tail through FTS5, the rest from the postings and the changed rows' counts.
+            for tail in tails {
+                try score("SELECT count(*) FROM \(q) WHERE \(q) MATCH ? AND rowid BETWEEN ? AND ? AND " + collect(ignoring: 0),
+                          [FundamentalValue(expression), FundamentalValue(tail.lowerBound), FundamentalValue(tail.upperBound)])
+            }
+            let before = collector.pointer.pointee.matched
+            try scorePostings(terms, rows: rows, totals: stats.dropFirst(), changed: changed, collector, on: handle)
+            matched += collector.pointer.pointee.matched - before
+        } else if (requiresAll && !listed) || rowsToScore < Int64(statementRows * bounds.count) {
             try score(select, [FundamentalValue(expression)])
         } else {
             if !listed {
@@ -398,6 +412,140 @@ struct TopKSearch {
             }
         }
         return (collector.rows, total, lowerBound)
+    }
+
+    /// At most this many rows changed since the postings were written (or 1% of the rows they cover, when more),
+    /// a search reads the changed rows' counts beside them; beyond, it leaves them (`optimize(index:)` writes them
+    /// anew).
+    static let changedRowsLimit: Int64 = 1_000
+
+    /// The rows changed since the postings were written, sorted; nil when too many to read at each search.
+    private func changedRows(on handle: Handle) throws -> [Int64]? {
+        let limit = max(Self.changedRowsLimit, meta.watermark / 100)
+        return try handle.withStatement("SELECT rowid FROM \(SQLBuilder.quote(TopKImpacts.changedTable(index))) ORDER BY rowid LIMIT \(limit + 1)") { stmt in
+            var rows: [Int64] = []
+            while try handle.step(stmt) { rows.append(sqlite3_column_int64(stmt, 0)) }
+            return rows.count > limit ? nil : rows
+        }
+    }
+
+    /// A term's counts in the changed rows that hold it now: their rowids (sorted) and `columns` counts a row.
+    private func changedCounts(of term: String, on handle: Handle) throws -> (rowids: [Int64], counts: [Int32]) {
+        let sql = "SELECT rowid, counts FROM \(SQLBuilder.quote(TopKImpacts.changesTable(index))) WHERE term = ? ORDER BY rowid"
+        return try handle.withStatement(sql) { stmt in
+            sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
+            var found: (rowids: [Int64], counts: [Int32]) = ([], [])
+            while try handle.step(stmt) {
+                found.rowids.append(sqlite3_column_int64(stmt, 0))
+                let blob = RawStatement.blob(stmt, 1)
+                for c in 0..<weights.count {
+                    found.counts.append(blob.count >= 4 * (c + 1) ? blob.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4 * c, as: Int32.self) } : 0)
+                }
+            }
+            return found
+        }
+    }
+
+    /// Scores the rows from rowid 1 up to the watermark from the listed terms' postings (`sift_topk_postings`),
+    /// chunk by chunk, into `collector`: the `changed` rows from their counts now instead. `terms` with their
+    /// weights, `rows` and the columns' `totals` (sizes in tokens) as sift_stats gives them.
+    private func scorePostings(_ terms: [Term], rows: Double, totals: ArraySlice<Double>, changed: [Int64],
+                               _ collector: TopKCollector, on handle: Handle) throws {
+        let table = SQLBuilder.quote(TopKImpacts.termsTable(index))
+        let columns = weights.count
+        // Kept where C reads them for the whole search: the changed rows and, per term, their counts.
+        let counted = try terms.map { try changedCounts(of: $0.token, on: handle) }
+        let changedRows = UnsafeMutableBufferPointer<Int64>.allocate(capacity: max(1, changed.count))
+        _ = changedRows.initialize(from: changed)
+        let extras = counted.map { found in
+            let rowids = UnsafeMutableBufferPointer<Int64>.allocate(capacity: max(1, found.rowids.count))
+            let counts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(1, found.counts.count))
+            _ = rowids.initialize(from: found.rowids)
+            _ = counts.initialize(from: found.counts)
+            return (rowids: rowids, counts: counts, count: found.rowids.count)
+        }
+        defer {
+            changedRows.deallocate()
+            for extra in extras {
+                extra.rowids.deallocate()
+                extra.counts.deallocate()
+            }
+        }
+        // One statement per term (told apart for the statement cache), stepped together in chunk order.
+        var statements: [(stmt: OpaquePointer, sql: String, cached: Bool)] = []
+        defer { for s in statements { handle.relinquish(s.stmt, sql: s.sql, cached: s.cached) } }
+        for (t, term) in terms.enumerated() {
+            let sql = "SELECT chunk, postings FROM \(table) WHERE term = ? AND chunk >= 0 ORDER BY chunk /* \(t) */"
+            let (stmt, cached) = try handle.acquire(sql)
+            statements.append((stmt, sql, cached))
+            sqlite3_bind_text(stmt, 1, term.token, -1, sift_sqlite_transient())
+        }
+        let docsizeSQL = "SELECT sz FROM \(SQLBuilder.quote(index + "_docsize")) WHERE id = ?"
+        try handle.withStatement(docsizeSQL) { docsize in
+            var chunks = try statements.map { try handle.step($0.stmt) ? sqlite3_column_int64($0.stmt, 0) : Int64.max }
+            let (model, k1, b, c): (Int32, Double, Double, Double) = switch ranking {
+            case .inB2(let c): (1, 1, 0, c)
+            case .bm25f(let k1, let b): (0, k1, b, 0)
+            case .bm25: (0, 1.2, 0.75, 0)
+            }
+            let averages = totals.map { rows > 0 ? $0 / rows : 0 }
+            let qtf = terms.map(\.qtf), idf = terms.map(\.idf)
+            let chunkRows = Int64(meta.chunkBlocks) * meta.block
+            var pointers = [UnsafePointer<UInt8>?](repeating: nil, count: terms.count)
+            var sizes = [Int32](repeating: 0, count: terms.count)
+            // Per term, its first changed row not passed yet; the first changed row of the chunk.
+            var extraAt = [Int](repeating: 0, count: terms.count), changedAt = 0
+            func nextChunk() -> Int64? {
+                var next = chunks.min() ?? .max
+                for t in terms.indices where extraAt[t] < extras[t].count {
+                    next = min(next, extras[t].rowids[extraAt[t]] / chunkRows)
+                }
+                return next == .max ? nil : next
+            }
+            try weights.withUnsafeBufferPointer { weights in
+                try averages.withUnsafeBufferPointer { averages in
+                    try qtf.withUnsafeBufferPointer { qtf in
+                        try idf.withUnsafeBufferPointer { idf in
+                            var query = sift_postings_query(
+                                terms: Int32(terms.count), columns: Int32(weights.count), inb2: model,
+                                requires_all: requiresAll ? 1 : 0, k1: k1, b: b, c: c, weights: weights.baseAddress,
+                                avglen: averages.baseAddress, qtf: qtf.baseAddress, idf: idf.baseAddress, docsize: docsize)
+                            while let chunk = nextChunk() {
+                                let end = (chunk + 1) * chunkRows
+                                for t in terms.indices {
+                                    let here = chunks[t] == chunk
+                                    pointers[t] = here ? sqlite3_column_blob(statements[t].stmt, 1).map {
+                                        UnsafePointer($0.assumingMemoryBound(to: UInt8.self))
+                                    } : nil
+                                    sizes[t] = here ? sqlite3_column_bytes(statements[t].stmt, 1) : 0
+                                }
+                                var changedEnd = changedAt
+                                while changedEnd < changed.count, changed[changedEnd] < end { changedEnd += 1 }
+                                var slices: [sift_postings_extra] = []
+                                for t in terms.indices {
+                                    let first = extraAt[t]
+                                    while extraAt[t] < extras[t].count, extras[t].rowids[extraAt[t]] < end { extraAt[t] += 1 }
+                                    slices.append(sift_postings_extra(rowids: UnsafePointer(extras[t].rowids.baseAddress.map { $0 + first }),
+                                                                      counts: UnsafePointer(extras[t].counts.baseAddress.map { $0 + first * columns }),
+                                                                      count: Int32(extraAt[t] - first)))
+                                }
+                                let rc = sift_topk_postings(&query, collector.pointer, chunk * chunkRows - 1, pointers, sizes,
+                                                            UnsafePointer(changedRows.baseAddress.map { $0 + changedAt }), Int32(changedEnd - changedAt), slices)
+                                changedAt = changedEnd
+                                guard rc == SQLITE_OK else {
+                                    throw SiftError(code: SiftError.Code(rawValue: rc),
+                                                    message: "The impacts' postings of \(index) do not match its rows; optimize(index:) rebuilds them.",
+                                                    operation: .step)
+                                }
+                                for t in terms.indices where chunks[t] == chunk {
+                                    chunks[t] = try handle.step(statements[t].stmt) ? sqlite3_column_int64(statements[t].stmt, 0) : .max
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Rows matching `phrase`, with rowids in `rows` when given, and the phrase's instances in them (counted for

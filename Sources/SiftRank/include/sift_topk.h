@@ -97,4 +97,40 @@ int sift_topk_bind(struct sqlite3_stmt *stmt, int index, sift_topk_collector *co
    it holds already is not added again (a row scored twice has the same score). */
 void sift_topk_add(sift_topk_collector *collector, int64_t rowid, double score);
 
+/*
+ * The postings evaluator: a query of listed terms scored from the impacts' postings (TopKImpacts.swift) rather
+ * than through FTS5, one chunk of rows at a time, into a collector. A chunk's postings of a term are, per row of
+ * the chunk holding it in rowid order, the unsigned LEB128 numbers: the rowid's distance from the previous row's
+ * (the first one's from `base`, the rowid before the chunk), then its count in each column. The row's score is
+ * sift_rank's or sift_inb2's with the phrase weights idf[t] (for the counts of the whole table), from the
+ * counts and the column sizes FTS5 keeps (`docsize`: a statement `SELECT sz FROM "<index>_docsize" WHERE id =
+ * ?`); a row is not scored when its block's bound (block_bounds) or its bound with the shortest sizes its block
+ * allows cannot beat the collector's k-th score, as in sift_topk(). `requires_all`: only rows holding every
+ * term match. Each matching row adds 1 to matched. Rows changed since the postings were written: `changed`
+ * (sorted rowids, `changed_count` of them) are left out of the postings, and extras[t] (NULL: none) lists those
+ * holding term t now, sorted, with its count in each column (`columns` numbers a row). Returns an SQLite result
+ * code (SQLITE_CORRUPT when a row of the postings has no sizes).
+ */
+#define SIFT_POSTINGS_MAX_TERMS 16
+
+typedef struct sift_postings_query {
+    int terms, columns;
+    int inb2, requires_all;
+    double k1, b, c;            /* k1 = 1 for InB2 */
+    const double *weights;      /* per column */
+    const double *avglen;       /* per column: total size / rows */
+    const double *qtf, *idf;    /* per term */
+    struct sqlite3_stmt *docsize;
+} sift_postings_query;
+
+typedef struct sift_postings_extra {
+    const int64_t *rowids;
+    const int32_t *counts;
+    int count;
+} sift_postings_extra;
+
+int sift_topk_postings(const sift_postings_query *query, sift_topk_collector *collector, int64_t base,
+                       const unsigned char *const *postings, const int *bytes, const int64_t *changed, int changed_count,
+                       const sift_postings_extra *extras);
+
 #endif

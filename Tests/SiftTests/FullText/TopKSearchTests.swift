@@ -266,6 +266,46 @@ final class TopKImpactsTests: XCTestCase {
         XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
     }
 
+    /// The postings hold each listed term's rows and counts: a search of listed terms alone is scored from them
+    /// (the same hits and scores as FTS5's exhaustive plan), verify compares them with the rows, and a posting of
+    /// a row FTS5 does not hold is a typed error, not a wrong result.
+    func testPostingsScoreListedTermsAndVerifyChecksThem() throws {
+        let database = try makeDatabase(rows: 150)
+        try database.rebuild(index: "docs_fts")                            // lists beta (22 rows)
+        let postings = try XCTUnwrap(try database.getValue(on: Column(named: "postings"), fromTable: "docs_fts_sift_impacts",
+                                                           where: Column(named: "term") == "beta" && Column(named: "chunk") == 0).dataValue)
+        // beta: rows 1, 8, 15, ... (title count 1, body count 0), each 7 after the previous (the first 2 after -1).
+        let rows = ImpactPostings.rows(in: [UInt8](postings), after: -1, columns: 2)
+        XCTAssertEqual(rows.map(\.rowid), Array(stride(from: 1, through: 63, by: 7)))
+        XCTAssertTrue(rows.allSatisfy { $0.counts == [1, 0] })
+        let options = SearchOptions(limit: 5)
+        let results: SearchResults<TopKDoc> = try database.search(SearchQuery("beta delta", mode: .anyTerm), in: "docs_fts", options: options)
+        XCTAssertEqual(results.totalCount, 150)
+        XCTAssertFalse(results.totalCountIsLowerBound)
+        let exhaustive: [Double] = try database.read { handle in
+            try handle.withStatement("SELECT -sift_inb2(docs_fts, 1.0, 2, 1.0, 1.0) AS s FROM docs_fts WHERE docs_fts MATCH 'beta OR delta' ORDER BY s DESC LIMIT 5") { stmt in
+                var scores: [Double] = []
+                while try handle.step(stmt) { scores.append(sqlite3_column_double(stmt, 0)) }
+                return scores
+            }
+        }
+        XCTAssertEqual(results.hits.map(\.score), exhaustive)
+        XCTAssertTrue(results.hits.allSatisfy { $0.object.title.contains("beta") })
+        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+        // A posting of rowid 2 instead of 1: verify names the term, and a search meets a row without beta's count.
+        var damaged = [UInt8](postings)
+        guard !damaged.isEmpty else { return XCTFail("beta has no postings") }
+        damaged[0] = 3
+        try database.exec(sql: "UPDATE docs_fts_sift_impacts SET postings = x'\(damaged.map { String(format: "%02x", $0) }.joined())' WHERE term = 'beta' AND chunk = 0")
+        XCTAssertEqual(try database.verify(index: "docs_fts").problems, ["impacts: the postings of beta differ from its rows"])
+        try database.exec(sql: "UPDATE docs_fts_sift_impacts SET postings = x'e807' || postings WHERE term = 'beta' AND chunk = 0")
+        XCTAssertThrowsError(try database.search(SearchQuery("beta delta", mode: .anyTerm), in: "docs_fts", options: options) as SearchResults<TopKDoc>) {
+            XCTAssertTrue(($0 as? SiftError)?.message.contains("optimize(index:) rebuilds them") == true, "\($0)")
+        }
+        try database.rebuild(index: "docs_fts")
+        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+    }
+
     func testRowsInsertedOneByOneJoinTheImpactsOnceTheTailIsLong() throws {
         let database = try makeDatabase(rows: 150)
         database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.tail = 5 }
