@@ -49,7 +49,7 @@ struct ScaleCommand: ParsableCommand {
     @Option(help: "The ranking searched with: inb2 (Sift's default) or bm25f.")
     var ranking: RankingChoice = .inb2
 
-    @Flag(help: "Time Sift's searches alone: no raw FTS5 nor exhaustive queries between them, and no exactness check (for profiling).")
+    @Flag(help: "Time Sift's searches alone: no raw FTS5 nor exhaustive queries between them, no exactness check and no @TableRowCoding load (for profiling).")
     var siftOnly = false
 
     enum RankingChoice: String, ExpressibleByArgument {
@@ -82,6 +82,7 @@ struct ScaleCommand: ParsableCommand {
                 let path = directory + "/\(engine.rawValue).sqlite"
                 // The @TableRowCoding load is timed only: its database is not searched, nor kept.
                 defer { if engine == .siftRowCoding { try? FileManager.default.removeItem(atPath: path) } }
+                if siftOnly && engine == .siftRowCoding { continue }
                 if keep != nil, engine != .siftRowCoding, FileManager.default.fileExists(atPath: path) {
                     print("  \(engine.rawValue): reusing \(path)")
                     continue

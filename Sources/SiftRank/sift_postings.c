@@ -14,16 +14,18 @@
 typedef struct {
     const unsigned char *at, *end;
     int64_t stored;
-    int stored_counts[MAX_COLUMNS];
+    int32_t *stored_counts;                   /* one of buffers, the other one holding `counts` */
+    int32_t buffers[2][MAX_COLUMNS];
     const int64_t *changed, *changed_end;     /* rows whose postings are out of date, sorted */
     const int64_t *extra, *extra_end;         /* changed rows holding the term now, sorted */
     const int32_t *extra_counts;              /* per extra row, its counts */
     int64_t rowid;
-    int counts[MAX_COLUMNS];
+    const int32_t *counts;
 } cursor;
 
 /* An unsigned LEB128 number (what TopKImpacts writes); 0 and the end on a truncated one. */
-static uint64_t leb128(const unsigned char **at, const unsigned char *end) {
+static inline uint64_t leb128(const unsigned char **at, const unsigned char *end) {
+    if (*at < end && !(**at & 0x80)) return *(*at)++;
     uint64_t value = 0;
     for (int shift = 0; *at < end && shift < 64; shift += 7) {
         unsigned char byte = *(*at)++;
@@ -43,7 +45,7 @@ static void read_stored(cursor *c, int columns) {
             return;
         }
         c->stored += (int64_t)delta;
-        for (int i = 0; i < columns; i++) c->stored_counts[i] = (int)leb128(&c->at, c->end);
+        for (int i = 0; i < columns; i++) c->stored_counts[i] = (int32_t)leb128(&c->at, c->end);
         while (c->changed < c->changed_end && *c->changed < c->stored) c->changed++;
         if (c->changed == c->changed_end || *c->changed != c->stored) return;
     }
@@ -56,11 +58,12 @@ static void advance(cursor *c, int columns) {
         c->rowid = INT64_MAX;
     } else if (c->stored < extra) {
         c->rowid = c->stored;
-        memcpy(c->counts, c->stored_counts, sizeof(int) * (size_t)columns);
+        c->counts = c->stored_counts;
+        c->stored_counts = c->stored_counts == c->buffers[0] ? c->buffers[1] : c->buffers[0];
         read_stored(c, columns);
     } else {
         c->rowid = extra;
-        for (int i = 0; i < columns; i++) c->counts[i] = c->extra_counts[i];
+        c->counts = c->extra_counts;
         c->extra++;
         c->extra_counts += columns;
     }
@@ -120,10 +123,20 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
         c->extra_end = extras && extras[t].rowids ? extras[t].rowids + extras[t].count : NULL;
         c->extra_counts = extras ? extras[t].counts : NULL;
         c->stored = base;
+        c->stored_counts = c->buffers[0];
         read_stored(c, q->columns);
         advance(c, q->columns);
     }
     int lengths[MAX_COLUMNS];
+    /* The block of the rows at hand: its end, whether its bound cannot beat the k-th score, and (computed on first
+       use) per term and column the weight of one count with the shortest size the block's rows holding the term
+       there have (the impacts): a row's score is at most the terms' saturated sums of counts times these. */
+    int64_t block = -1, block_end = INT64_MIN;
+    int block_skipped = 0, have_coefficients = 0;
+    double coefficients[SIFT_POSTINGS_MAX_TERMS * MAX_COLUMNS];
+    int full = top->count >= top->capacity;
+    double limit = full ? top->scores[top->capacity - 1] : 0;
+    limit += 1e-9 * fmax(1, fabs(limit));
     for (;;) {
         int64_t rowid = INT64_MAX;
         int holding = 0;
@@ -133,26 +146,40 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
         for (int t = 0; t < q->terms; t++) holding += present[t] = cursors[t]->rowid == rowid;
         if (q->requires_all && holding < q->terms) goto next;
         top->matched++;
-        int full = top->count >= top->capacity;
-        double threshold = full ? top->scores[top->capacity - 1] : 0, limit = threshold + 1e-9 * fmax(1, fabs(threshold));
-        int64_t block = top->block > 0 ? rowid / top->block : -1;
-        if (full && top->block_bounds && block >= 0 && block < top->block_count && top->block_bounds[block] <= limit)
-            goto next;
+        if (rowid >= block_end) {
+            block = top->block > 0 && rowid >= 0 ? rowid / top->block : -1;
+            block_end = block >= 0 ? (block + 1) * top->block : INT64_MAX;
+            have_coefficients = 0;
+            block_skipped = full && top->block_bounds && block >= 0 && block < top->block_count &&
+                            top->block_bounds[block] <= limit;
+        }
+        if (block_skipped) goto next;
         if (full) {
-            /* The score with the shortest sizes the row's columns can have (the impacts' per block): a bound. */
-            for (int c = 0; c < q->columns; c++) {
-                int least = 1;
+            if (!have_coefficients) {
                 for (int t = 0; t < q->terms; t++) {
-                    if (!present[t] || cursors[t]->counts[c] <= 0 || t >= top->terms || !top->blocks[t]) continue;
                     size_t at = (size_t)block * (size_t)top->stride;
-                    if (block < 0 || at + (size_t)top->stride > top->bytes[t] || top->blocks[t][at + 1 + 3 * c] == 0)
-                        continue;
-                    int shortest = 65535 - (top->blocks[t][at + 2 + 3 * c] | top->blocks[t][at + 3 + 3 * c] << 8);
-                    if (shortest > least) least = shortest;
+                    int known = block >= 0 && t < top->terms && top->blocks[t] && at + (size_t)top->stride <= top->bytes[t];
+                    for (int c = 0; c < q->columns; c++) {
+                        int shortest = 1;
+                        if (known && top->blocks[t][at + 1 + 3 * c] != 0)
+                            shortest = 65535 - (top->blocks[t][at + 2 + 3 * c] | top->blocks[t][at + 3 + 3 * c] << 8);
+                        coefficients[t * q->columns + c] =
+                            q->weights[c] > 0 && q->avglen[c] > 0
+                                ? sift_score_column(q->inb2, q->c, q->b, q->weights[c], 1, q->avglen[c], shortest > 1 ? shortest : 1)
+                                : 0;
+                    }
                 }
-                lengths[c] = least;
+                have_coefficients = 1;
             }
-            if (score_row(q, cursors, present, lengths) <= limit) goto next;
+            /* The row's bound: without its sizes (a statement), from its counts and the coefficients. */
+            double bound = 0;
+            for (int t = 0; t < q->terms; t++) {
+                if (!present[t] || q->qtf[t] <= 0) continue;
+                double pseudo = 0;
+                for (int c = 0; c < q->columns; c++) pseudo += coefficients[t * q->columns + c] * cursors[t]->counts[c];
+                if (pseudo > 0) bound += sift_score_saturate(q->qtf[t], q->idf[t], pseudo, q->k1);
+            }
+            if (bound * (1 + 1e-12) <= limit) goto next;
         }
         /* The row's column sizes, as FTS5 keeps them. */
         sqlite3_bind_int64(q->docsize, 1, rowid);
@@ -172,6 +199,12 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
         if (rc != SQLITE_OK) return rc;
         top->scored++;
         sift_topk_add(top, rowid, score_row(q, cursors, present, lengths));
+        if (top->count >= top->capacity) {
+            full = 1;
+            limit = top->scores[top->capacity - 1];
+            limit += 1e-9 * fmax(1, fabs(limit));
+            block_skipped = top->block_bounds && block >= 0 && block < top->block_count && top->block_bounds[block] <= limit;
+        }
     next:
         for (int t = 0; t < q->terms; t++)
             if (present[t]) advance(cursors[t], q->columns);
