@@ -36,8 +36,10 @@ import Foundation
 /// - a delete, an update or a single-row insert at or below the watermark keeps them exact where a search needs
 ///   it (`follow`): the row counts go down and up with the rows, and an added row raises its block's maxima. A
 ///   removed row's maxima stay, a bound now higher than needed: it may cost a search time, never a result. Such
-///   changes set `valid` to 2, so that `optimize(index:)` rebuilds tight bounds; the postings are not followed
-///   (searches leave loose impacts' postings unread until then);
+///   changes set `valid` to 2, so that `optimize(index:)` rebuilds tight bounds. The postings stay as written:
+///   the changed rows are listed in `<index>_sift_changed` and their listed terms' counts now in
+///   `<index>_sift_changes`, which a search reads in their place (up to `TopKSearch.changedRowsLimit`; beyond,
+///   it leaves the postings until `optimize(index:)` writes them anew);
 /// - a bulk insert that reaches below the watermark clears `valid`.
 struct TopKImpacts {
     /// The layout of the tables: 3 since postings (2 since instance counts, `cf`). Impacts of another layout read
