@@ -107,10 +107,11 @@ final class FullTextSettings: Sendable {
     }
 
     /// From how many rows a synced index gets impacts, from how many rows a term is listed in them, the rowids
-    /// per block, the blocks per stored chunk, the rows a bulk insert indexes and counts at a time, the shortest tail of rows inserted one by one that extends them (`TopKImpacts`), and the rows
-    /// FTS5 scores in the time of one statement over a block (`TopKSearch`); tests lower them.
+    /// per block, the blocks per stored chunk, the rows a bulk insert indexes and counts at a time, the shortest tail of rows inserted one by one that extends them (`TopKImpacts`), the rows
+    /// FTS5 scores in the time of one statement over a block, and up to how many changed rows (or 1% of the rows,
+    /// when more) a search reads beside the postings (`TopKSearch`); tests lower them.
     let impactSizes = Locked((rows: 20_000, listed: 100, block: Int64(256), chunk: 64, piece: 8_192, tail: 1_000,
-                              statementRows: 30))
+                              statementRows: 30, changed: 1_000))
 
     /// See ``Database/fullTextBulkThreshold``.
     var bulkThreshold: Int {

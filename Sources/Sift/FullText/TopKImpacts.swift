@@ -38,7 +38,7 @@ import Foundation
 ///   removed row's maxima stay, a bound now higher than needed: it may cost a search time, never a result. Such
 ///   changes set `valid` to 2, so that `optimize(index:)` rebuilds tight bounds. The postings stay as written:
 ///   the changed rows are listed in `<index>_sift_changed` and their listed terms' counts now in
-///   `<index>_sift_changes`, which a search reads in their place (up to `TopKSearch.changedRowsLimit`; beyond,
+///   `<index>_sift_changes`, which a search reads in their place (up to `impactSizes.changed` rows; beyond,
 ///   it leaves the postings until `optimize(index:)` writes them anew);
 /// - a bulk insert that reaches below the watermark clears `valid`.
 struct TopKImpacts {
@@ -70,8 +70,6 @@ struct TopKImpacts {
         var valid: Bool
         /// Valid, but changed rows may have left bounds higher than the rows need (`optimize(index:)` rebuilds them).
         var loose = false
-        /// Valid and not loose: the postings hold exactly the rows from rowid 1 up to the watermark.
-        var exact: Bool { valid && !loose }
         var columns: Int
         /// Rows in the index when the impacts were built (which terms are listed depends on it).
         var builtRows: Int

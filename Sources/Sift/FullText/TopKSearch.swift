@@ -414,14 +414,12 @@ struct TopKSearch {
         return (collector.rows, total, lowerBound)
     }
 
-    /// At most this many rows changed since the postings were written (or 1% of the rows they cover, when more),
-    /// a search reads the changed rows' counts beside them; beyond, it leaves them (`optimize(index:)` writes them
-    /// anew).
-    static let changedRowsLimit: Int64 = 1_000
-
-    /// The rows changed since the postings were written, sorted; nil when too many to read at each search.
+    /// The rows changed since the postings were written, sorted; nil when there are more than a search reads
+    /// (`impactSizes.changed`, 1,000, or 1% of the rows the postings cover when more): it then leaves the postings
+    /// until `optimize(index:)` writes them anew.
     private func changedRows(on handle: Handle) throws -> [Int64]? {
-        let limit = max(Self.changedRowsLimit, meta.watermark / 100)
+        let least = Int64(handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.changed })
+        let limit = max(least, meta.watermark / 100)
         return try handle.withStatement("SELECT rowid FROM \(SQLBuilder.quote(TopKImpacts.changedTable(index))) ORDER BY rowid LIMIT \(limit + 1)") { stmt in
             var rows: [Int64] = []
             while try handle.step(stmt) { rows.append(sqlite3_column_int64(stmt, 0)) }

@@ -6,7 +6,8 @@ import XCTest
 // Pruned top-k search (TopKSearch + TopKImpacts): after seeded random bulk inserts, single inserts, updates,
 // deletes, rollbacks, rebuilds and optimizes, every `.bm25f` search returns exactly the top k of exhaustive
 // sift_rank() scoring (scores equal rank by rank, so ties may swap rows). Small corpus, lowered thresholds
-// (impacts from 200 rows, terms listed from 30 rows, blocks of 16 rowids). SIFT_TOPK_SEED picks another seed.
+// (impacts from 200 rows, terms listed from 30 rows, blocks of 16 rowids, changed rows read beside the postings up
+// to 6 or 1%). SIFT_TOPK_SEED picks another seed.
 
 final class TopKDoc: TableCodable {
     var id: Int? = nil
@@ -75,7 +76,7 @@ final class TopKSearchTests: XCTestCase {
         let database = Database(withPath: path)
         addTeardownBlock { try? database.close { try? database.removeFiles() } }
         database.fullTextBulkThreshold = 8
-        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0) }
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, changed: 6) }
         try database.create(table: "docs", of: TopKDoc.self)
         try database.create(virtualTable: "docs_fts", of: TopKIndexModel.self, syncedWith: "docs")
         return database
@@ -215,7 +216,7 @@ final class TopKImpactsTests: XCTestCase {
         let database = Database(withPath: path)
         addTeardownBlock { try? database.close { try? database.removeFiles() } }
         database.fullTextBulkThreshold = 8
-        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 100, listed: 20, block: 16, chunk: 4, piece: 5, tail: 1_000, statementRows: 0) }
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 100, listed: 20, block: 16, chunk: 4, piece: 5, tail: 1_000, statementRows: 0, changed: 1_000) }
         try database.create(table: "docs", of: TopKDoc.self)
         try database.create(virtualTable: "docs_fts", of: TopKIndexModel.self, syncedWith: "docs")
         return database
