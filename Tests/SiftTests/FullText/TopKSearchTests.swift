@@ -307,6 +307,29 @@ final class TopKImpactsTests: XCTestCase {
         XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
     }
 
+    /// A delete and an update leave the postings as written and list the rows with their listed terms' counts
+    /// now, which searches read in their place (exact totals and scores); optimize writes the postings anew.
+    func testChangedRowsAreReadBesideThePostings() throws {
+        let database = try makeDatabase(rows: 150)
+        try database.rebuild(index: "docs_fts")                            // lists beta (22 rows)
+        try database.delete(fromTable: "docs", where: Column(named: "id") == 8)
+        try database.update(table: "docs", on: TopKDoc.Properties.title, with: TopKDoc(nil, "beta beta beta", ""),
+                            where: Column(named: "id") == 2)
+        let changed = try database.getColumn(on: Column(named: "rowid"), fromTable: "docs_fts_sift_changed").map(\.int64Value)
+        XCTAssertEqual(changed, [2, 8])
+        let counts = try database.getValue(on: Column(named: "counts"), fromTable: "docs_fts_sift_changes",
+                                           where: Column(named: "term") == "beta" && Column(named: "rowid") == 2).dataValue
+        XCTAssertEqual([UInt8](counts), [3, 0, 0, 0, 0, 0, 0, 0])            // 3 in the title, none in the body
+        let results: SearchResults<TopKDoc> = try database.search("beta", in: "docs_fts", options: SearchOptions(limit: 3))
+        XCTAssertEqual(results.totalCount, 22)                              // 22 - row 8 + row 2
+        XCTAssertEqual(results.hits.first?.rowid, 2)
+        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+        try database.optimize(index: "docs_fts")
+        XCTAssertEqual(try database.getValue(on: Column.all.count(), fromTable: "docs_fts_sift_changed").int64Value, 0)
+        XCTAssertEqual(try database.getValue(on: Column.all.count(), fromTable: "docs_fts_sift_changes").int64Value, 0)
+        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+    }
+
     func testRowsInsertedOneByOneJoinTheImpactsOnceTheTailIsLong() throws {
         let database = try makeDatabase(rows: 150)
         database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.tail = 5 }
