@@ -400,7 +400,7 @@ struct TopKImpacts {
     /// rows with its count in each column to `postings`; returns how many of those rows contain it and its
     /// instances in them.
     private static func scan(_ term: String, in index: String, rows: ClosedRange<Int64>, _ meta: Meta,
-                             into blocks: inout [UInt8], postings: inout [ImpactPostings.Row],
+                             into blocks: inout [UInt8], postings: inout ImpactPostings.Rows,
                              on handle: Handle) throws -> (rows: Int64, instances: Int64) {
         let q = SQLBuilder.quote(index)
         let sql = "SELECT rowid, sift_doc_stats(\(q)) FROM \(q) WHERE \(q) MATCH ? AND rowid BETWEEN ? AND ?"
@@ -418,7 +418,8 @@ struct TopKImpacts {
                 let counts = stats.assumingMemoryBound(to: Int32.self)
                 instances += ImpactBlock.instances(counts, columns: meta.columns)
                 ImpactBlock.add(counts, columns: meta.columns, into: &blocks, at: base)
-                postings.append(ImpactPostings.Row(rowid: rowid, counts: (0..<meta.columns).map { Int(counts[2 * $0]) }))
+                postings.rowids.append(rowid)
+                for c in 0..<meta.columns { postings.counts.append(counts[2 * c]) }
             }
         }
         return (found, instances)
@@ -435,7 +436,7 @@ struct TopKImpacts {
         for term in try listedTerms(index, on: handle) {
             guard let (rows, instances, blob) = try stored(term, in: index, meta, on: handle) else { continue }
             var fresh = [UInt8](repeating: 0, count: (Int(meta.watermark / meta.block) + 1) * width)
-            var postings: [ImpactPostings.Row] = []
+            var postings = ImpactPostings.Rows()
             let found = meta.watermark < 1 ? (rows: 0, instances: 0)
                 : try scan(term, in: index, rows: 1...meta.watermark, meta, into: &fresh, postings: &postings, on: handle)
             if try storedPostings(term, in: index, meta, on: handle) != postings {
@@ -455,32 +456,43 @@ struct TopKImpacts {
     }
 
     /// A listed term's rows as a search reads them: its postings, but the changed rows' counts now for theirs.
-    private static func storedPostings(_ term: String, in index: String, _ meta: Meta, on handle: Handle) throws -> [ImpactPostings.Row] {
+    private static func storedPostings(_ term: String, in index: String, _ meta: Meta, on handle: Handle) throws -> ImpactPostings.Rows {
         let changed = Set(try handle.withStatement("SELECT rowid FROM \(SQLBuilder.quote(changedTable(index)))") { stmt in
             var rows: [Int64] = []
             while try handle.step(stmt) { rows.append(sqlite3_column_int64(stmt, 0)) }
             return rows
         })
-        var rows: [ImpactPostings.Row] = []
+        var stored = ImpactPostings.Rows()
         let chunkRows = Int64(meta.chunkBlocks) * meta.block
         try handle.withStatement("SELECT chunk, postings FROM \(SQLBuilder.quote(termsTable(index))) WHERE term = ? AND chunk >= 0 ORDER BY chunk") { stmt in
             try handle.bind([FundamentalValue(term)], to: stmt, sql: "")
             while try handle.step(stmt) {
-                rows += ImpactPostings.rows(in: [UInt8](RawStatement.blob(stmt, 1)), after: sqlite3_column_int64(stmt, 0) * chunkRows - 1,
-                                            columns: meta.columns).filter { !changed.contains($0.rowid) }
+                stored.decode([UInt8](RawStatement.blob(stmt, 1)), after: sqlite3_column_int64(stmt, 0) * chunkRows - 1,
+                              columns: meta.columns, leavingOut: changed)
             }
         }
-        try handle.withStatement("SELECT rowid, counts FROM \(SQLBuilder.quote(changesTable(index))) WHERE term = ?") { stmt in
+        // The changed rows' counts now, merged in rowid order.
+        var merged = ImpactPostings.Rows(), at = 0
+        try handle.withStatement("SELECT rowid, counts FROM \(SQLBuilder.quote(changesTable(index))) WHERE term = ? ORDER BY rowid") { stmt in
             try handle.bind([FundamentalValue(term)], to: stmt, sql: "")
             while try handle.step(stmt) {
-                let blob = RawStatement.blob(stmt, 1)
-                let counts = Swift.stride(from: 0, to: blob.count - 3, by: 4).map { offset in
-                    Int(blob.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: Int32.self) })
+                let rowid = sqlite3_column_int64(stmt, 0)
+                while at < stored.rowids.count, stored.rowids[at] < rowid {
+                    merged.append(stored, at)
+                    at += 1
                 }
-                rows.append(ImpactPostings.Row(rowid: sqlite3_column_int64(stmt, 0), counts: counts))
+                let blob = RawStatement.blob(stmt, 1)
+                merged.rowids.append(rowid)
+                for c in 0..<meta.columns {
+                    merged.counts.append(blob.count >= 4 * (c + 1) ? blob.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4 * c, as: Int32.self) } : 0)
+                }
             }
         }
-        return rows.sorted { $0.rowid < $1.rowid }
+        while at < stored.rowids.count {
+            merged.append(stored, at)
+            at += 1
+        }
+        return merged
     }
 
     /// Builds the impacts of a synced (explicit) index of at least `automaticRows` rows; drops them otherwise.
@@ -612,34 +624,43 @@ enum ImpactPostings {
         bytes.append(UInt8(value))
     }
 
-    /// A row holding the term: its rowid and its count in each column.
-    struct Row: Equatable {
-        var rowid: Int64
-        var counts: [Int]
-    }
+    /// Rows holding the term, in rowid order: their rowids and, per row, its count in each column.
+    struct Rows: Equatable {
+        var rowids: [Int64] = []
+        var counts: [Int32] = []
 
-    /// Decodes `bytes`: each row's rowid and counts (one per column), in order; stops at a truncated number.
-    static func rows(in bytes: [UInt8], after base: Int64, columns: Int) -> [Row] {
-        var rows: [Row] = []
-        var at = 0, rowid = base
-        func next() -> UInt64? {
-            var value: UInt64 = 0, shift: UInt64 = 0
-            while at < bytes.count, shift < 64 {
-                let byte = bytes[at]
-                at += 1
-                value |= UInt64(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { return value }
-                shift += 7
+        /// Appends row `i` of `rows`.
+        mutating func append(_ rows: Rows, _ i: Int) {
+            let columns = rows.rowids.isEmpty ? 0 : rows.counts.count / rows.rowids.count
+            rowids.append(rows.rowids[i])
+            counts.append(contentsOf: rows.counts[i * columns..<(i + 1) * columns])
+        }
+
+        /// Appends the rows `bytes` holds, each with `columns` counts, but those in `leftOut`; stops at a truncated
+        /// number.
+        mutating func decode(_ bytes: [UInt8], after base: Int64, columns: Int, leavingOut leftOut: Set<Int64> = []) {
+            var at = 0, rowid = base
+            func next() -> UInt64? {
+                var value: UInt64 = 0, shift: UInt64 = 0
+                while at < bytes.count, shift < 64 {
+                    let byte = bytes[at]
+                    at += 1
+                    value |= UInt64(byte & 0x7F) << shift
+                    if byte & 0x80 == 0 { return value }
+                    shift += 7
+                }
+                return nil
             }
-            return nil
+            while at < bytes.count, let delta = next() {
+                rowid += Int64(truncatingIfNeeded: delta)
+                let kept = !leftOut.contains(rowid)
+                if kept { rowids.append(rowid) }
+                for _ in 0..<columns {
+                    let count = Int32(truncatingIfNeeded: next() ?? 0)
+                    if kept { counts.append(count) }
+                }
+            }
         }
-        while at < bytes.count, let delta = next() {
-            rowid += Int64(truncatingIfNeeded: delta)
-            var counts: [Int] = []
-            for _ in 0..<columns { counts.append(Int(truncatingIfNeeded: next() ?? 0)) }
-            rows.append(Row(rowid: rowid, counts: counts))
-        }
-        return rows
     }
 
     /// The rowid of the last row in `bytes` (`base` when none).

@@ -276,9 +276,10 @@ final class TopKImpactsTests: XCTestCase {
         let postings = try XCTUnwrap(try database.getValue(on: Column(named: "postings"), fromTable: "docs_fts_sift_impacts",
                                                            where: Column(named: "term") == "beta" && Column(named: "chunk") == 0).dataValue)
         // beta: rows 1, 8, 15, ... (title count 1, body count 0), each 7 after the previous (the first 2 after -1).
-        let rows = ImpactPostings.rows(in: [UInt8](postings), after: -1, columns: 2)
-        XCTAssertEqual(rows.map(\.rowid), Array(stride(from: 1, through: 63, by: 7)))
-        XCTAssertTrue(rows.allSatisfy { $0.counts == [1, 0] })
+        var rows = ImpactPostings.Rows()
+        rows.decode([UInt8](postings), after: -1, columns: 2)
+        XCTAssertEqual(rows.rowids, Array(stride(from: 1, through: 63, by: 7)))
+        XCTAssertEqual(rows.counts, Array(repeating: [1, 0], count: 9).flatMap { $0 })
         let options = SearchOptions(limit: 5)
         let results: SearchResults<TopKDoc> = try database.search(SearchQuery("beta delta", mode: .anyTerm), in: "docs_fts", options: options)
         XCTAssertEqual(results.totalCount, 150)
