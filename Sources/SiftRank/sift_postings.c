@@ -40,7 +40,8 @@ static inline uint64_t leb128(const unsigned char **at, const unsigned char *end
 static void read_stored(cursor *c, int columns) {
     for (;;) {
         uint64_t delta = c->at < c->end ? leb128(&c->at, c->end) : 0;
-        if (delta == 0) {
+        /* 0 ends the postings, and so does a distance past the largest rowid (damaged postings). */
+        if (delta == 0 || delta >= (uint64_t)INT64_MAX - (uint64_t)c->stored) {
             c->stored = INT64_MAX;
             return;
         }

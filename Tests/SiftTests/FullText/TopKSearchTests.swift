@@ -304,6 +304,11 @@ final class TopKImpactsTests: XCTestCase {
         XCTAssertThrowsError(try database.search(SearchQuery("beta delta", mode: .anyTerm), in: "docs_fts", options: options) as SearchResults<TopKDoc>) {
             XCTAssertTrue(($0 as? SiftError)?.message.contains("optimize(index:) rebuilds them") == true, "\($0)")
         }
+        // A distance past the largest rowid ends the postings (no overflow): the rows before it are still found.
+        try database.exec(sql: "UPDATE docs_fts_sift_impacts SET postings = x'\(postings.map { String(format: "%02x", $0) }.joined())ffffffffffffffffff01' WHERE term = 'beta' AND chunk = 0")
+        let cut: SearchResults<TopKDoc> = try database.search(SearchQuery("beta"), in: "docs_fts", options: options)
+        XCTAssertEqual(cut.totalCount, 22)
+        XCTAssertEqual(try database.verify(index: "docs_fts").problems, ["impacts: the postings of beta differ from its rows"])
         try database.rebuild(index: "docs_fts")
         XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
     }
