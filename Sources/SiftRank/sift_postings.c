@@ -1,6 +1,5 @@
 /* Sift's postings evaluator: the top k of a query of listed terms from the impacts' postings (see sift_topk.h). */
 #include <stdint.h>
-#include <string.h>
 
 #include "../CSQLite/shim.h"
 

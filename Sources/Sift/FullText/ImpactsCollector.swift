@@ -117,9 +117,10 @@ final class ImpactsCollector: @unchecked Sendable {
                     dfs[i][chunk] = sqlite3_column_int64(stmt, 1)
                     cfs[i][chunk] = sqlite3_column_int64(stmt, 2)
                     ImpactBlock.copyChunk(stmt, column: 3, into: &blocks[i], at: chunk, chunkBytes: chunkBytes)
-                    let stored = [UInt8](RawStatement.blob(stmt, 4))
-                    postings[i][chunk] = stored
-                    lastRowids[i][chunk] = ImpactPostings.lastRowid(in: stored, after: lastRowids[i][chunk], columns: columns)
+                    postings[i][chunk] = [UInt8](RawStatement.blob(stmt, 4))
+                    var stored = ImpactPostings.Rows()
+                    stored.decode(postings[i][chunk], after: lastRowids[i][chunk], columns: columns)
+                    lastRowids[i][chunk] = stored.rowids.last ?? lastRowids[i][chunk]
                 }
                 sqlite3_reset(stmt)
             }

@@ -427,11 +427,12 @@ struct TopKImpacts {
 
     /// What is wrong with the impacts of `index` (for `verify(index:)`): each listed term's count and block
     /// maxima recomputed from the index must equal the stored count and stay within the stored maxima, and its
-    /// postings, while exact (not loose), must equal the ones recomputed. Stale impacts (`valid` cleared) are not
-    /// checked: searches do not use them.
+    /// postings, with the changed rows' counts in their place, must equal the ones recomputed. Stale impacts
+    /// (`valid` cleared) are not checked: searches do not use them.
     static func problems(_ index: String, on handle: Handle) throws -> [String] {
         guard let meta = try meta(index, on: handle), meta.valid else { return [] }
         var problems: [String] = []
+        let changed = Set(try changedRows(index, limit: nil, on: handle) ?? [])
         let width = ImpactBlock.stride(columns: meta.columns)
         for term in try listedTerms(index, on: handle) {
             guard let (rows, instances, blob) = try stored(term, in: index, meta, on: handle) else { continue }
@@ -439,7 +440,7 @@ struct TopKImpacts {
             var postings = ImpactPostings.Rows()
             let found = meta.watermark < 1 ? (rows: 0, instances: 0)
                 : try scan(term, in: index, rows: 1...meta.watermark, meta, into: &fresh, postings: &postings, on: handle)
-            if try storedPostings(term, in: index, meta, on: handle) != postings {
+            if try storedPostings(term, in: index, meta, changed: changed, on: handle) != postings {
                 problems.append("impacts: the postings of \(term) differ from its rows")
             }
             if found.rows != rows { problems.append("impacts: \(term) is in \(found.rows) rows, \(rows) recorded") }
@@ -455,13 +456,9 @@ struct TopKImpacts {
         return problems
     }
 
-    /// A listed term's rows as a search reads them: its postings, but the changed rows' counts now for theirs.
-    private static func storedPostings(_ term: String, in index: String, _ meta: Meta, on handle: Handle) throws -> ImpactPostings.Rows {
-        let changed = Set(try handle.withStatement("SELECT rowid FROM \(SQLBuilder.quote(changedTable(index)))") { stmt in
-            var rows: [Int64] = []
-            while try handle.step(stmt) { rows.append(sqlite3_column_int64(stmt, 0)) }
-            return rows
-        })
+    /// A listed term's rows as a search reads them: its postings, but the `changed` rows' counts now for theirs.
+    private static func storedPostings(_ term: String, in index: String, _ meta: Meta, changed: Set<Int64>,
+                                       on handle: Handle) throws -> ImpactPostings.Rows {
         var stored = ImpactPostings.Rows()
         let chunkRows = Int64(meta.chunkBlocks) * meta.block
         try handle.withStatement("SELECT chunk, postings FROM \(SQLBuilder.quote(termsTable(index))) WHERE term = ? AND chunk >= 0 ORDER BY chunk") { stmt in
@@ -472,27 +469,47 @@ struct TopKImpacts {
             }
         }
         // The changed rows' counts now, merged in rowid order.
+        let now = try changedCounts(of: term, in: index, columns: meta.columns, on: handle)
         var merged = ImpactPostings.Rows(), at = 0
-        try handle.withStatement("SELECT rowid, counts FROM \(SQLBuilder.quote(changesTable(index))) WHERE term = ? ORDER BY rowid") { stmt in
-            try handle.bind([FundamentalValue(term)], to: stmt, sql: "")
-            while try handle.step(stmt) {
-                let rowid = sqlite3_column_int64(stmt, 0)
-                while at < stored.rowids.count, stored.rowids[at] < rowid {
-                    merged.append(stored, at)
-                    at += 1
-                }
-                let blob = RawStatement.blob(stmt, 1)
-                merged.rowids.append(rowid)
-                for c in 0..<meta.columns {
-                    merged.counts.append(blob.count >= 4 * (c + 1) ? blob.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4 * c, as: Int32.self) } : 0)
-                }
+        for i in now.rowids.indices {
+            while at < stored.rowids.count, stored.rowids[at] < now.rowids[i] {
+                merged.append(stored, at)
+                at += 1
             }
+            merged.append(now, i)
         }
         while at < stored.rowids.count {
             merged.append(stored, at)
             at += 1
         }
         return merged
+    }
+
+    /// The rows changed since the postings were written, sorted; nil when there are more than `limit`.
+    static func changedRows(_ index: String, limit: Int64?, on handle: Handle) throws -> [Int64]? {
+        let sql = "SELECT rowid FROM \(SQLBuilder.quote(changedTable(index))) ORDER BY rowid" + (limit.map { " LIMIT \($0 + 1)" } ?? "")
+        return try handle.withStatement(sql) { stmt in
+            var rows: [Int64] = []
+            while try handle.step(stmt) { rows.append(sqlite3_column_int64(stmt, 0)) }
+            return limit.map { rows.count > $0 } == true ? nil : rows
+        }
+    }
+
+    /// A listed term's counts in the changed rows that hold it now, `columns` a row, in rowid order.
+    static func changedCounts(of term: String, in index: String, columns: Int, on handle: Handle) throws -> ImpactPostings.Rows {
+        let sql = "SELECT rowid, counts FROM \(SQLBuilder.quote(changesTable(index))) WHERE term = ? ORDER BY rowid"
+        return try handle.withStatement(sql) { stmt in
+            sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
+            var found = ImpactPostings.Rows()
+            while try handle.step(stmt) {
+                found.rowids.append(sqlite3_column_int64(stmt, 0))
+                let blob = RawStatement.blob(stmt, 1)
+                for c in 0..<columns {
+                    found.counts.append(blob.count >= 4 * (c + 1) ? blob.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4 * c, as: Int32.self) } : 0)
+                }
+            }
+            return found
+        }
     }
 
     /// Builds the impacts of a synced (explicit) index of at least `automaticRows` rows; drops them otherwise.
@@ -663,16 +680,4 @@ enum ImpactPostings {
         }
     }
 
-    /// The rowid of the last row in `bytes` (`base` when none).
-    static func lastRowid(in bytes: [UInt8], after base: Int64, columns: Int) -> Int64 {
-        var rowid = base, delta: UInt64 = 0, shift: UInt64 = 0, field = 0
-        for byte in bytes {
-            if field == 0 && shift < 64 { delta |= UInt64(byte & 0x7F) << shift }
-            shift += 7
-            guard byte & 0x80 == 0 else { continue }
-            if field == 0 { rowid += Int64(truncatingIfNeeded: delta) }
-            (delta, shift, field) = (0, 0, (field + 1) % (columns + 1))
-        }
-        return rowid
-    }
 }

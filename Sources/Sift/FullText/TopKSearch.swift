@@ -89,11 +89,11 @@ struct ImpactBound {
 /// (a statement over all rows holding both terms of a frequent pair reads the counts of only a few blocks' rows).
 ///
 /// Plans, chosen per query:
-/// - every term listed and the impacts exact (not loose): the tail through FTS5, then the rows up to the
-///   watermark from the terms' postings (`sift_topk_postings`), chunk by chunk in rowid order, a row's exact
-///   score computed only when its block's bound and its own bound (its counts, its block's shortest sizes) beat
-///   the k-th score: its sizes are then read from FTS5's docsize table. The total is exact;
-/// - every term listed, loose impacts: blocks in decreasing order of their bound (the sum of the terms' block bounds; for
+/// - every term listed: the tail through FTS5, then the rows up to the watermark from the terms' postings
+///   (`sift_topk_postings`) and the changed rows' counts now, chunk by chunk in rowid order, a row's exact score
+///   computed only when its block's bound and its own bound (its counts, its block's shortest sizes) beat the
+///   k-th score: its sizes are then read from FTS5's docsize table. The total is exact;
+/// - every term listed, more changed rows than a search reads (`impactSizes.changed`): blocks in decreasing order of their bound (the sum of the terms' block bounds; for
 ///   all-terms queries blocks missing a term are skipped), each with the adjacent blocks whose bounds beat the
 ///   k-th score too, up to `runBlocks`, in one statement; the tail above the watermark first; stops when the
 ///   next block's bound is at most the k-th score (block-max MaxScore over rowid ranges);
@@ -286,12 +286,15 @@ struct TopKSearch {
         // block costs about as much as scoring `statementRows` rows, 30): all terms with a rare one, or only
         // rare-ish terms.
         let rowsToScore = requiresAll ? terms.map(\.rows).min() ?? 0 : terms.reduce(0) { $0 + $1.rows }
-        if listed, terms.count <= Int(SIFT_POSTINGS_MAX_TERMS), try handle.schemaType(of: index + "_docsize") == "table",
-           let changed = try changedRows(on: handle) {
+        let range = "SELECT count(*) FROM \(q) WHERE \(q) MATCH ? AND rowid BETWEEN ? AND ? AND " + collect(ignoring: 0)
+        // A search reads up to `impactSizes.changed` changed rows (or 1% of the rows, when more) beside the postings.
+        let changedLimit = max(Int64(handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.changed }),
+                               meta.watermark / 100)
+        if listed, terms.count <= Int(SIFT_POSTINGS_MAX_TERMS),
+           let changed = try TopKImpacts.changedRows(index, limit: changedLimit, on: handle) {
             // Every term listed: the tail through FTS5, the rest from the postings and the changed rows' counts.
             for tail in tails {
-                try score("SELECT count(*) FROM \(q) WHERE \(q) MATCH ? AND rowid BETWEEN ? AND ? AND " + collect(ignoring: 0),
-                          [FundamentalValue(expression), FundamentalValue(tail.lowerBound), FundamentalValue(tail.upperBound)])
+                try score(range, [FundamentalValue(expression), FundamentalValue(tail.lowerBound), FundamentalValue(tail.upperBound)])
             }
             let before = collector.pointer.pointee.matched
             try scorePostings(terms, rows: rows, totals: stats.dropFirst(), changed: changed, collector, on: handle)
@@ -319,7 +322,6 @@ struct TopKSearch {
             }
             // The tail, then the blocks by decreasing bound, each with its neighbours that can beat the k-th score
             // too (up to `runBlocks` blocks: one statement rather than several).
-            let range = "SELECT count(*) FROM \(q) WHERE \(q) MATCH ? AND rowid BETWEEN ? AND ? AND " + collect(ignoring: 0)
             for tail in tails {
                 try score(range, [FundamentalValue(expression), FundamentalValue(tail.lowerBound), FundamentalValue(tail.upperBound)])
             }
@@ -414,36 +416,6 @@ struct TopKSearch {
         return (collector.rows, total, lowerBound)
     }
 
-    /// The rows changed since the postings were written, sorted; nil when there are more than a search reads
-    /// (`impactSizes.changed`, 1,000, or 1% of the rows the postings cover when more): it then leaves the postings
-    /// until `optimize(index:)` writes them anew.
-    private func changedRows(on handle: Handle) throws -> [Int64]? {
-        let least = Int64(handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.changed })
-        let limit = max(least, meta.watermark / 100)
-        return try handle.withStatement("SELECT rowid FROM \(SQLBuilder.quote(TopKImpacts.changedTable(index))) ORDER BY rowid LIMIT \(limit + 1)") { stmt in
-            var rows: [Int64] = []
-            while try handle.step(stmt) { rows.append(sqlite3_column_int64(stmt, 0)) }
-            return rows.count > limit ? nil : rows
-        }
-    }
-
-    /// A term's counts in the changed rows that hold it now: their rowids (sorted) and `columns` counts a row.
-    private func changedCounts(of term: String, on handle: Handle) throws -> (rowids: [Int64], counts: [Int32]) {
-        let sql = "SELECT rowid, counts FROM \(SQLBuilder.quote(TopKImpacts.changesTable(index))) WHERE term = ? ORDER BY rowid"
-        return try handle.withStatement(sql) { stmt in
-            sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
-            var found: (rowids: [Int64], counts: [Int32]) = ([], [])
-            while try handle.step(stmt) {
-                found.rowids.append(sqlite3_column_int64(stmt, 0))
-                let blob = RawStatement.blob(stmt, 1)
-                for c in 0..<weights.count {
-                    found.counts.append(blob.count >= 4 * (c + 1) ? blob.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4 * c, as: Int32.self) } : 0)
-                }
-            }
-            return found
-        }
-    }
-
     /// Scores the rows from rowid 1 up to the watermark from the listed terms' postings (`sift_topk_postings`),
     /// chunk by chunk, into `collector`: the `changed` rows from their counts now instead. `terms` with their
     /// weights, `rows` and the columns' `totals` (sizes in tokens) as sift_stats gives them.
@@ -451,24 +423,28 @@ struct TopKSearch {
                                _ collector: TopKCollector, on handle: Handle) throws {
         let table = SQLBuilder.quote(TopKImpacts.termsTable(index))
         let columns = weights.count
-        // Kept where C reads them for the whole search: the changed rows and, per term, their counts.
-        let counted = try terms.map { try changedCounts(of: $0.token, on: handle) }
-        let changedRows = UnsafeMutableBufferPointer<Int64>.allocate(capacity: max(1, changed.count))
-        _ = changedRows.initialize(from: changed)
-        let extras = counted.map { found in
-            let rowids = UnsafeMutableBufferPointer<Int64>.allocate(capacity: max(1, found.rowids.count))
-            let counts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(1, found.counts.count))
-            _ = rowids.initialize(from: found.rowids)
-            _ = counts.initialize(from: found.counts)
-            return (rowids: rowids, counts: counts, count: found.rowids.count)
+        // What C reads for the whole search, in memory of its own: the columns' weights and average sizes, the
+        // terms' weights, the changed rows and, per term, their counts now.
+        var kept: [UnsafeMutableRawPointer] = []
+        defer { kept.forEach { $0.deallocate() } }
+        func keep<T>(_ values: [T]) -> UnsafeMutablePointer<T> {
+            let copy = UnsafeMutablePointer<T>.allocate(capacity: max(1, values.count))
+            copy.initialize(from: values, count: values.count)
+            kept.append(UnsafeMutableRawPointer(copy))
+            return copy
         }
-        defer {
-            changedRows.deallocate()
-            for extra in extras {
-                extra.rowids.deallocate()
-                extra.counts.deallocate()
-            }
+        let extras = try terms.map { try TopKImpacts.changedCounts(of: $0.token, in: index, columns: columns, on: handle) }
+        let extraRowids = extras.map { keep($0.rowids) }, extraCounts = extras.map { keep($0.counts) }
+        let changedRows = keep(changed)
+        let (model, k1, b, c): (Int32, Double, Double, Double) = switch ranking {
+        case .inB2(let c): (1, 1, 0, c)
+        case .bm25f(let k1, let b): (0, k1, b, 0)
+        case .bm25: (0, 1.2, 0.75, 0)
         }
+        var query = sift_postings_query(
+            terms: Int32(terms.count), columns: Int32(columns), inb2: model, requires_all: requiresAll ? 1 : 0,
+            k1: k1, b: b, c: c, weights: keep(weights), avglen: keep(totals.map { rows > 0 ? $0 / rows : 0 }),
+            qtf: keep(terms.map(\.qtf)), idf: keep(terms.map(\.idf)), docsize: nil)
         // One statement per term (told apart for the statement cache), stepped together in chunk order.
         var statements: [(stmt: OpaquePointer, sql: String, cached: Bool)] = []
         defer { for s in statements { handle.relinquish(s.stmt, sql: s.sql, cached: s.cached) } }
@@ -478,69 +454,49 @@ struct TopKSearch {
             statements.append((stmt, sql, cached))
             sqlite3_bind_text(stmt, 1, term.token, -1, sift_sqlite_transient())
         }
-        let docsizeSQL = "SELECT sz FROM \(SQLBuilder.quote(index + "_docsize")) WHERE id = ?"
-        try handle.withStatement(docsizeSQL) { docsize in
-            var chunks = try statements.map { try handle.step($0.stmt) ? sqlite3_column_int64($0.stmt, 0) : Int64.max }
-            let (model, k1, b, c): (Int32, Double, Double, Double) = switch ranking {
-            case .inB2(let c): (1, 1, 0, c)
-            case .bm25f(let k1, let b): (0, k1, b, 0)
-            case .bm25: (0, 1.2, 0.75, 0)
+        var chunks = try statements.map { try handle.step($0.stmt) ? sqlite3_column_int64($0.stmt, 0) : Int64.max }
+        let chunkRows = Int64(meta.chunkBlocks) * meta.block
+        var pointers = [UnsafePointer<UInt8>?](repeating: nil, count: terms.count)
+        var sizes = [Int32](repeating: 0, count: terms.count)
+        // Per term, its first changed row not passed yet; the first changed row of the chunk.
+        var extraAt = [Int](repeating: 0, count: terms.count), changedAt = 0
+        func nextChunk() -> Int64? {
+            var next = chunks.min() ?? .max
+            for t in terms.indices where extraAt[t] < extras[t].rowids.count {
+                next = min(next, extras[t].rowids[extraAt[t]] / chunkRows)
             }
-            let averages = totals.map { rows > 0 ? $0 / rows : 0 }
-            let qtf = terms.map(\.qtf), idf = terms.map(\.idf)
-            let chunkRows = Int64(meta.chunkBlocks) * meta.block
-            var pointers = [UnsafePointer<UInt8>?](repeating: nil, count: terms.count)
-            var sizes = [Int32](repeating: 0, count: terms.count)
-            // Per term, its first changed row not passed yet; the first changed row of the chunk.
-            var extraAt = [Int](repeating: 0, count: terms.count), changedAt = 0
-            func nextChunk() -> Int64? {
-                var next = chunks.min() ?? .max
-                for t in terms.indices where extraAt[t] < extras[t].count {
-                    next = min(next, extras[t].rowids[extraAt[t]] / chunkRows)
+            return next == .max ? nil : next
+        }
+        try handle.withStatement("SELECT sz FROM \(SQLBuilder.quote(index + "_docsize")) WHERE id = ?") { docsize in
+            query.docsize = docsize
+            while let chunk = nextChunk() {
+                let end = (chunk + 1) * chunkRows
+                for t in terms.indices {
+                    let here = chunks[t] == chunk
+                    pointers[t] = here ? sqlite3_column_blob(statements[t].stmt, 1).map {
+                        UnsafePointer($0.assumingMemoryBound(to: UInt8.self))
+                    } : nil
+                    sizes[t] = here ? sqlite3_column_bytes(statements[t].stmt, 1) : 0
                 }
-                return next == .max ? nil : next
-            }
-            try weights.withUnsafeBufferPointer { weights in
-                try averages.withUnsafeBufferPointer { averages in
-                    try qtf.withUnsafeBufferPointer { qtf in
-                        try idf.withUnsafeBufferPointer { idf in
-                            var query = sift_postings_query(
-                                terms: Int32(terms.count), columns: Int32(weights.count), inb2: model,
-                                requires_all: requiresAll ? 1 : 0, k1: k1, b: b, c: c, weights: weights.baseAddress,
-                                avglen: averages.baseAddress, qtf: qtf.baseAddress, idf: idf.baseAddress, docsize: docsize)
-                            while let chunk = nextChunk() {
-                                let end = (chunk + 1) * chunkRows
-                                for t in terms.indices {
-                                    let here = chunks[t] == chunk
-                                    pointers[t] = here ? sqlite3_column_blob(statements[t].stmt, 1).map {
-                                        UnsafePointer($0.assumingMemoryBound(to: UInt8.self))
-                                    } : nil
-                                    sizes[t] = here ? sqlite3_column_bytes(statements[t].stmt, 1) : 0
-                                }
-                                var changedEnd = changedAt
-                                while changedEnd < changed.count, changed[changedEnd] < end { changedEnd += 1 }
-                                var slices: [sift_postings_extra] = []
-                                for t in terms.indices {
-                                    let first = extraAt[t]
-                                    while extraAt[t] < extras[t].count, extras[t].rowids[extraAt[t]] < end { extraAt[t] += 1 }
-                                    slices.append(sift_postings_extra(rowids: UnsafePointer(extras[t].rowids.baseAddress.map { $0 + first }),
-                                                                      counts: UnsafePointer(extras[t].counts.baseAddress.map { $0 + first * columns }),
-                                                                      count: Int32(extraAt[t] - first)))
-                                }
-                                let rc = sift_topk_postings(&query, collector.pointer, chunk * chunkRows - 1, pointers, sizes,
-                                                            UnsafePointer(changedRows.baseAddress.map { $0 + changedAt }), Int32(changedEnd - changedAt), slices)
-                                changedAt = changedEnd
-                                guard rc == SQLITE_OK else {
-                                    throw SiftError(code: SiftError.Code(rawValue: rc),
-                                                    message: "The impacts' postings of \(index) do not match its rows; optimize(index:) rebuilds them.",
-                                                    operation: .step)
-                                }
-                                for t in terms.indices where chunks[t] == chunk {
-                                    chunks[t] = try handle.step(statements[t].stmt) ? sqlite3_column_int64(statements[t].stmt, 0) : .max
-                                }
-                            }
-                        }
-                    }
+                var changedEnd = changedAt
+                while changedEnd < changed.count, changed[changedEnd] < end { changedEnd += 1 }
+                var slices: [sift_postings_extra] = []
+                for t in terms.indices {
+                    let first = extraAt[t]
+                    while extraAt[t] < extras[t].rowids.count, extras[t].rowids[extraAt[t]] < end { extraAt[t] += 1 }
+                    slices.append(sift_postings_extra(rowids: extraRowids[t] + first, counts: extraCounts[t] + first * columns,
+                                                      count: Int32(extraAt[t] - first)))
+                }
+                let rc = sift_topk_postings(&query, collector.pointer, chunk * chunkRows - 1, pointers, sizes,
+                                            changedRows + changedAt, Int32(changedEnd - changedAt), slices)
+                changedAt = changedEnd
+                guard rc == SQLITE_OK else {
+                    throw SiftError(code: SiftError.Code(rawValue: rc),
+                                    message: "The impacts' postings of \(index) do not match its rows; optimize(index:) rebuilds them.",
+                                    operation: .step)
+                }
+                for t in terms.indices where chunks[t] == chunk {
+                    chunks[t] = try handle.step(statements[t].stmt) ? sqlite3_column_int64(statements[t].stmt, 0) : .max
                 }
             }
         }
