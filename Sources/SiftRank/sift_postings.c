@@ -35,16 +35,31 @@ static inline uint64_t leb128(const unsigned char **at, const unsigned char *end
     return 0;
 }
 
+/* Moves `rowid` to the postings' next row; 0 at their end. A distance of 0 ends them, and so does one past the
+   largest rowid (damaged postings). */
+static inline int next_rowid(const unsigned char **at, const unsigned char *end, int64_t *rowid) {
+    uint64_t delta = *at < end ? leb128(at, end) : 0;
+    if (delta == 0 || delta >= (uint64_t)INT64_MAX - (uint64_t)*rowid) return 0;
+    *rowid += (int64_t)delta;
+    return 1;
+}
+
+int64_t sift_postings_last_rowid(const unsigned char *postings, int bytes, int columns, int64_t base) {
+    if (!postings || bytes <= 0) return base;
+    const unsigned char *at = postings, *end = postings + bytes;
+    int64_t rowid = base;
+    while (next_rowid(&at, end, &rowid))
+        for (int i = 0; i < columns; i++) leb128(&at, end);
+    return rowid;
+}
+
 /* Reads the postings' next row that has not changed into `stored`. */
 static void read_stored(cursor *c, int columns) {
     for (;;) {
-        uint64_t delta = c->at < c->end ? leb128(&c->at, c->end) : 0;
-        /* 0 ends the postings, and so does a distance past the largest rowid (damaged postings). */
-        if (delta == 0 || delta >= (uint64_t)INT64_MAX - (uint64_t)c->stored) {
+        if (!next_rowid(&c->at, c->end, &c->stored)) {
             c->stored = INT64_MAX;
             return;
         }
-        c->stored += (int64_t)delta;
         for (int i = 0; i < columns; i++) c->stored_counts[i] = (int32_t)leb128(&c->at, c->end);
         while (c->changed < c->changed_end && *c->changed < c->stored) c->changed++;
         if (c->changed == c->changed_end || *c->changed != c->stored) return;

@@ -118,9 +118,9 @@ final class ImpactsCollector: @unchecked Sendable {
                     cfs[i][chunk] = sqlite3_column_int64(stmt, 2)
                     ImpactBlock.copyChunk(stmt, column: 3, into: &blocks[i], at: chunk, chunkBytes: chunkBytes)
                     postings[i][chunk] = [UInt8](RawStatement.blob(stmt, 4))
-                    var stored = ImpactPostings.Rows()
-                    stored.decode(postings[i][chunk], after: lastRowids[i][chunk], columns: columns)
-                    lastRowids[i][chunk] = stored.rowids.last ?? lastRowids[i][chunk]
+                    lastRowids[i][chunk] = postings[i][chunk].withUnsafeBufferPointer { bytes in
+                        sift_postings_last_rowid(bytes.baseAddress, Int32(bytes.count), Int32(columns), lastRowids[i][chunk])
+                    }
                 }
                 sqlite3_reset(stmt)
             }

@@ -133,4 +133,9 @@ int sift_topk_postings(const sift_postings_query *query, sift_topk_collector *co
                        const unsigned char *const *postings, const int *bytes, const int64_t *changed, int changed_count,
                        const sift_postings_extra *extras);
 
+/* The rowid of the last row in a chunk's postings of a term (the format above, `columns` counts a row), read as
+ * the evaluator reads them; `base` when they hold no row. What a bulk insert appends to a chunk's postings is
+ * measured from it. */
+int64_t sift_postings_last_rowid(const unsigned char *postings, int bytes, int columns, int64_t base);
+
 #endif
