@@ -61,7 +61,7 @@ let package = Package(
         ], path: "Benchmarks/SiftBench"),
         // Kills Sift writers with SIGKILL and checks durability, atomicity and index consistency (Tests/CrashHarness).
         .executableTarget(name: "sift-crash", dependencies: ["Sift"], path: "Tests/CrashHarness"),
-        .testTarget(name: "SiftTests", dependencies: ["Sift", "CSQLite"]),
+        .testTarget(name: "SiftTests", dependencies: ["Sift", "CSQLite", "SiftRank"]),
         .testTarget(name: "SiftMacrosTests", dependencies: ["SiftMacros", "Sift"]),
         .testTarget(name: "SiftICUTests", dependencies: ["SiftICU", "Sift"]),
         .testTarget(name: "SiftEvaluationTests", dependencies: ["SiftEvaluation"]),

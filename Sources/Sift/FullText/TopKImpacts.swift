@@ -42,9 +42,9 @@ import Foundation
 ///   it leaves the postings until `optimize(index:)` writes them anew);
 /// - a bulk insert that reaches below the watermark clears `valid`.
 struct TopKImpacts {
-    /// The layout of the tables: 3 since postings (2 since instance counts, `cf`). Impacts of another layout read
-    /// as stale.
-    static let tablesLayout: Int64 = 3
+    /// The layout of the tables: 4 since postings fold a count of 1 into the row's distance (3 since postings, 2
+    /// since instance counts, `cf`). Impacts of another layout read as stale.
+    static let tablesLayout: Int64 = 4
     /// Terms in fewer rows than this are not listed: scoring every one of their rows is cheap (0.5% of the rows,
     /// at least 100).
     static func minimumRows(forRows rows: Int, on handle: Handle) -> Int {
@@ -456,18 +456,20 @@ struct TopKImpacts {
         return problems
     }
 
-    /// A listed term's rows as a search reads them: its postings, but the `changed` rows' counts now for theirs.
+    /// A listed term's rows as a search reads them: its postings, but the `changed` rows' counts now for theirs;
+    /// nil when a chunk's postings are damaged.
     private static func storedPostings(_ term: String, in index: String, _ meta: Meta, changed: Set<Int64>,
-                                       on handle: Handle) throws -> ImpactPostings.Rows {
-        var stored = ImpactPostings.Rows()
+                                       on handle: Handle) throws -> ImpactPostings.Rows? {
+        var stored = ImpactPostings.Rows(), whole = true
         let chunkRows = Int64(meta.chunkBlocks) * meta.block
         try handle.withStatement("SELECT chunk, postings FROM \(SQLBuilder.quote(termsTable(index))) WHERE term = ? AND chunk >= 0 ORDER BY chunk") { stmt in
             try handle.bind([FundamentalValue(term)], to: stmt, sql: "")
             while try handle.step(stmt) {
-                stored.decode([UInt8](RawStatement.blob(stmt, 1)), after: sqlite3_column_int64(stmt, 0) * chunkRows - 1,
-                              columns: meta.columns, leavingOut: changed)
+                whole = stored.decode([UInt8](RawStatement.blob(stmt, 1)), after: sqlite3_column_int64(stmt, 0) * chunkRows - 1,
+                                      columns: meta.columns, leavingOut: changed) && whole
             }
         }
+        guard whole else { return nil }
         // The changed rows' counts now, merged in rowid order.
         let now = try changedCounts(of: term, in: index, columns: meta.columns, on: handle)
         var merged = ImpactPostings.Rows(), at = 0
@@ -621,15 +623,25 @@ enum ImpactBlock {
 }
 
 /// A term's postings in one chunk of rows, as stored beside its blocks: per row of the chunk holding the term, in
-/// rowid order, unsigned LEB128 numbers: the rowid's distance from the previous row's (the first one's from the
-/// rowid before the chunk), then the term's count in each column. What the postings evaluator (`sift_topk_postings`,
-/// sift_topk.h) scores a query of listed terms from, without FTS5.
+/// rowid order, the rowid's distance from the previous row's (the first one's from the rowid before the chunk)
+/// with the row's counts folded in when it holds the term once, else followed by its count in each column
+/// (unsigned LEB128; the format is in sift_topk.h). What the postings evaluator (`sift_topk_postings`) scores a
+/// query of listed terms from, without FTS5. Most rows take one or two bytes.
 enum ImpactPostings {
     /// Appends a row whose `stats` are sift_doc_stats' (count, length) per column; `previous` is the rowid of the
-    /// chunk's last row so far (or the rowid before the chunk).
+    /// chunk's last row so far (or the rowid before the chunk). The distance is below the chunk's rows, so the
+    /// shift never loses a bit.
     static func append(_ rowid: Int64, after previous: Int64, _ stats: UnsafePointer<Int32>, columns: Int, to bytes: inout [UInt8]) {
-        leb128(UInt64(rowid - previous), to: &bytes)
-        for c in 0..<columns { leb128(UInt64(max(0, stats[2 * c])), to: &bytes) }
+        var total: Int64 = 0, fold: UInt64 = 0
+        for c in 0..<columns where stats[2 * c] > 0 {
+            total += Int64(stats[2 * c])
+            fold = UInt64(c + 1)
+        }
+        if total != 1 { fold = 0 }
+        leb128(UInt64(rowid - previous) << UInt64(sift_postings_fold_bits(Int32(columns))) | fold, to: &bytes)
+        if fold == 0 {
+            for c in 0..<columns { leb128(UInt64(max(0, stats[2 * c])), to: &bytes) }
+        }
     }
 
     private static func leb128(_ value: UInt64, to bytes: inout [UInt8]) {
@@ -653,30 +665,27 @@ enum ImpactPostings {
             counts.append(contentsOf: rows.counts[i * columns..<(i + 1) * columns])
         }
 
-        /// Appends the rows `bytes` holds, each with `columns` counts, but those in `leftOut`; stops at a truncated
-        /// number.
-        mutating func decode(_ bytes: [UInt8], after base: Int64, columns: Int, leavingOut leftOut: Set<Int64> = []) {
-            var at = 0, rowid = base
-            func next() -> UInt64? {
-                var value: UInt64 = 0, shift: UInt64 = 0
-                while at < bytes.count, shift < 64 {
-                    let byte = bytes[at]
-                    at += 1
-                    value |= UInt64(byte & 0x7F) << shift
-                    if byte & 0x80 == 0 { return value }
-                    shift += 7
-                }
-                return nil
-            }
-            while at < bytes.count, let delta = next() {
-                rowid += Int64(truncatingIfNeeded: delta)
-                let kept = !leftOut.contains(rowid)
-                if kept { rowids.append(rowid) }
-                for _ in 0..<columns {
-                    let count = Int32(truncatingIfNeeded: next() ?? 0)
-                    if kept { counts.append(count) }
+        /// Appends the rows `bytes` holds, each with `columns` counts, but those in `leftOut`, read as the
+        /// evaluator reads them (`sift_postings_decode`); false when the postings are damaged (their rows stop
+        /// before their last byte).
+        @discardableResult
+        mutating func decode(_ bytes: [UInt8], after base: Int64, columns: Int, leavingOut leftOut: Set<Int64> = []) -> Bool {
+            var found = [Int64](repeating: 0, count: bytes.count)
+            var foundCounts = [Int32](repeating: 0, count: bytes.count * columns)
+            var whole: Int32 = 1
+            let rows = bytes.withUnsafeBufferPointer { bytes in
+                found.withUnsafeMutableBufferPointer { found in
+                    foundCounts.withUnsafeMutableBufferPointer { foundCounts in
+                        Int(sift_postings_decode(bytes.baseAddress, Int32(bytes.count), Int32(columns), base,
+                                                 found.baseAddress, foundCounts.baseAddress, &whole))
+                    }
                 }
             }
+            for r in 0..<rows where !leftOut.contains(found[r]) {
+                rowids.append(found[r])
+                counts.append(contentsOf: foundCounts[r * columns..<(r + 1) * columns])
+            }
+            return whole != 0
         }
     }
 
