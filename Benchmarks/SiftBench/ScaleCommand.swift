@@ -26,7 +26,8 @@ struct ScaleCommand: ParsableCommand {
             exhaustive one: equal scores rank by rank, the same rows except among those tied with the 20th. \
             Then --churn random documents are deleted and as many updated in both engines (each change its own \
             transaction, timed), and the searches run again on indexes changed since their bounds were built (and \
-            since FTS5 merged its segments).
+            since FTS5 merged its segments). Last, `verify(index:)` of Sift's database is timed in a child process \
+            (its peak RSS its own). With --more-pairs, more raw and Sift loads follow the first ones, alternated.
             """)
 
     @OptionGroup var data: DataScale
@@ -48,6 +49,12 @@ struct ScaleCommand: ParsableCommand {
 
     @Option(help: "The ranking searched with: inb2 (Sift's default) or bm25f.")
     var ranking: RankingChoice = .inb2
+
+    @Option(help: ArgumentHelp("""
+        Then index this many more raw and Sift (Codable) loads, alternated, timed only: the insert rate's ratio from \
+        the means of all the loads, since one pair moves with the machine.
+        """, valueName: "n"))
+    var morePairs = 0
 
     @Flag(help: "Time Sift's searches alone: no raw FTS5 nor exhaustive queries between them, no exactness check and no @TableRowCoding load (for profiling).")
     var siftOnly = false
@@ -100,11 +107,40 @@ struct ScaleCommand: ParsableCommand {
                                  Double(report.fileBytes) / 1_048_576))
                 }
             }
+            if morePairs > 0 { try alternatedPairs(count: count, directory: directory, first: indexing) }
             try searchPhase(corpus, directory: directory, title: "")
-            guard churn > 0 else { return }
-            try churnPhase(corpus, directory: directory)
-            try searchPhase(corpus, directory: directory, title: ", after \(churn) deletes and \(churn) updates")
+            if churn > 0 {
+                try churnPhase(corpus, directory: directory)
+                try searchPhase(corpus, directory: directory, title: ", after \(churn) deletes and \(churn) updates")
+            }
+            let check = try ScaleIndexCommand.spawnVerify(path: directory + "/sift.sqlite")
+            print("")
+            print(String(format: "verify(index:) of Sift's database: %.1f s, peak RSS %.0f MB, %@", check.seconds,
+                         Double(check.peakBytes) / 1_048_576, check.engine))
         }
+    }
+
+    /// Indexes `morePairs` more raw and Sift loads, alternated (timed, then deleted), and prints every load's
+    /// seconds and the ratio of the mean rates, `first` (this run's loads) included.
+    private func alternatedPairs(count: Int, directory: String, first: [ScaleIndexReport]) throws {
+        var seconds: [String: [Double]] = [:]
+        for report in first where report.engine != ScaleIndexCommand.Engine.siftRowCoding.rawValue {
+            seconds[report.engine, default: []].append(report.seconds)
+        }
+        for pair in 1...morePairs {
+            for engine in [ScaleIndexCommand.Engine.raw, .sift] {
+                let path = directory + "/pair-\(engine.rawValue).sqlite"
+                defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+                printError("indexing \(count) documents, pair \(pair): \(engine.rawValue) ...")
+                seconds[engine.rawValue, default: []].append(try ScaleIndexCommand.spawn(engine, path: path, documents: count).seconds)
+            }
+        }
+        let raw = seconds["raw"] ?? [], sift = seconds["sift"] ?? []
+        func list(_ values: [Double]) -> String { values.map { String(format: "%.2f", $0) }.joined(separator: " / ") }
+        func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(max(1, values.count)) }
+        print("")
+        print("Alternated loads, inserts s: raw \(list(raw)); Sift (Codable) \(list(sift)); Sift's rate "
+              + String(format: "%.2fx", mean(raw) / max(mean(sift), 1e-9)) + " the raw one (means)")
     }
 
     /// Deletes `churn` random documents and updates as many in both engines, each change in its own transaction.
@@ -293,8 +329,21 @@ struct ScaleIndexCommand: ParsableCommand {
     @Option var engine: Engine
     @Option var path: String
     @Option var documents: Int
+    /// Times `verify(index:)` of the Sift database at `path` instead of indexing.
+    @Flag var verify = false
 
     func run() throws {
+        if verify {
+            let database = Database(withPath: path)
+            let start = DispatchTime.now().uptimeNanoseconds
+            let report = try database.verify(index: "fts")
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            try database.close {}
+            let outcome = report.isConsistent ? "consistent" : "problem: \(report.problems.first ?? "?")"
+            print(String(decoding: try JSONEncoder().encode(ScaleIndexReport(engine: outcome, seconds: seconds,
+                peakBytes: MemoryProbe.peakBytes(), fileBytes: 0)), as: UTF8.self))
+            return
+        }
         let corpus = ScaleCorpus(count: documents)
         var seconds = 0.0
         var optimizeSeconds = 0.0
@@ -341,14 +390,24 @@ struct ScaleIndexCommand: ParsableCommand {
         print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
     }
 
+    /// Runs `scale-index --verify` on `path` in a child process: its report's `seconds` time `verify(index:)`,
+    /// and its `engine` says "consistent" or the first problem.
+    static func spawnVerify(path: String) throws -> ScaleIndexReport {
+        try run(["scale-index", "--engine", Engine.sift.rawValue, "--path", path, "--documents", "0", "--verify"])
+    }
+
     /// Runs `scale-index` for `engine` in a child process and returns its report.
     static func spawn(_ engine: Engine, path: String, documents: Int) throws -> ScaleIndexReport {
+        try run(["scale-index", "--engine", engine.rawValue, "--path", path, "--documents", String(documents)])
+    }
+
+    private static func run(_ arguments: [String]) throws -> ScaleIndexReport {
         let process = Process()
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard length > 0 else { throw BenchError.checkFailed("cannot find this executable") }
         process.executableURL = URL(fileURLWithPath: String(cString: buffer))
-        process.arguments = ["scale-index", "--engine", engine.rawValue, "--path", path, "--documents", String(documents)]
+        process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
@@ -356,7 +415,7 @@ struct ScaleIndexCommand: ParsableCommand {
         process.waitUntilExit()
         guard process.terminationStatus == 0, let line = String(decoding: output, as: UTF8.self)
             .split(separator: "\n").last else {
-            throw BenchError.checkFailed("scale-index \(engine.rawValue) exited with \(process.terminationStatus)")
+            throw BenchError.checkFailed("\(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
         }
         return try JSONDecoder().decode(ScaleIndexReport.self, from: Data(line.utf8))
     }
