@@ -20,7 +20,6 @@ typedef struct {
     const int32_t *extra_counts;              /* per extra row, its counts */
     int64_t rowid;
     const int32_t *counts;
-    int bits;                                 /* fold_bits(columns) */
 } cursor;
 
 /* An unsigned LEB128 number (what TopKImpacts writes); 0 and the end on a truncated one. */
@@ -36,50 +35,31 @@ static inline uint64_t leb128(const unsigned char **at, const unsigned char *end
     return 0;
 }
 
-/* How many low bits of a row's first number tell its counts (sift_topk.h): enough for 0...columns. */
-static inline int fold_bits(int columns) {
-    int bits = 0;
-    while (bits < 31 && (1 << bits) <= columns) bits++;
-    return bits;
-}
-
 /* Reads the postings' next row: moves `rowid` to it and puts its count in each column in `counts` (NULL: skips
-   them); 0 at their end. A distance of 0, a fold past the columns and a distance past the largest rowid (damaged
-   postings) end them. */
-static inline int next_row(const unsigned char **at, const unsigned char *end, int columns, int bits, int64_t *rowid,
+   them); 0 at their end. A distance of 0 and a distance past the largest rowid (damaged postings) end them. */
+static inline int next_row(const unsigned char **at, const unsigned char *end, int columns, int64_t *rowid,
                            int32_t *counts) {
     if (*at >= end) return 0;
-    uint64_t code = leb128(at, end);
-    uint64_t delta = code >> bits;
-    uint64_t fold = code & (((uint64_t)1 << bits) - 1);
-    if (delta == 0 || fold > (uint64_t)columns || delta >= (uint64_t)INT64_MAX - (uint64_t)*rowid) return 0;
+    uint64_t delta = leb128(at, end);
+    if (delta == 0 || delta >= (uint64_t)INT64_MAX - (uint64_t)*rowid) return 0;
     *rowid += (int64_t)delta;
-    if (fold) {
-        if (counts) {
-            for (int i = 0; i < columns; i++) counts[i] = 0;
-            counts[fold - 1] = 1;
-        }
-    } else {
-        for (int i = 0; i < columns; i++) {
-            int32_t count = (int32_t)leb128(at, end);
-            if (counts) counts[i] = count;
-        }
+    for (int i = 0; i < columns; i++) {
+        int32_t count = (int32_t)leb128(at, end);
+        if (counts) counts[i] = count;
     }
     return 1;
 }
-
-int sift_postings_fold_bits(int columns) { return fold_bits(columns); }
 
 int sift_postings_decode(const unsigned char *postings, int bytes, int columns, int64_t base, int64_t *rowids,
                          int32_t *counts, int *whole) {
     *whole = 1;
     if (!postings || bytes <= 0) return 0;
     const unsigned char *at = postings, *end = postings + bytes;
-    int bits = fold_bits(columns), rows = 0;
+    int rows = 0;
     int64_t rowid = base;
     for (;;) {
         const unsigned char *row = at;
-        if (rows >= bytes || !next_row(&at, end, columns, bits, &rowid, counts + (size_t)rows * (size_t)columns)) {
+        if (rows >= bytes || !next_row(&at, end, columns, &rowid, counts + (size_t)rows * (size_t)columns)) {
             *whole = row == end;
             return rows;
         }
@@ -90,16 +70,15 @@ int sift_postings_decode(const unsigned char *postings, int bytes, int columns, 
 int64_t sift_postings_last_rowid(const unsigned char *postings, int bytes, int columns, int64_t base) {
     if (!postings || bytes <= 0) return base;
     const unsigned char *at = postings, *end = postings + bytes;
-    int bits = fold_bits(columns);
     int64_t rowid = base;
-    while (next_row(&at, end, columns, bits, &rowid, NULL)) {}
+    while (next_row(&at, end, columns, &rowid, NULL)) {}
     return rowid;
 }
 
 /* Reads the postings' next row that has not changed into `stored`. */
 static void read_stored(cursor *c, int columns) {
     for (;;) {
-        if (!next_row(&c->at, c->end, columns, c->bits, &c->stored, c->stored_counts)) {
+        if (!next_row(&c->at, c->end, columns, &c->stored, c->stored_counts)) {
             c->stored = INT64_MAX;
             return;
         }
@@ -174,7 +153,6 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
         cursor *c = &storage[t];
         c->at = postings[t];
         c->end = postings[t] ? postings[t] + (bytes[t] > 0 ? bytes[t] : 0) : NULL;
-        c->bits = fold_bits(q->columns);
         c->changed = changed;
         c->changed_end = changed ? changed + changed_count : NULL;
         c->extra = extras ? extras[t].rowids : NULL;

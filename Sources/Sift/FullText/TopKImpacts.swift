@@ -42,9 +42,9 @@ import Foundation
 ///   it leaves the postings until `optimize(index:)` writes them anew);
 /// - a bulk insert that reaches below the watermark clears `valid`.
 struct TopKImpacts {
-    /// The layout of the tables: 4 since postings fold a count of 1 into the row's distance (3 since postings, 2
-    /// since instance counts, `cf`). Impacts of another layout read as stale.
-    static let tablesLayout: Int64 = 4
+    /// The layout of the tables: 3 since postings (2 since instance counts, `cf`). Impacts of another layout read
+    /// as stale.
+    static let tablesLayout: Int64 = 3
     /// Terms in fewer rows than this are not listed: scoring every one of their rows is cheap (0.5% of the rows,
     /// at least 100).
     static func minimumRows(forRows rows: Int, on handle: Handle) -> Int {
@@ -623,25 +623,15 @@ enum ImpactBlock {
 }
 
 /// A term's postings in one chunk of rows, as stored beside its blocks: per row of the chunk holding the term, in
-/// rowid order, the rowid's distance from the previous row's (the first one's from the rowid before the chunk)
-/// with the row's counts folded in when it holds the term once, else followed by its count in each column
-/// (unsigned LEB128; the format is in sift_topk.h). What the postings evaluator (`sift_topk_postings`) scores a
-/// query of listed terms from, without FTS5. Most rows take one or two bytes.
+/// rowid order, unsigned LEB128 numbers: the rowid's distance from the previous row's (the first one's from the
+/// rowid before the chunk), then the term's count in each column. What the postings evaluator (`sift_topk_postings`,
+/// sift_topk.h) scores a query of listed terms from, without FTS5.
 enum ImpactPostings {
     /// Appends a row whose `stats` are sift_doc_stats' (count, length) per column; `previous` is the rowid of the
-    /// chunk's last row so far (or the rowid before the chunk). The distance is below the chunk's rows, so the
-    /// shift never loses a bit.
+    /// chunk's last row so far (or the rowid before the chunk).
     static func append(_ rowid: Int64, after previous: Int64, _ stats: UnsafePointer<Int32>, columns: Int, to bytes: inout [UInt8]) {
-        var total: Int64 = 0, fold: UInt64 = 0
-        for c in 0..<columns where stats[2 * c] > 0 {
-            total += Int64(stats[2 * c])
-            fold = UInt64(c + 1)
-        }
-        if total != 1 { fold = 0 }
-        leb128(UInt64(rowid - previous) << UInt64(sift_postings_fold_bits(Int32(columns))) | fold, to: &bytes)
-        if fold == 0 {
-            for c in 0..<columns { leb128(UInt64(max(0, stats[2 * c])), to: &bytes) }
-        }
+        leb128(UInt64(rowid - previous), to: &bytes)
+        for c in 0..<columns { leb128(UInt64(max(0, stats[2 * c])), to: &bytes) }
     }
 
     private static func leb128(_ value: UInt64, to bytes: inout [UInt8]) {

@@ -100,11 +100,8 @@ void sift_topk_add(sift_topk_collector *collector, int64_t rowid, double score);
 /*
  * The postings evaluator: a query of listed terms scored from the impacts' postings (TopKImpacts.swift) rather
  * than through FTS5, one chunk of rows at a time, into a collector. A chunk's postings of a term are, per row of
- * the chunk holding it in rowid order, unsigned LEB128 numbers. The first is the rowid's distance from the
- * previous row's (the first one's from `base`, the rowid before the chunk), shifted left by the bits that hold
- * 0...columns (1 bit for one column, 2 for two or three, ...), with the fold in those bits: c + 1 when the row
- * holds the term once, in column c (most rows: nothing follows), 0 when its count in each column follows. (As
- * Lucene folds a frequency of 1 into the document's distance.) The row's score is
+ * the chunk holding it in rowid order, the unsigned LEB128 numbers: the rowid's distance from the previous row's
+ * (the first one's from `base`, the rowid before the chunk), then its count in each column. The row's score is
  * sift_rank's or sift_inb2's with the phrase weights idf[t] (for the counts of the whole table), from the
  * counts and the column sizes FTS5 keeps (`docsize`: a statement `SELECT sz FROM "<index>_docsize" WHERE id =
  * ?`); a row is not scored when its block's bound (block_bounds) or its bound with the shortest sizes its block
@@ -135,9 +132,6 @@ typedef struct sift_postings_extra {
 int sift_topk_postings(const sift_postings_query *query, sift_topk_collector *collector, int64_t base,
                        const unsigned char *const *postings, const int *bytes, const int64_t *changed, int changed_count,
                        const sift_postings_extra *extras);
-
-/* The bits of a row's first number in the postings that hold its fold (see the format above), for `columns`. */
-int sift_postings_fold_bits(int columns);
 
 /* Decodes a chunk's postings of a term (the format above) into rowids and counts (`columns` a row), as the
  * evaluator reads them: at most `bytes` rows, all they can hold. Returns how many; `whole` tells whether they

@@ -268,8 +268,8 @@ final class TopKImpactsTests: XCTestCase {
         XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
     }
 
-    /// Postings read back as written for any number of columns: rows holding the term once (folded into the
-    /// distance), rows with several counts, and the largest distance a chunk allows.
+    /// Postings read back as written for any number of columns: rows holding the term once, rows with several
+    /// counts, and long distances.
     func testPostingsReadBackAsWrittenForAnyColumnCount() {
         var generator = SystemRandomNumberGenerator()
         for columns in 1...5 {
@@ -302,9 +302,8 @@ final class TopKImpactsTests: XCTestCase {
         try database.rebuild(index: "docs_fts")                            // lists beta (22 rows)
         let postings = try XCTUnwrap(try database.getValue(on: Column(named: "postings"), fromTable: "docs_fts_sift_impacts",
                                                            where: Column(named: "term") == "beta" && Column(named: "chunk") == 0).dataValue)
-        // beta: rows 1, 8, 15, ... (title count 1, body count 0), each 7 after the previous (the first 2 after -1):
-        // one byte a row, the distance shifted by 2 bits (two columns) with 1 (once, in the title) folded in.
-        XCTAssertEqual([UInt8](postings), [2 << 2 | 1] + Array(repeating: 7 << 2 | 1, count: 8))
+        // beta: rows 1, 8, 15, ... (title count 1, body count 0), each 7 after the previous (the first 2 after -1).
+        XCTAssertEqual([UInt8](postings), [2, 1, 0] + Array(repeating: [7, 1, 0], count: 8).flatMap { $0 })
         var rows = ImpactPostings.Rows()
         rows.decode([UInt8](postings), after: -1, columns: 2)
         XCTAssertEqual(rows.rowids, Array(stride(from: 1, through: 63, by: 7)))
@@ -326,15 +325,16 @@ final class TopKImpactsTests: XCTestCase {
         // A posting of rowid 2 instead of 1: verify names the term, and a search meets a row without beta's count.
         var damaged = [UInt8](postings)
         guard !damaged.isEmpty else { return XCTFail("beta has no postings") }
-        damaged[0] = 3 << 2 | 1
+        damaged[0] = 3
         try database.exec(sql: "UPDATE docs_fts_sift_impacts SET postings = x'\(damaged.map { String(format: "%02x", $0) }.joined())' WHERE term = 'beta' AND chunk = 0")
         XCTAssertEqual(try database.verify(index: "docs_fts").problems, ["impacts: the postings of beta differ from its rows"])
-        // A first row at rowid 999 (distance 1,000, once in the title: 4,001 in LEB128).
-        try database.exec(sql: "UPDATE docs_fts_sift_impacts SET postings = x'a11f' || postings WHERE term = 'beta' AND chunk = 0")
+        // A first row at rowid 999 (distance 1,000 in LEB128), holding beta once in the title.
+        try database.exec(sql: "UPDATE docs_fts_sift_impacts SET postings = x'e8070100' || postings WHERE term = 'beta' AND chunk = 0")
         XCTAssertThrowsError(try database.search(SearchQuery("beta delta", mode: .anyTerm), in: "docs_fts", options: options) as SearchResults<TopKDoc>) {
             XCTAssertTrue(($0 as? SiftError)?.message.contains("optimize(index:) rebuilds them") == true, "\($0)")
         }
-        // A damaged number (a fold past the columns) ends the postings: the rows before it are still found.
+        // A distance past the largest rowid (2^64 - 1) ends the postings: the rows before it are still found, and
+        // verify names the bytes left after them.
         try database.exec(sql: "UPDATE docs_fts_sift_impacts SET postings = x'\(postings.map { String(format: "%02x", $0) }.joined())ffffffffffffffffff01' WHERE term = 'beta' AND chunk = 0")
         let cut: SearchResults<TopKDoc> = try database.search(SearchQuery("beta"), in: "docs_fts", options: options)
         XCTAssertEqual(cut.totalCount, 22)
@@ -342,7 +342,7 @@ final class TopKImpactsTests: XCTestCase {
         try database.rebuild(index: "docs_fts")
         XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
         // A distance past the largest rowid ends the postings too (no signed overflow): two of 2^62 - 1 from 148.
-        let far: [UInt8] = [0xfd] + Array(repeating: 0xff, count: 8) + [0x01]
+        let far: [UInt8] = Array(repeating: 0xff, count: 8) + [0x3f, 1, 0]
         var farRows = ImpactPostings.Rows()
         farRows.decode(far + far, after: 148, columns: 2)
         XCTAssertEqual(farRows.rowids, [148 + (1 << 62) - 1])
@@ -411,9 +411,9 @@ final class TopKImpactsTests: XCTestCase {
 
     /// Impacts of an earlier layout are stale, not an error: searches stay exact on FTS5's plan, changes leave them
     /// alone and optimize replaces them. Before chunks: one row per term, no `chunk_blocks`; before instance
-    /// counts: no `cf` and no `layout`; before the postings' fold: layout 3.
+    /// counts: no `cf` and no `layout`.
     func testImpactsOfAnEarlierLayoutAreStaleUntilOptimize() throws {
-        for layout in [0, 1, 3] {
+        for layout in [0, 1] {
             let database = try makeDatabase(rows: 150)
             if layout == 0 {
                 try database.exec(sql: "DROP TABLE docs_fts_sift_impacts")
@@ -422,12 +422,7 @@ final class TopKImpactsTests: XCTestCase {
             } else if layout == 1 {
                 try database.exec(sql: "ALTER TABLE docs_fts_sift_impacts DROP COLUMN cf")
             }
-            if layout == 3 {
-                // Postings without the fold: each row's counts after its distance.
-                try database.exec(sql: "UPDATE docs_fts_sift_topk SET layout = 3")
-            } else {
-                try database.exec(sql: "ALTER TABLE docs_fts_sift_topk DROP COLUMN layout")
-            }
+            try database.exec(sql: "ALTER TABLE docs_fts_sift_topk DROP COLUMN layout")
             XCTAssertEqual(try meta(database)?.valid, false, "layout \(layout)")
             for ranking in [Ranking.bm25f(), .inB2()] {
                 let results: SearchResults<TopKDoc> = try database.search("beta", in: "docs_fts", options: SearchOptions(ranking: ranking))
