@@ -341,6 +341,11 @@ final class TopKImpactsTests: XCTestCase {
         XCTAssertEqual(try database.verify(index: "docs_fts").problems, ["impacts: the postings of beta differ from its rows"])
         try database.rebuild(index: "docs_fts")
         XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+        // A truncated number after the last row: searches read the rows before it, and verify names it.
+        try database.exec(sql: "UPDATE docs_fts_sift_impacts SET postings = postings || x'80' WHERE term = 'beta' AND chunk = 0")
+        XCTAssertEqual((try database.search(SearchQuery("beta"), in: "docs_fts", options: options) as SearchResults<TopKDoc>).totalCount, 22)
+        XCTAssertEqual(try database.verify(index: "docs_fts").problems, ["impacts: the postings of beta differ from its rows"])
+        try database.rebuild(index: "docs_fts")
         // A distance past the largest rowid ends the postings too (no signed overflow): two of 2^62 - 1 from 148.
         let far: [UInt8] = Array(repeating: 0xff, count: 8) + [0x3f, 1, 0]
         var farRows = ImpactPostings.Rows()
