@@ -225,7 +225,9 @@ final class ImpactsCollector: @unchecked Sendable {
         try add(through: top, on: handle)
         try waitForWorker()
         let q = SQLBuilder.quote
-        let save = "INSERT OR REPLACE INTO \(q(TopKImpacts.termsTable(index.index)))(term, chunk, df, cf, blocks, postings) VALUES(?, ?, ?, ?, ?, ?)"
+        // The partial chunk's row is updated in place (a REPLACE deletes and reinserts it, index entry included).
+        let save = "INSERT INTO \(q(TopKImpacts.termsTable(index.index)))(term, chunk, df, cf, blocks, postings) VALUES(?, ?, ?, ?, ?, ?) "
+            + "ON CONFLICT(term, chunk) DO UPDATE SET df = excluded.df, cf = excluded.cf, blocks = excluded.blocks, postings = excluded.postings"
         try handle.withStatement(save) { stmt in
             for (i, term) in terms.enumerated() {
                 for chunk in 0..<chunks where dfs[i][chunk] > 0 {
