@@ -406,7 +406,7 @@ struct ScaleIndexCommand: ParsableCommand {
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard length > 0 else { throw BenchError.checkFailed("cannot find this executable") }
-        process.executableURL = URL(fileURLWithPath: String(cString: buffer))
+        process.executableURL = URL(fileURLWithPath: String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self))
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe

@@ -88,7 +88,7 @@ final class ICUSearchAPITests: XCTestCase {
     }
 
     func testHighlightsMarkWholeCJKMatches() throws {
-        var options = SearchOptions(highlight: ["text"], snippet: ["text"])
+        let options = SearchOptions(highlight: ["text"], snippet: ["text"])
         let results = try database.search(SearchQuery("中华人民共和国"), in: "passages_fts", of: Passage.self, options: options)
         XCTAssertEqual(results.hits.first?.highlights["text"], "天安门位于北京市中心，是[中华人民共和国]的象征。")
         XCTAssertTrue(results.hits.first?.snippets["text"]?.contains("[中华人民共和国]") ?? false, results.hits.first?.snippets["text"] ?? "nil")

@@ -48,5 +48,7 @@ protocol ConnectionObserverProviding {
 
 extension Handle {
     /// The provider of observers, found once: `Database`'s conformance, declared by the layer that observes.
-    static let observerProvider = (Database.self as Any.Type) as? ConnectionObserverProviding.Type
+    /// (A metatype, set once and never written: safe to share, though Swift 6.2+ cannot tell without
+    /// `SendableMetatype`, which Swift 6.0 lacks.)
+    nonisolated(unsafe) static let observerProvider = (Database.self as Any.Type) as? ConnectionObserverProviding.Type
 }

@@ -296,7 +296,9 @@ final class SyncTracker {
     /// large batches, while the index's score bounds count the same rows on a worker thread (`TopKImpacts.Follower`).
     /// The bulk state is cleared first, so nothing of it survives a failure here.
     func finishBulk(on handle: Handle) throws {
-        guard let content = bulkContent.map({ String(cString: $0) }) else { return }
+        guard let content = bulkContent.map({ name in
+            String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }) else { return }
         let rowids = bulkRowids.sorted()
         endBulk()
         for target in targets where target.index.content == content {

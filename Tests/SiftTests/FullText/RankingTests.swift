@@ -454,7 +454,7 @@ extension RankingTests {
         try check("after the rollback")
         let other = Database(withPath: database.path)
         try other.insert(objects: [Article(8, "cherry", "fig")], intoTable: "articles")
-        try other.close()
+        other.close()
         try check("after another connection's write")
     }
 
@@ -473,7 +473,7 @@ extension RankingTests {
         })
         let during = try search(SearchQuery("cherry fig", mode: .anyTerm), .inB2(), in: database)
         database.trace(ofSQL: nil)
-        try other.close()
+        other.close()
         XCTAssertEqual(written.all, [true], "the write ran during the search")
         XCTAssertEqual(during.hits.map(\.rowid), before.hits.map(\.rowid))
         for (hit, old) in zip(during.hits, before.hits) { XCTAssertEqual(hit.score, old.score, accuracy: 1e-12, "row \(hit.rowid)") }

@@ -175,7 +175,7 @@ final class SyncTests: SiftTestCase {
     func testIndexingExistingContentAndMaintenance() throws {
         let database = makeDatabase()
         try database.create(table: "articles", of: Article.self)
-        try database.insert(objects: (1...50).map { Article($0, "title \($0)", "body number \($0)") }, intoTable: "articles")
+        try database.insert(objects: (1...50).map { (i: Int) in Article(i, "title \(i)", "body number \(i)") }, intoTable: "articles")
         try database.create(virtualTable: "articles_fts", of: ArticleIndex.self, syncedWith: "articles")
         XCTAssertEqual(try ids(database, "number").count, 50, "existing rows are indexed when the index is created")
         try database.setMergePolicy(index: "articles_fts", automerge: 8, crisisMerge: 32)

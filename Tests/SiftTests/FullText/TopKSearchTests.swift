@@ -517,7 +517,7 @@ final class TopKImpactsTests: XCTestCase {
     func testRowsWithNegativeRowidsAreFound() throws {
         let database = try emptyDatabase()
         try database.insert(objects: (0..<150).map { TopKDoc(-$0 - 1, "alpha \($0 % 7 == 0 ? "beta" : "gamma")", "alpha delta w\($0)") }
-                            + (0..<150).map { TopKDoc($0, "alpha gamma", "delta x\($0)") }, intoTable: "docs")
+                            + (0..<150).map { (i: Int) in TopKDoc(i, "alpha gamma", "delta x\(i)") }, intoTable: "docs")
         try database.rebuild(index: "docs_fts")
         XCTAssertEqual(try meta(database)?.valid, true)
         XCTAssertEqual(try rows(database, "beta"), 0, "beta is only in the low tail")
@@ -534,8 +534,8 @@ final class TopKImpactsTests: XCTestCase {
     /// must still be searched (it was left out as if the word were missing there).
     func testRowsWhoseWordIsOnlyInAZeroWeightColumnAreFound() throws {
         let database = try emptyDatabase()
-        try database.insert(objects: (1...160).map { TopKDoc($0, "beta", "delta x\($0)") }
-                            + (161...320).map { TopKDoc($0, "gamma", "delta beta y\($0)") }, intoTable: "docs")
+        try database.insert(objects: (1...160).map { (i: Int) in TopKDoc(i, "beta", "delta x\(i)") }
+                            + (161...320).map { (i: Int) in TopKDoc(i, "gamma", "delta beta y\(i)") }, intoTable: "docs")
         try database.optimize(index: "docs_fts")
         XCTAssertEqual(try meta(database)?.valid, true)
         XCTAssertTrue(try isPruned(database, "beta delta"))

@@ -118,7 +118,7 @@ final class EncryptedRecoveryTests: SiftTestCase {
         let database = makeDatabase("encrypted.db")
         try database.setCipherKey(passphrase)
         try database.create(table: "articles", of: Article.self)
-        try database.insert(objects: (1...400).map { Article($0, "title \($0)", "body \($0)") }, intoTable: "articles")
+        try database.insert(objects: (1...400).map { (i: Int) in Article(i, "title \(i)", "body \(i)") }, intoTable: "articles")
         let leaf = try database.getRows(sql: "SELECT pageno, ncell FROM dbstat WHERE name = 'articles' AND pagetype = 'leaf' ORDER BY pageno")[1]
         database.close()
         try damage(database.path, pages: [Int(leaf[0].int64Value)])
@@ -142,9 +142,9 @@ final class EncryptedRecoveryTests: SiftTestCase {
         let database = makeDatabase("encrypted.db")
         try database.setCipherKey(rawKey: Self.key)
         try database.create(table: "articles", of: Article.self)
-        try database.insert(objects: (1...300).map { Article($0, "title \($0)", "body \($0)") }, intoTable: "articles")
+        try database.insert(objects: (1...300).map { (i: Int) in Article(i, "title \(i)", "body \(i)") }, intoTable: "articles")
         try database.exec(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
-        try database.insert(objects: (301...320).map { Article($0, "title \($0)", "body \($0)") }, intoTable: "articles")
+        try database.insert(objects: (301...320).map { (i: Int) in Article(i, "title \(i)", "body \(i)") }, intoTable: "articles")
         let first = try database.getRows(sql: "SELECT pageno, ncell FROM dbstat WHERE name = 'articles' AND pagetype = 'leaf' ORDER BY pageno")[0]
         // What a crash leaves: the file and its WAL copied while open; only the WAL holds the last rows.
         let copy = path("copy.db")
