@@ -116,7 +116,7 @@ struct ScaleCommand: ParsableCommand {
             let check = try ScaleIndexCommand.spawnVerify(path: directory + "/sift.sqlite")
             print("")
             print(String(format: "verify(index:) of Sift's database: %.1f s, peak RSS %.0f MB, %@", check.seconds,
-                         Double(check.peakBytes) / 1_048_576, check.engine))
+                         Double(check.peakBytes) / 1_048_576, check.outcome ?? "no outcome"))
         }
     }
 
@@ -314,6 +314,8 @@ struct ScaleIndexReport: Codable {
     var optimizeSeconds: Double = 0
     var peakBytes: Int
     var fileBytes: Int
+    /// `scale-index --verify`: "consistent" or the first problem.
+    var outcome: String?
 }
 
 /// `sift-bench scale-index`: the indexing half of `scale`, run as a child process so that its peak RSS is its own.
@@ -340,8 +342,8 @@ struct ScaleIndexCommand: ParsableCommand {
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             try database.close {}
             let outcome = report.isConsistent ? "consistent" : "problem: \(report.problems.first ?? "?")"
-            print(String(decoding: try JSONEncoder().encode(ScaleIndexReport(engine: outcome, seconds: seconds,
-                peakBytes: MemoryProbe.peakBytes(), fileBytes: 0)), as: UTF8.self))
+            print(String(decoding: try JSONEncoder().encode(ScaleIndexReport(engine: engine.rawValue, seconds: seconds,
+                peakBytes: MemoryProbe.peakBytes(), fileBytes: 0, outcome: outcome)), as: UTF8.self))
             return
         }
         let corpus = ScaleCorpus(count: documents)
@@ -391,7 +393,7 @@ struct ScaleIndexCommand: ParsableCommand {
     }
 
     /// Runs `scale-index --verify` on `path` in a child process: its report's `seconds` time `verify(index:)`,
-    /// and its `engine` says "consistent" or the first problem.
+    /// and its `outcome` says "consistent" or the first problem.
     static func spawnVerify(path: String) throws -> ScaleIndexReport {
         try run(["scale-index", "--engine", Engine.sift.rawValue, "--path", path, "--documents", "0", "--verify"])
     }

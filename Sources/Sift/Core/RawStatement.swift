@@ -62,6 +62,13 @@ enum RawStatement {
         return Data(bytes: p, count: n)
     }
 
+    /// The column's blob as bytes, copied once (`[UInt8](blob(...))` copies it twice).
+    static func bytes(_ stmt: OpaquePointer, _ index: Int32) -> [UInt8] {
+        let n = Int(sqlite3_column_bytes(stmt, index))
+        guard n > 0, let p = sqlite3_column_blob(stmt, index) else { return [] }
+        return [UInt8](UnsafeRawBufferPointer(start: p, count: n))
+    }
+
     static func value(_ stmt: OpaquePointer, _ index: Int32) -> FundamentalValue {
         switch sqlite3_column_type(stmt, index) {
         case SQLITE_INTEGER: return FundamentalValue(sqlite3_column_int64(stmt, index))

@@ -117,7 +117,7 @@ final class ImpactsCollector: @unchecked Sendable {
                     dfs[i][chunk] = sqlite3_column_int64(stmt, 1)
                     cfs[i][chunk] = sqlite3_column_int64(stmt, 2)
                     ImpactBlock.copyChunk(stmt, column: 3, into: &blocks[i], at: chunk, chunkBytes: chunkBytes)
-                    postings[i][chunk] = [UInt8](RawStatement.blob(stmt, 4))
+                    postings[i][chunk] = RawStatement.bytes(stmt, 4)
                     lastRowids[i][chunk] = postings[i][chunk].withUnsafeBufferPointer { bytes in
                         sift_postings_last_rowid(bytes.baseAddress, Int32(bytes.count), Int32(columns), lastRowids[i][chunk])
                     }

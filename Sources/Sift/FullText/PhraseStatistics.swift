@@ -44,7 +44,7 @@ struct PhraseStatistics {
     static func counts(ofPhrases phrases: [String], in index: String, cache: Locked<Cache>, on handle: Handle) throws -> [Counts]? {
         guard sqlite3_txn_state(handle.raw, "main") != SQLITE_TXN_WRITE else { return nil }
         guard let structure = try handle.withStatement("SELECT block FROM \(SQLBuilder.quote(index + "_data")) WHERE id = 10", { stmt in
-            try handle.step(stmt) ? [UInt8](RawStatement.blob(stmt, 0)) : nil
+            try handle.step(stmt) ? RawStatement.bytes(stmt, 0) : nil
         }) else { return nil }
         var known = cache.withLock { cache in cache[index].flatMap { $0.structure == structure ? $0.counts : nil } } ?? [:]
         let missing = Array(Set(phrases.filter { known[$0] == nil })).sorted()

@@ -465,7 +465,7 @@ struct TopKImpacts {
         try handle.withStatement("SELECT chunk, postings FROM \(SQLBuilder.quote(termsTable(index))) WHERE term = ? AND chunk >= 0 ORDER BY chunk") { stmt in
             try handle.bind([FundamentalValue(term)], to: stmt, sql: "")
             while try handle.step(stmt) {
-                whole = stored.decode([UInt8](RawStatement.blob(stmt, 1)), after: sqlite3_column_int64(stmt, 0) * chunkRows - 1,
+                whole = stored.decode(RawStatement.bytes(stmt, 1), after: sqlite3_column_int64(stmt, 0) * chunkRows - 1,
                                       columns: meta.columns, leavingOut: changed) && whole
             }
         }
