@@ -134,7 +134,9 @@ extension Database {
     public func merge(index: String, pages: Int = 500) throws { try command(index, "merge", pages) }
 
     /// FTS5's automatic merge policy: merge once `automerge` segments of a level exist (0 turns it off),
-    /// and force a merge at `crisisMerge` segments. Stored in the index, so it applies to every writer.
+    /// and force a merge at `crisisMerge` segments. Stored in the index, so it applies to every writer. The bulk
+    /// path (``fullTextBulkThreshold``) merges 8 at once during its pass when `automerge` is between 1 and 7, and
+    /// leaves 0 and larger values alone.
     public func setMergePolicy(index: String, automerge: Int = 4, crisisMerge: Int = 16) throws {
         try command(index, "automerge", automerge)
         try command(index, "crisismerge", crisisMerge)

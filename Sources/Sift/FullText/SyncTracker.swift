@@ -323,12 +323,18 @@ final class SyncTracker {
         guard var low = rowids.first else { return }
         var high = low, count = 1
         let sql = index.insertRangeSQL
-        // A larger pending-terms buffer for the one pass means fewer, larger segments to write and merge.
-        // On failure the caller's transaction rolls back, taking the setting with it; FTS5 rereads its
-        // configuration when the rolled-back structure's cookie differs from the one it holds.
-        let previousHashSize = try index.hashSize(on: handle)
-        try index.setHashSize(SyncedIndex.bulkHashSize, on: handle)
-        defer { try? index.setHashSize(previousHashSize, on: handle) }
+        // FTS5 writes the pass's segments and merges them as each statement ends, with the settings of a batch
+        // (`SyncedIndex.BulkSetting`), each raised only above a smaller value the index has (an automerge of 0,
+        // merging turned off, stays). On failure the caller's transaction rolls back, taking the settings with
+        // it; FTS5 rereads its configuration when the rolled-back structure's cookie differs from the one it holds.
+        var restore: [(SyncedIndex.BulkSetting, Int64)] = []
+        defer { for (setting, value) in restore.reversed() { try? index.set(setting, to: value, on: handle) } }
+        for setting in [SyncedIndex.BulkSetting.hashSize, .automerge] {
+            let value = try index.value(of: setting, on: handle)
+            guard value > 0, value < setting.bulkValue else { continue }
+            try index.set(setting, to: setting.bulkValue, on: handle)
+            restore.append((setting, value))
+        }
         func flushRange() throws {
             try willIndex(low...high, count)
             try handle.withStatement(sql) { stmt in

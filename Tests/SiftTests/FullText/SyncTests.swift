@@ -142,6 +142,46 @@ final class SyncTests: SiftTestCase {
         XCTAssertTrue(try database.verify(index: "articles_fts").isConsistent)
     }
 
+    /// A bulk insert merges FTS5's segments with a batch's fan-out (8 of a level at once, not FTS5's 4) and puts the
+    /// index's own settings back after its pass; a merge policy the caller set is never lowered or turned on.
+    func testBulkInsertsMergeWithABatchFanOutAndRestoreTheSettings() throws {
+        let database = try setUpArticles()
+        database.fullTextBulkThreshold = 5
+        // Leaves of 32 bytes: FTS5 merges in work units of 64 leaves written, which small batches then reach.
+        try database.exec(sql: "INSERT INTO articles_fts(articles_fts, rank) VALUES('pgsz', 32)")
+        func segments() throws -> Int {
+            Int(try database.getRows(sql: "SELECT count(DISTINCT segid) FROM articles_fts_idx")[0][0].int64Value)
+        }
+        func setting(_ key: String) throws -> Int64? {
+            try database.getRows(sql: "SELECT v FROM articles_fts_config WHERE k = ?", values: [key]).first?.first?.int64Value
+        }
+        var next = 1
+        func bulkInsert() throws {
+            try database.insert(objects: (next..<next + 30).map { Article($0, "w\($0)", "batch \(next) loaded together") },
+                                intoTable: "articles")
+            next += 30
+        }
+        // One segment per batch and none merged up to the seventh (with FTS5's fan-out of 4, a merge starts at the
+        // fourth batch: its output is one more segment); the eighth starts one.
+        var counts: [Int] = []
+        for _ in 0..<8 { try bulkInsert(); counts.append(try segments()) }
+        XCTAssertEqual(counts.prefix(7), [1, 2, 3, 4, 5, 6, 7])
+        XCTAssertNotEqual(counts[7], 8, "eight segments of a level are merged")
+        XCTAssertEqual(try setting("automerge"), 4)
+        XCTAssertEqual(try setting("hashsize"), 1_048_576)
+        // Merging turned off stays off; a larger fan-out stays.
+        try database.setMergePolicy(index: "articles_fts", automerge: 0, crisisMerge: 64)
+        let before = try segments()
+        for _ in 0..<6 { try bulkInsert() }
+        XCTAssertEqual(try segments(), before + 6)
+        XCTAssertEqual(try setting("automerge"), 0)
+        try database.setMergePolicy(index: "articles_fts", automerge: 16)
+        try bulkInsert()
+        XCTAssertEqual(try setting("automerge"), 16)
+        XCTAssertEqual(try ids(database, "loaded").count, next - 1)
+        XCTAssertTrue(try database.verify(index: "articles_fts").isConsistent)
+    }
+
     func testCheckpointsAndReturningWritesOnASyncedDatabase() throws {
         let database = try setUpArticles()
         try database.insert(objects: Article(1, "first", "one"), intoTable: "articles")
