@@ -225,8 +225,8 @@ public enum SearchEngineExport {
             if SiftICU.queryStopwords(arguments: ["stem", stem]).isSuperset(of: SiftICU.englishStopwords) {
                 b.notes.append("Sift leaves 123 English function words (SiftICU.englishStopwords) out of any-term questions; use a search analyzer with a stop filter for similar behaviour.")
             }
-            if !SiftICU.queryStopwords(arguments: ["stem", stem]).isDisjoint(with: SiftICU.hiraganaStopwords) {
-                b.notes.append("Sift leaves hiragana standing alone (particles and endings such as の, は, た) out of Japanese any-term questions, searching them only inside their character pairs; this analyzer searches them.")
+            if !SiftICU.queryStopwords(arguments: ["stem", stem]).isDisjoint(with: SiftICU.kanaStopwords) {
+                b.notes.append("Sift leaves kana standing alone (hiragana particles and endings such as の, は, た, katakana syllables) out of Japanese any-term questions, searching them only inside their character pairs; this analyzer searches them.")
             }
         }
         if removeDiacritics {

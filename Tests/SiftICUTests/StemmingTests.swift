@@ -190,12 +190,12 @@ final class StemmingTests: XCTestCase {
         try database.create(virtualTable: "passages_plain", of: PassageIndex.self, syncedWith: "passages", tokenizer: "sift_icu stem none")
         XCTAssertTrue(try expression(SearchQuery("the servers", mode: .anyTerm), in: "passages_plain").contains("\"the\""))
         XCTAssertEqual(SiftICU.queryStopwords(arguments: ["cjk", "bigram", "stem", "english"]),
-                       SiftICU.englishStopwords.union(SiftICU.hiraganaStopwords))
-        XCTAssertEqual(SiftICU.queryStopwords(arguments: ["stem", "french"]), SiftICU.hiraganaStopwords)
+                       SiftICU.englishStopwords.union(SiftICU.kanaStopwords))
+        XCTAssertEqual(SiftICU.queryStopwords(arguments: ["stem", "french"]), SiftICU.kanaStopwords)
         XCTAssertEqual(SiftICU.queryStopwords(arguments: ["stem", "none"]), [])
     }
 
-    func testHiraganaAloneLeavesJapaneseAnyTermQuestions() throws {
+    func testKanaAloneLeavesJapaneseAnyTermQuestions() throws {
         try database.create(table: "passages", of: Passage.self)
         try database.insert(objects: [Passage(1, "梅雨", "梅雨の時期は六月から七月。"), Passage(2, "すし", "すしは日本の料理です。"),
                                       Passage(3, "雨", "雨の日が多い。")], intoTable: "passages")
@@ -203,9 +203,12 @@ final class StemmingTests: XCTestCase {
         func expression(_ text: String, in index: String = "passages_fts") throws -> String {
             try database.expression(for: SearchQuery(text, mode: .anyTerm), in: index) ?? ""
         }
-        // の and は alone are left out; the pairs holding them stay, as do kanji and katakana.
+        // の and は alone are left out; the pairs holding them stay, as do kanji alone.
         XCTAssertEqual(try expression("梅雨の期間は"), "(\"梅雨\" OR \"雨の\" OR \"の期\" OR \"期間\" OR \"間は\" OR \"梅\" OR \"雨\" OR \"期\" OR \"間\")")
-        XCTAssertEqual(try expression("ラーメンの"), try expression("ラーメン").replacingOccurrences(of: "\"メン\"", with: "\"メン\" OR \"ンの\""))
+        // Katakana alone (and ー) too: a word in katakana is searched by its pairs.
+        XCTAssertEqual(try expression("ラーメン"), "(\"ラー\" OR \"ーメ\" OR \"メン\")")
+        XCTAssertEqual(try expression("ラーメンの"), "(\"ラー\" OR \"ーメ\" OR \"メン\" OR \"ンの\")")
+        XCTAssertEqual(try expression("ラ"), "(\"ラ\")")
         // A word in hiragana is still searched by its pairs, and found; a question of single hiragana keeps them.
         XCTAssertEqual(try expression("すし"), "(\"すし\")")
         XCTAssertEqual(try database.search(SearchQuery("すしの作り方", mode: .anyTerm), in: "passages_fts", of: Passage.self).hits.first?.object.id, 2)

@@ -12,13 +12,13 @@
 /// english`, English question stopwords, title weight 2) it beat Sift's BM25F (k1 1.2, b 0.75, the default before
 /// it) in nDCG@10 and MAP on all four English collections: cranfield 0.3799 -> 0.3988, cisi 0.4147 -> 0.4153,
 /// medline 0.6976 -> 0.7199, npl 0.4370 -> 0.4560, and on cmrc2018 (0.9876 -> 0.9918); jsquad moved 0.9484 ->
-/// 0.9476 (78 questions up, 91 down; 0.9480 since Japanese questions leave out hiragana standing alone, see
-/// `SiftICU.hiraganaStopwords`). What it adds to BM25F's idf is Bernoulli's after-effect, (F + 1) / n: a
+/// 0.9476 (78 questions up, 91 down; 0.9490 since Japanese questions leave out kana standing alone, see
+/// `SiftICU.kanaStopwords`). What it adds to BM25F's idf is Bernoulli's after-effect, (F + 1) / n: a
 /// word that recurs in the rows holding it (a topic word) weighs more than one spread thinly. k1 0.9, b 0.4
 /// (Anserini's BM25 defaults) was worse on three of the four English collections.
 /// The rest of the default analysis lives in the index's tokenizer (`sift_icu stem english`: Snowball stemming)
-/// and in the query builder (English stopwords and hiragana standing alone left out of `.anyTerm` questions on
-/// such indexes, see `SiftICU.englishStopwords` and `SiftICU.hiraganaStopwords`); ``SearchOptions/feedback`` adds optional pseudo-relevance feedback, whose added
+/// and in the query builder (English stopwords and kana standing alone left out of `.anyTerm` questions on
+/// such indexes, see `SiftICU.englishStopwords` and `SiftICU.kanaStopwords`); ``SearchOptions/feedback`` adds optional pseudo-relevance feedback, whose added
 /// words weigh fractions. Measured figures: Benchmarks/README.md.
 ///
 /// All three take ``SearchOptions/weights`` as per-column weights (1 for a column not named) and return scores where
