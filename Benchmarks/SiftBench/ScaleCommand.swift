@@ -27,7 +27,8 @@ struct ScaleCommand: ParsableCommand {
             Then --churn random documents are deleted and as many updated in both engines (each change its own \
             transaction, timed), and the searches run again on indexes changed since their bounds were built (and \
             since FTS5 merged its segments). Last, `verify(index:)` of Sift's database is timed in a child process \
-            (its peak RSS its own). With --more-pairs, more raw and Sift loads follow the first ones, alternated.
+            (its peak RSS its own), and `rebuild(index:)` of a copy of it (then verified, untimed). With \
+            --more-pairs, more raw and Sift loads follow the first ones, alternated.
             """)
 
     @OptionGroup var data: DataScale
@@ -117,6 +118,9 @@ struct ScaleCommand: ParsableCommand {
             print("")
             print(String(format: "verify(index:) of Sift's database: %.1f s, peak RSS %.0f MB, %@", check.seconds,
                          Double(check.peakBytes) / 1_048_576, check.outcome ?? "no outcome"))
+            let rebuilt = try ScaleIndexCommand.spawnRebuild(path: directory + "/sift.sqlite")
+            print(String(format: "rebuild(index:) of a copy of it: %.1f s, peak RSS %.0f MB, then %@", rebuilt.seconds,
+                         Double(rebuilt.peakBytes) / 1_048_576, rebuilt.outcome ?? "no outcome"))
         }
     }
 
@@ -333,17 +337,27 @@ struct ScaleIndexCommand: ParsableCommand {
     @Option var documents: Int
     /// Times `verify(index:)` of the Sift database at `path` instead of indexing.
     @Flag var verify = false
+    /// Times `rebuild(index:)` of the Sift database at `path` instead of indexing, then verifies it (untimed).
+    @Flag var rebuild = false
 
     func run() throws {
-        if verify {
+        if verify || rebuild {
+            func elapsed(_ body: () throws -> Void) rethrows -> Double {
+                let start = DispatchTime.now().uptimeNanoseconds
+                try body()
+                return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            }
             let database = Database(withPath: path)
-            let start = DispatchTime.now().uptimeNanoseconds
-            let report = try database.verify(index: "fts")
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            // The rebuild's own time and peak RSS; the verification after it is untimed.
+            let rebuildSeconds = try rebuild ? elapsed { try database.rebuild(index: "fts") } : 0
+            let rebuildPeak = MemoryProbe.peakBytes()
+            var report: IndexVerification?
+            let verifySeconds = try elapsed { report = try database.verify(index: "fts") }
             try database.close {}
-            let outcome = report.isConsistent ? "consistent" : "problem: \(report.problems.first ?? "?")"
-            print(String(decoding: try JSONEncoder().encode(ScaleIndexReport(engine: engine.rawValue, seconds: seconds,
-                peakBytes: MemoryProbe.peakBytes(), fileBytes: 0, outcome: outcome)), as: UTF8.self))
+            let outcome = report?.isConsistent == true ? "consistent" : "problem: \(report?.problems.first ?? "?")"
+            print(String(decoding: try JSONEncoder().encode(ScaleIndexReport(engine: engine.rawValue,
+                seconds: rebuild ? rebuildSeconds : verifySeconds,
+                peakBytes: rebuild ? rebuildPeak : MemoryProbe.peakBytes(), fileBytes: 0, outcome: outcome)), as: UTF8.self))
             return
         }
         let corpus = ScaleCorpus(count: documents)
@@ -396,6 +410,16 @@ struct ScaleIndexCommand: ParsableCommand {
     /// and its `outcome` says "consistent" or the first problem.
     static func spawnVerify(path: String) throws -> ScaleIndexReport {
         try run(["scale-index", "--engine", Engine.sift.rawValue, "--path", path, "--documents", "0", "--verify"])
+    }
+
+    /// Runs `scale-index --rebuild` on a copy of `path` (made untimed, deleted after) in a child process: its
+    /// report's `seconds` time `rebuild(index:)`, and its `outcome` is the verification after it.
+    static func spawnRebuild(path: String) throws -> ScaleIndexReport {
+        let copy = path + ".rebuild"
+        try? FileManager.default.removeItem(atPath: copy)
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy + suffix) } }
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        return try run(["scale-index", "--engine", Engine.sift.rawValue, "--path", copy, "--documents", "0", "--rebuild"])
     }
 
     /// Runs `scale-index` for `engine` in a child process and returns its report.

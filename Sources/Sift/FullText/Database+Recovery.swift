@@ -88,9 +88,8 @@ struct FullTextRecovery: VirtualTableRecovering {
         for name in virtualTables {
             // Only FTS5 tables; a contentless one (content='') cannot be rebuilt, and says so.
             guard (try? FTSTableInfo.load(name, on: handle)) != nil else { continue }
-            let q = SQLBuilder.quote(name)
             do {
-                try handle.execute("INSERT INTO \(q)(\(q)) VALUES('rebuild')")
+                try handle.rebuildFullTextIndex(name)
                 rebuilt.append(name)
             } catch {
                 problems.append("full-text index \(name) could not be rebuilt: \((error as? SiftError)?.message ?? "\(error)")")

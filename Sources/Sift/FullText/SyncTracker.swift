@@ -323,35 +323,26 @@ final class SyncTracker {
         guard var low = rowids.first else { return }
         var high = low, count = 1
         let sql = index.insertRangeSQL
-        // FTS5 writes the pass's segments and merges them as each statement ends, with the settings of a batch
-        // (`SyncedIndex.BulkSetting`), each raised only above a smaller value the index has (an automerge of 0,
-        // merging turned off, stays). On failure the caller's transaction rolls back, taking the settings with
-        // it; FTS5 rereads its configuration when the rolled-back structure's cookie differs from the one it holds.
-        var restore: [(SyncedIndex.BulkSetting, Int64)] = []
-        defer { for (setting, value) in restore.reversed() { try? index.set(setting, to: value, on: handle) } }
-        for setting in [SyncedIndex.BulkSetting.hashSize, .automerge] {
-            let value = try index.value(of: setting, on: handle)
-            guard value > 0, value < setting.bulkValue else { continue }
-            try index.set(setting, to: setting.bulkValue, on: handle)
-            restore.append((setting, value))
-        }
-        func flushRange() throws {
-            try willIndex(low...high, count)
-            try handle.withStatement(sql) { stmt in
-                sqlite3_bind_int64(stmt, 1, low)
-                sqlite3_bind_int64(stmt, 2, high)
-                while try handle.stepUnobserved(stmt) {}
+        // FTS5 writes the pass's segments and merges them as each statement ends, set for a batch.
+        try BatchSetting.raising([.hashSize, .automerge], in: index.index, on: handle) {
+            func flushRange() throws {
+                try willIndex(low...high, count)
+                try handle.withStatement(sql) { stmt in
+                    sqlite3_bind_int64(stmt, 1, low)
+                    sqlite3_bind_int64(stmt, 2, high)
+                    while try handle.stepUnobserved(stmt) {}
+                }
             }
-        }
-        for rowid in rowids.dropFirst() {
-            if rowid == high + 1 && count < pieceRows { high = rowid; count += 1; continue }
-            if rowid == high { continue }
+            for rowid in rowids.dropFirst() {
+                if rowid == high + 1 && count < pieceRows { high = rowid; count += 1; continue }
+                if rowid == high { continue }
+                try flushRange()
+                low = rowid
+                high = rowid
+                count = 1
+            }
             try flushRange()
-            low = rowid
-            high = rowid
-            count = 1
         }
-        try flushRange()
     }
 
     /// Forgets recorded changes (after applying them, or because their statement failed and was undone).

@@ -30,7 +30,7 @@ extension SyncedIndex {
                 ])
                 current = SyncedIndex(index: index.index, content: table, rowidColumn: rowid, columns: columns, mode: index.mode)
             }
-            try handle.execute("INSERT INTO \(q)(\(q)) VALUES('rebuild')")
+            try handle.rebuildFullTextIndex(index.index)
             if current.mode == .trigger { for sql in current.triggerSQL { try handle.execute(sql) } }
         }
     }

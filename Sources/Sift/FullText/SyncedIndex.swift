@@ -64,36 +64,6 @@ struct SyncedIndex: Sendable {
         ["_ai", "_ad", "_au"].map { "DROP TRIGGER IF EXISTS " + SQLBuilder.quote("sift_" + index + $0) }
     }
 
-    /// An FTS5 setting the bulk path raises for its one pass (`SyncTracker.index`), with FTS5's default and the
-    /// bulk value.
-    struct BulkSetting {
-        let key: String
-        let defaultValue: Int64
-        let bulkValue: Int64
-
-        /// The pending-terms buffer: a larger one means fewer, larger segments to write and merge.
-        static let hashSize = BulkSetting(key: "hashsize", defaultValue: 1_048_576, bulkValue: 64 * 1_048_576)
-        /// How many segments of a level FTS5 merges at once. A larger fan-out rewrites each posting fewer times,
-        /// as Lucene's `LogMergePolicy` advises for batch index creation (its `mergeFactor`: larger values for
-        /// batches, smaller ones for interactively maintained indexes), and leaves more segments behind, which
-        /// later small writes or `optimize(index:)` merge.
-        static let automerge = BulkSetting(key: "automerge", defaultValue: 4, bulkValue: 8)
-    }
-
-    /// The index's value of `setting` (FTS5's default when never set).
-    func value(of setting: BulkSetting, on handle: Handle) throws -> Int64 {
-        try handle.withStatement("SELECT v FROM \(SQLBuilder.quote(index + "_config")) WHERE k = ?") { stmt in
-            _ = RawStatement.bindText(setting.key, at: 1, in: stmt)
-            return try handle.step(stmt) ? sqlite3_column_int64(stmt, 0) : setting.defaultValue
-        }
-    }
-
-    func set(_ setting: BulkSetting, to value: Int64, on handle: Handle) throws {
-        let q = SQLBuilder.quote(index)
-        try handle.execute("INSERT INTO \(q)(\(q), rank) VALUES(?, ?)",
-                           [FundamentalValue(setting.key), FundamentalValue(value)])
-    }
-
     static func load(on handle: Handle) throws -> [SyncedIndex] {
         guard try handle.schemaType(of: metadataTable) == "table" else { return [] }
         return try handle.withStatement("SELECT index_table, content_table, content_rowid, columns, mode FROM sift_fts_sync") { stmt in

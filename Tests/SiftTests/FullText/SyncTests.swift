@@ -178,6 +178,10 @@ final class SyncTests: SiftTestCase {
         try database.setMergePolicy(index: "articles_fts", automerge: 16)
         try bulkInsert()
         XCTAssertEqual(try setting("automerge"), 16)
+        // A rebuild indexes every row again with a batch's buffer, and leaves the settings as they were.
+        try database.rebuild(index: "articles_fts")
+        XCTAssertEqual(try setting("automerge"), 16)
+        XCTAssertEqual(try setting("hashsize"), 1_048_576)
         XCTAssertEqual(try ids(database, "loaded").count, next - 1)
         XCTAssertTrue(try database.verify(index: "articles_fts").isConsistent)
     }
