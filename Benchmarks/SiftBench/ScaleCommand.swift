@@ -342,19 +342,18 @@ struct ScaleIndexCommand: ParsableCommand {
 
     func run() throws {
         if verify || rebuild {
-            func elapsed(_ body: () throws -> Void) rethrows -> Double {
+            func timed<T>(_ body: () throws -> T) rethrows -> (T, seconds: Double) {
                 let start = DispatchTime.now().uptimeNanoseconds
-                try body()
-                return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                let value = try body()
+                return (value, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
             }
             let database = Database(withPath: path)
             // The rebuild's own time and peak RSS; the verification after it is untimed.
-            let rebuildSeconds = try rebuild ? elapsed { try database.rebuild(index: "fts") } : 0
+            let rebuildSeconds = try rebuild ? timed { try database.rebuild(index: "fts") }.seconds : 0
             let rebuildPeak = MemoryProbe.peakBytes()
-            var report: IndexVerification?
-            let verifySeconds = try elapsed { report = try database.verify(index: "fts") }
+            let (report, verifySeconds) = try timed { try database.verify(index: "fts") }
             try database.close {}
-            let outcome = report?.isConsistent == true ? "consistent" : "problem: \(report?.problems.first ?? "?")"
+            let outcome = report.isConsistent ? "consistent" : "problem: \(report.problems.first ?? "?")"
             print(String(decoding: try JSONEncoder().encode(ScaleIndexReport(engine: engine.rawValue,
                 seconds: rebuild ? rebuildSeconds : verifySeconds,
                 peakBytes: rebuild ? rebuildPeak : MemoryProbe.peakBytes(), fileBytes: 0, outcome: outcome)), as: UTF8.self))

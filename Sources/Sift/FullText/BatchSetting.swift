@@ -26,8 +26,7 @@ struct BatchSetting: Sendable {
     }
 
     func set(in index: String, to value: Int64, on handle: Handle) throws {
-        let q = SQLBuilder.quote(index)
-        try handle.execute("INSERT INTO \(q)(\(q), rank) VALUES(?, ?)", [FundamentalValue(key), FundamentalValue(value)])
+        try handle.fullTextCommand(key, rank: value, in: index)
     }
 
     /// Runs `body` with `settings` at their batch values in FTS5 table `index`, then puts back what the table had.
@@ -49,12 +48,20 @@ struct BatchSetting: Sendable {
 }
 
 extension Handle {
+    /// One of FTS5's special inserts into table `index` ('rebuild', 'optimize', 'merge', a setting such as
+    /// 'automerge'...), with its `rank` argument when it takes one.
+    func fullTextCommand(_ command: String, rank: Int64? = nil, in index: String) throws {
+        let q = SQLBuilder.quote(index)
+        if let rank {
+            try execute("INSERT INTO \(q)(\(q), rank) VALUES(?, ?)", [FundamentalValue(command), FundamentalValue(rank)])
+        } else {
+            try execute("INSERT INTO \(q)(\(q)) VALUES(?)", [FundamentalValue(command)])
+        }
+    }
+
     /// FTS5's 'rebuild' of table `name` (every row of its content indexed again), with a batch's pending-terms
     /// buffer.
     func rebuildFullTextIndex(_ name: String) throws {
-        let q = SQLBuilder.quote(name)
-        try BatchSetting.raising([.hashSize], in: name, on: self) {
-            try execute("INSERT INTO \(q)(\(q)) VALUES('rebuild')")
-        }
+        try BatchSetting.raising([.hashSize], in: name, on: self) { try fullTextCommand("rebuild", in: name) }
     }
 }

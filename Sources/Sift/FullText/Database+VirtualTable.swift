@@ -97,14 +97,7 @@ extension Database {
     // MARK: - Maintenance
 
     private func command(_ index: String, _ command: String, _ rank: Int? = nil) throws {
-        let q = SQLBuilder.quote(index)
-        try write { handle in
-            if let rank {
-                try handle.execute("INSERT INTO \(q)(\(q), rank) VALUES(?, ?)", [FundamentalValue(command), FundamentalValue(rank)])
-            } else {
-                try handle.execute("INSERT INTO \(q)(\(q)) VALUES(?)", [FundamentalValue(command)])
-            }
-        }
+        try write { handle in try handle.fullTextCommand(command, rank: rank.map(Int64.init), in: index) }
     }
 
     /// Rebuilds a full-text index from its content table, and the score bounds Sift keeps beside a large synced
@@ -172,7 +165,6 @@ extension Database {
 
     /// The checks of `verify(index:)` on a connection that may write.
     private static func verification(of index: String, on handle: Handle) throws -> IndexVerification {
-        let q = SQLBuilder.quote(index)
         var problems: [String] = []
         func damage(_ label: String, _ body: () throws -> Void) throws {
             do {
@@ -181,7 +173,7 @@ extension Database {
                 problems.append("\(label): \(error.message)")
             }
         }
-        try damage("integrity-check") { try handle.execute("INSERT INTO \(q)(\(q), rank) VALUES('integrity-check', 1)") }
+        try damage("integrity-check") { try handle.fullTextCommand("integrity-check", rank: 1, in: index) }
         let synced = try SyncedIndex.load(on: handle).first { $0.index == index }
         var indexed = 0
         var content: Int?

@@ -304,8 +304,11 @@ final class SyncTracker {
         for target in targets where target.index.content == content {
             let impacts = try TopKImpacts.Follower(bulkInsertOf: rowids, into: target.index, on: handle)
             let piece = handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.piece }
-            try Self.index(rowids, into: target.index, pieceRows: piece, on: handle) { rows, count in
-                try impacts.willIndex(rows, count: count, on: handle)
+            // FTS5 writes the pass's segments and merges them as each statement ends: set for a batch.
+            try BatchSetting.raising([.hashSize, .automerge], in: target.index.index, on: handle) {
+                try Self.index(rowids, into: target.index, pieceRows: piece, on: handle) { rows, count in
+                    try impacts.willIndex(rows, count: count, on: handle)
+                }
             }
             try impacts.finish(on: handle)
             // It may have created them: look again at the next change.
@@ -323,26 +326,23 @@ final class SyncTracker {
         guard var low = rowids.first else { return }
         var high = low, count = 1
         let sql = index.insertRangeSQL
-        // FTS5 writes the pass's segments and merges them as each statement ends, set for a batch.
-        try BatchSetting.raising([.hashSize, .automerge], in: index.index, on: handle) {
-            func flushRange() throws {
-                try willIndex(low...high, count)
-                try handle.withStatement(sql) { stmt in
-                    sqlite3_bind_int64(stmt, 1, low)
-                    sqlite3_bind_int64(stmt, 2, high)
-                    while try handle.stepUnobserved(stmt) {}
-                }
+        func flushRange() throws {
+            try willIndex(low...high, count)
+            try handle.withStatement(sql) { stmt in
+                sqlite3_bind_int64(stmt, 1, low)
+                sqlite3_bind_int64(stmt, 2, high)
+                while try handle.stepUnobserved(stmt) {}
             }
-            for rowid in rowids.dropFirst() {
-                if rowid == high + 1 && count < pieceRows { high = rowid; count += 1; continue }
-                if rowid == high { continue }
-                try flushRange()
-                low = rowid
-                high = rowid
-                count = 1
-            }
-            try flushRange()
         }
+        for rowid in rowids.dropFirst() {
+            if rowid == high + 1 && count < pieceRows { high = rowid; count += 1; continue }
+            if rowid == high { continue }
+            try flushRange()
+            low = rowid
+            high = rowid
+            count = 1
+        }
+        try flushRange()
     }
 
     /// Forgets recorded changes (after applying them, or because their statement failed and was undone).
