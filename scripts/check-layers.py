@@ -90,10 +90,11 @@ def main():
     verbose = "--verbose" in sys.argv
     files = {}
     for layer in LAYERS:
-        folder = os.path.join(ROOT, layer)
-        for name in sorted(os.listdir(folder)):
-            if name.endswith(".swift"):
-                files[os.path.join(folder, name)] = layer
+        # A layer's subfolders (FullText/ScoreBounds) belong to it.
+        for folder, _, names in sorted(os.walk(os.path.join(ROOT, layer))):
+            for name in sorted(names):
+                if name.endswith(".swift"):
+                    files[os.path.join(folder, name)] = layer
     others = sorted({d for d in os.listdir(ROOT) if os.path.isdir(os.path.join(ROOT, d)) and not d.endswith(".docc")}
                     - set(LAYERS))  # a DocC catalog holds no code
     if others:

@@ -13,6 +13,8 @@
 typedef struct {
     const unsigned char *at, *end;
     int64_t stored;
+    int64_t rows;                             /* rows of the postings read so far, changed ones included */
+    int64_t last;                             /* the last of them */
     int32_t *stored_counts;                   /* one of buffers, the other one holding `counts` */
     int32_t buffers[2][MAX_COLUMNS];
     const int64_t *changed, *changed_end;     /* rows whose postings are out of date, sorted */
@@ -82,6 +84,8 @@ static void read_stored(cursor *c, int columns) {
             c->stored = INT64_MAX;
             return;
         }
+        c->rows++;
+        c->last = c->stored;
         while (c->changed < c->changed_end && *c->changed < c->stored) c->changed++;
         if (c->changed == c->changed_end || *c->changed != c->stored) return;
     }
@@ -141,9 +145,20 @@ static double score_row(const sift_postings_query *q, cursor *const *cursors, co
     return score;
 }
 
-int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, int64_t base,
-                       const unsigned char *const *postings, const int *bytes, const int64_t *changed, int changed_count,
-                       const sift_postings_extra *extras) {
+/* Whether each term's postings were read to their last byte, hold the rows their chunk records and end within
+   the chunk: anything else is damage, which the caller must not take as the term's rows. */
+static int postings_intact(const sift_postings_query *q, cursor *const *cursors, const int64_t *expected, int64_t last) {
+    for (int t = 0; t < q->terms; t++) {
+        const cursor *c = cursors[t];
+        if (!c->end) continue;
+        if (c->at != c->end || (expected && c->rows != expected[t]) || c->last > last) return 0;
+    }
+    return 1;
+}
+
+int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, int64_t base, int64_t last,
+                       const unsigned char *const *postings, const int *bytes, const int64_t *expected,
+                       const int64_t *changed, int changed_count, const sift_postings_extra *extras) {
     if (q->terms < 1 || q->terms > SIFT_POSTINGS_MAX_TERMS || q->columns < 1 || q->columns > MAX_COLUMNS)
         return SQLITE_MISUSE;
     cursor storage[SIFT_POSTINGS_MAX_TERMS], *cursors[SIFT_POSTINGS_MAX_TERMS];
@@ -159,6 +174,8 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
         c->extra_end = extras && extras[t].rowids ? extras[t].rowids + extras[t].count : NULL;
         c->extra_counts = extras ? extras[t].counts : NULL;
         c->stored = base;
+        c->rows = 0;
+        c->last = base;
         c->stored_counts = c->buffers[0];
         read_stored(c, q->columns);
         advance(c, q->columns);
@@ -178,7 +195,7 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
         int holding = 0;
         for (int t = 0; t < q->terms; t++)
             if (cursors[t]->rowid < rowid) rowid = cursors[t]->rowid;
-        if (rowid == INT64_MAX) return SQLITE_OK;
+        if (rowid == INT64_MAX) return postings_intact(q, cursors, expected, last) ? SQLITE_OK : SQLITE_CORRUPT;
         for (int t = 0; t < q->terms; t++) holding += present[t] = cursors[t]->rowid == rowid;
         if (q->requires_all && holding < q->terms) goto next;
         top->matched++;

@@ -13,8 +13,9 @@ protocol ConnectionObserver: AnyObject {
     /// Whether `statement` (about to take its first step outside any transaction) needs a transaction of its
     /// own; `writesRows` tells whether SQLite reported, while compiling it, that it changes rows of a table.
     func statementNeedsTransaction(writesRows: Bool) -> Bool
-    /// A statement stepped successfully on `handle` (a row, or its end).
-    func statementDidStep(on handle: Handle) throws
+    /// `statement` stepped successfully on `handle` (a row, or its end); `tables` are the tables SQLite reported,
+    /// while compiling it, that it changes rows of (nil when none).
+    func statementDidStep(_ statement: OpaquePointer, writing tables: [String]?, on handle: Handle) throws
     /// A statement failed on `handle`, and SQLite undid its changes.
     func statementDidFail(on handle: Handle)
     /// `handle` was checked out, as the writer when `forWriting`: the moment to catch up with schema changes.

@@ -150,7 +150,7 @@ public final class Handle: @unchecked Sendable {
             // A RETURNING write left before its end: its changes so far commit with what the observer writes.
             sqlite3_reset(stmt)
             do {
-                try observer?.statementDidStep(on: self)
+                try observer?.statementDidStep(stmt, writing: rowWriters[stmt], on: self)
                 try finishImplicitTransaction()
             } catch {
                 // Nobody is left to throw to (finalize cannot throw): roll back, and tell the error tracer.
@@ -292,7 +292,7 @@ public final class Handle: @unchecked Sendable {
                 observer.statementDidFail(on: self)
                 throw error(rc, sql: String(cString: sqlite3_sql(stmt)), operation: .step)
             }
-            try observer.statementDidStep(on: self)
+            try observer.statementDidStep(stmt, writing: rowWriters[stmt], on: self)
             // A statement with RETURNING commits when it is done, here or when it is reset early.
             if rc == SQLITE_DONE && implicitTransactionOwner == stmt { try finishImplicitTransaction() }
             return rc == SQLITE_ROW

@@ -52,6 +52,10 @@ extension Handle {
     /// 'automerge'...), with its `rank` argument when it takes one.
     func fullTextCommand(_ command: String, rank: Int64? = nil, in index: String) throws {
         let q = SQLBuilder.quote(index)
+        // Sift's own command: its callers tell the score bounds what it did (see `statementDidStep`).
+        let connection = observer as? FullTextConnection
+        connection?.issuingCommands += 1
+        defer { connection?.issuingCommands -= 1 }
         if let rank {
             try execute("INSERT INTO \(q)(\(q), rank) VALUES(?, ?)", [FundamentalValue(command), FundamentalValue(rank)])
         } else {
@@ -60,8 +64,10 @@ extension Handle {
     }
 
     /// FTS5's 'rebuild' of table `name` (every row of its content indexed again), with a batch's pending-terms
-    /// buffer.
+    /// buffer: the choke point of every rebuild Sift issues (a synced index created over existing rows,
+    /// `rebuild(index:)`, migrations, recovery), which tells the score bounds' maintainer (`ScoreBounds`).
     func rebuildFullTextIndex(_ name: String) throws {
         try BatchSetting.raising([.hashSize], in: name, on: self) { try fullTextCommand("rebuild", in: name) }
+        try ScoreBounds.indexRebuilt(name, on: self)
     }
 }

@@ -92,6 +92,8 @@ struct FullTextRecovery: VirtualTableRecovering {
                 try handle.rebuildFullTextIndex(name)
                 rebuilt.append(name)
             } catch {
+                // Score bounds copied from the damaged file describe rows that are not there.
+                try? ScoreBounds.indexDropped(name, on: handle)
                 problems.append("full-text index \(name) could not be rebuilt: \((error as? SiftError)?.message ?? "\(error)")")
             }
         }

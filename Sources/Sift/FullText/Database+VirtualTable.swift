@@ -64,9 +64,13 @@ extension Database {
             ])
             for sql in synced.dropTriggerSQL { try handle.execute(sql) }
             if mode == .trigger { for sql in synced.triggerSQL { try handle.execute(sql) } }
-            if !existed { try handle.rebuildFullTextIndex(name) }
-            // Impacts describe the rows of the index they were built for; triggers would not keep them valid.
-            if !existed || mode == .trigger { try TopKImpacts.drop(name, on: handle) }
+            // A new index is built from the rows already there, and gets score bounds when it supports them; an
+            // index now synced by triggers drops its bounds (triggers would not keep them valid).
+            if !existed {
+                try handle.rebuildFullTextIndex(name)
+            } else if mode == .trigger {
+                try ScoreBounds.indexDropped(name, on: handle)
+            }
         }
     }
 
@@ -105,10 +109,7 @@ extension Database {
     /// with a 64 MB pending-terms buffer (its `hashsize`, put back after): at 1,000,000 documents of 35 words the
     /// rebuild took 12 s instead of 19, with a peak RSS of 133 MB.
     public func rebuild(index: String) throws {
-        try write { handle in
-            try handle.rebuildFullTextIndex(index)
-            try TopKImpacts.rebuild(index, on: handle)
-        }
+        try write { handle in try handle.rebuildFullTextIndex(index) }
     }
 
     /// Merges all of an index's segments into one: the fastest index to query, at a one-off cost. For a synced
@@ -121,10 +122,7 @@ extension Database {
     ///     try database.optimize(index: "articles_fts")
     public func optimize(index: String) throws {
         try command(index, "optimize")
-        try write { handle in
-            if let meta = try TopKImpacts.meta(index, on: handle), meta.valid, !meta.loose { return }
-            try TopKImpacts.rebuild(index, on: handle)
-        }
+        try write { handle in try ScoreBounds.indexOptimized(index, on: handle) }
     }
 
     /// Does up to `pages` pages of incremental merge work, for writers that want to spread it out.
@@ -178,12 +176,15 @@ extension Database {
         var indexed = 0
         var content: Int?
         try damage("counting rows") {
-            indexed = try handle.count("SELECT count(*) FROM \(SQLBuilder.quote(index + "_docsize"))")
+            indexed = try FTSTableInfo.load(index, on: handle).columnSize
+                ? try handle.count("SELECT count(*) FROM \(SQLBuilder.quote(index + "_docsize"))")
+                : try FTSTableInfo.indexedRows(index, on: handle)
             content = try synced.map { try handle.count("SELECT count(*) FROM \(SQLBuilder.quote($0.content))") }
         }
         if let content, content != indexed { problems.append("\(indexed) rows indexed, \(content) content rows") }
         try damage("impacts") { problems += try TopKImpacts.problems(index, on: handle) }
-        return IndexVerification(indexedRows: indexed, contentRows: content, problems: problems)
+        return IndexVerification(indexedRows: indexed, contentRows: content, problems: problems,
+                                 searchPlan: try ScoreBounds.plan(of: index, on: handle))
     }
 
     /// Where `verify(index:)` copies a database it may not write: a private temporary file (an empty name: SQLite
@@ -211,7 +212,8 @@ extension Database {
                 let code = rc != SQLITE_DONE ? rc : finished
                 let message = String(cString: sqlite3_errstr(code))
                 if code & 0xFF == SQLITE_CORRUPT {
-                    return IndexVerification(indexedRows: 0, contentRows: nil, problems: ["copying the database: \(message)"])
+                    return IndexVerification(indexedRows: 0, contentRows: nil, problems: ["copying the database: \(message)"],
+                                             searchPlan: "unknown: the database could not be copied")
                 }
                 throw pool.report(SiftError(code: SiftError.Code(rawValue: code), extendedCode: code,
                                             message: "Cannot copy the database to check it: \(message)",
@@ -263,6 +265,15 @@ public struct IndexVerification: Sendable, CustomStringConvertible {
     public let contentRows: Int?
     /// Everything that is wrong; empty when the index is consistent.
     public let problems: [String]
+    /// Which plan the index's ranked searches get, and why: `pruned` when Sift's score bounds let a `.bm25f` or
+    /// `.inB2` search skip the rows that cannot reach its top k, else `exhaustive` (FTS5 scores every match) with
+    /// the reason: the index keeps no column sizes (`columnsize=0`) or positions per column (`detail=column` or
+    /// `none`), is synced by triggers, holds fewer rows than bounds pay off at, or its bounds are stale until
+    /// ``Database/optimize(index:)``.
+    ///
+    ///     print(try database.verify(index: "articles_fts").searchPlan)
+    ///     // pruned: score bounds over rowids 1-1000000, exact
+    public let searchPlan: String
     /// Whether the index and its content agree.
     public var isConsistent: Bool { problems.isEmpty }
     /// A readable rendering.

@@ -9,6 +9,34 @@ struct FTSTableInfo: Sendable {
     let tokenizer: [String]
     /// The external content table and its rowid column, when there is one.
     let content: (table: String, rowid: String)?
+    /// Whether FTS5 keeps each row's column sizes (`columnsize`, default 1): its `_docsize` table.
+    var columnSize = true
+    /// FTS5's `detail` option: `full` (the default), `column` or `none`.
+    var detail = "full"
+
+    /// Why the index cannot have score bounds, or nil when it can: bounds need each row's per-column counts and
+    /// sizes (`detail=full`, `columnsize=1`) and an external content table to read rows from.
+    var boundsUnsupportedReason: String? {
+        if content == nil { return "it has no external content table" }
+        if !columnSize { return "it keeps no column sizes (columnsize=0)" }
+        if detail != "full" { return "it keeps no per-column positions (detail=\(detail))" }
+        return nil
+    }
+
+    /// The rows FTS5 has indexed in `name`, from its averages record (row 1 of `<name>_data`: the row count first,
+    /// as an SQLite varint), for an index that keeps no `_docsize` table; 0 when the record is missing.
+    static func indexedRows(_ name: String, on handle: Handle) throws -> Int {
+        try handle.withStatement("SELECT block FROM \(SQLBuilder.quote(name + "_data")) WHERE id = 1") { stmt in
+            guard try handle.step(stmt) else { return 0 }
+            var value: UInt64 = 0
+            for (i, byte) in RawStatement.bytes(stmt, 0).prefix(9).enumerated() {
+                if i == 8 { value = value << 8 | UInt64(byte); break }
+                value = value << 7 | UInt64(byte & 0x7F)
+                if byte & 0x80 == 0 { break }
+            }
+            return Int(clamping: value)
+        }
+    }
 
     static func load(_ name: String, on handle: Handle) throws -> FTSTableInfo {
         let sql = try handle.withStatement("SELECT sql FROM sqlite_master WHERE name = ? AND type = 'table'") { stmt -> String? in
@@ -33,7 +61,10 @@ struct FTSTableInfo: Sendable {
         let tokenizer = ModuleArguments.words(options["tokenize"] ?? "unicode61")
         var content: (String, String)?
         if let table = options["content"], !table.isEmpty { content = (table, options["content_rowid"] ?? "rowid") }
-        return FTSTableInfo(name: name, columns: columns, tokenizer: tokenizer.isEmpty ? ["unicode61"] : tokenizer, content: content)
+        var info = FTSTableInfo(name: name, columns: columns, tokenizer: tokenizer.isEmpty ? ["unicode61"] : tokenizer, content: content)
+        info.columnSize = options["columnsize"].map { $0.trimmingCharacters(in: .whitespaces) != "0" } ?? true
+        info.detail = options["detail"]?.trimmingCharacters(in: .whitespaces).lowercased() ?? "full"
+        return info
     }
 }
 

@@ -1,3 +1,4 @@
+import CSQLite
 import SiftRank
 import SiftSnippet
 
@@ -9,12 +10,24 @@ final class FullTextConnection: ConnectionObserver {
     private var tokenizers: [String: TokenizerInstance] = [:]
     /// Whether the batch under way is being bulk-loaded.
     private var bulk = false
+    /// How many of Sift's own FTS5 commands are under way (`Handle.fullTextCommand`): their callers tell the score
+    /// bounds what they did.
+    var issuingCommands = 0
 
     /// A write to a content table must commit with its index writes: every write gets a transaction.
     func statementNeedsTransaction(writesRows: Bool) -> Bool { writesRows }
 
-    func statementDidStep(on handle: Handle) throws {
+    func statementDidStep(_ statement: OpaquePointer, writing tables: [String]?, on handle: Handle) throws {
         if !tracker.pending.isEmpty { try tracker.flush(on: handle) }
+        // A statement that wrote a synced index itself (not through the sync layer: a raw FTS5 command, rows
+        // inserted into the index), once it is done: its score bounds hear of it.
+        guard let tables, issuingCommands == 0, sqlite3_stmt_busy(statement) == 0 else { return }
+        for table in tables where tracker.targets.contains(where: { $0.index.index == table }) {
+            let expanded = sqlite3_expanded_sql(statement)
+            defer { sqlite3_free(expanded) }
+            let sql = expanded.map { String(cString: $0) } ?? String(cString: sqlite3_sql(statement))
+            try ScoreBounds.indexWrittenDirectly(table, sql: sql, on: handle)
+        }
     }
 
     func statementDidFail(on handle: Handle) { tracker.discardPending() }

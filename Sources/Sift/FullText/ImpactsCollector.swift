@@ -54,7 +54,8 @@ final class ImpactsCollector: @unchecked Sendable {
     /// A collector of the rows above the impacts' watermark up to `top`, or nil when the index has no valid
     /// impacts. `listing` gives the terms when the impacts are being built (their tables just made, watermark 0).
     init?(_ index: SyncedIndex, listing: [String]? = nil, top: Int64, overlapping: Bool, on handle: Handle) throws {
-        guard let meta = try TopKImpacts.meta(index.index, on: handle), meta.valid else { return nil }
+        guard let meta = try TopKImpacts.meta(index.index, on: handle), meta.valid, meta.columns == index.columns.count,
+              TopKImpacts.coverable(max(top, meta.watermark + 1), block: meta.block, columns: meta.columns) else { return nil }
         self.index = index
         self.meta = meta
         self.top = max(top, meta.watermark)

@@ -60,6 +60,34 @@ struct SearchStatement: RenderedStatement {
             }
         }
 
+        /// The pruned search's scoring call on `index` (sift_topk.h): `sift_topk(index, k1, b, ...)` for `siftRank`,
+        /// `sift_topk_inb2(index, c, ...)` for `siftInB2`, with the rank function's weights, phrase weights and
+        /// counts (rows, and for InB2 instances), after `ignored` leading phrases that weigh nothing (counted '-'),
+        /// and the collector as the last argument, a parameter (`sift_topk_bind`). Nil for `bm25` or without counts
+        /// for every phrase.
+        ///
+        ///     Rank.siftRank(k1: 1.2, b: 0.75, weights: [1, 1], phraseWeights: [1], counts: [.init(rows: 9, instances: 12)])
+        ///         .topKCall(on: "notes_fts", ignoring: 0)
+        ///     // sift_topk("notes_fts", 1.2, 0.75, 2, 1.0, 1.0, '1', '9', 0, ?)
+        func topKCall(on index: String, ignoring ignored: Int) -> String? {
+            func number(_ value: Double, _ fallback: Double) -> String { String(value.isFinite ? value : fallback) }
+            let function: String, parameters: [String], weights: [Double], phraseWeights: [Double]?, counts: [String]?
+            switch self {
+            case .bm25: return nil
+            case .siftRank(let k1, let b, let w, let p, let c):
+                (function, parameters, weights, phraseWeights) = ("sift_topk", [number(k1, Ranking.defaultK1), number(b, Ranking.defaultB)], w, p)
+                counts = c?.map { String($0.rows) }
+            case .siftInB2(let c, let w, let p, let n):
+                (function, parameters, weights, phraseWeights) = ("sift_topk_inb2", [number(c, Ranking.defaultC)], w, p)
+                counts = n?.map { "\($0.rows)/\($0.instances)" }
+            }
+            guard let phraseWeights, let counts, counts.count == phraseWeights.count else { return nil }
+            let arguments = [SQLBuilder.quote(index)] + parameters + [String(weights.count)] + weights.map { number($0, 1) }
+                + ["'" + (Array(repeating: "0", count: ignored) + phraseWeights.map(Self.decimal)).joined(separator: " ") + "'",
+                   "'" + (Array(repeating: "-", count: ignored) + counts).joined(separator: " ") + "'", String(ignored), "?"]
+            return function + "(" + arguments.joined(separator: ", ") + ")"
+        }
+
         /// `function(parameters, ncolumns, weights[, 'phrase weights'])`, or `function_df(..., 'phrase weights',
         /// 'n/F ...')` with counts for every phrase. The phrase weights are one text ('2 1 0'): a query can have more
         /// phrases than SQLite's 127 arguments.

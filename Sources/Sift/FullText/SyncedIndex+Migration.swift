@@ -5,7 +5,8 @@ extension SyncedIndex {
     /// Brings every synced index over `table` up to date after a migration step: an indexed column the step
     /// renamed is renamed in the index, one it dropped leaves the index (an index left with no column is dropped
     /// with its record), a changed rowid column is followed, and the index is rebuilt from the content table, so
-    /// `verify(index:)` is clean and searches find the migrated text. Trigger-synced indexes get their triggers back.
+    /// `verify(index:)` is clean and searches find the migrated text; the rebuild builds the score bounds anew
+    /// (`Handle.rebuildFullTextIndex`). Trigger-synced indexes get their triggers back.
     static func follow(migrationOf table: String, renamedColumns: [String: String], on handle: Handle) throws {
         let indexes = try load(on: handle).filter { $0.content == table }
         guard !indexes.isEmpty else { return }
@@ -18,6 +19,7 @@ extension SyncedIndex {
             if columns.isEmpty {
                 try handle.execute("DROP TABLE IF EXISTS \(q)")
                 try handle.execute("DELETE FROM sift_fts_sync WHERE index_table = ?", [FundamentalValue(index.index)])
+                try ScoreBounds.indexDropped(index.index, on: handle)
                 continue
             }
             var current = index

@@ -50,12 +50,33 @@ struct TopKImpacts {
     static func minimumRows(forRows rows: Int, on handle: Handle) -> Int {
         max(handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.listed }, rows / 200)
     }
+    /// The rowids per block of impacts built now.
+    static func blockSize(on handle: Handle) -> Int64 {
+        handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.block }
+    }
     /// Below this many rows (20,000) an index gets no impacts: FTS5's plan is fast enough.
     static func automaticRows(on handle: Handle) -> Int {
         handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.rows }
     }
 
     static func metaTable(_ index: String) -> String { index + "_sift_topk" }
+
+    /// Stored bounds that cannot be what Sift wrote (a damaged or crafted file): a search takes FTS5's exhaustive
+    /// plan instead, and `verify(index:)` reports it.
+    struct Stale: Error {
+        let reason: String
+    }
+
+    /// The most bytes of blocks one term may take in memory (64 MiB): bounds over more rowids than that covers (a
+    /// watermark or a largest rowid far beyond the rows, from sparse rowids or a damaged file) are not built, or
+    /// read as stale.
+    static let maxBlockBytes: Int64 = 1 << 26
+
+    /// Whether blocks of `block` rowids from rowid 1 up to `top` fit in `maxBlockBytes` for each term.
+    static func coverable(_ top: Int64, block: Int64, columns: Int) -> Bool {
+        guard top >= 0, block >= 1, (1...64).contains(columns) else { return false }
+        return top / block < maxBlockBytes / Int64(ImpactBlock.stride(columns: columns))
+    }
     static func termsTable(_ index: String) -> String { index + "_sift_impacts" }
     /// The rows changed since the postings were written (`rowid`), and their listed terms' counts now (`term`,
     /// `rowid`, `counts`): what a search reads instead of those rows' postings.
@@ -79,14 +100,25 @@ struct TopKImpacts {
             (self.columns, self.builtRows) = (columns, builtRows)
         }
 
-        /// The metadata in the current row of `stmt`, its fields in the given columns (`valid` 2: loose).
+        /// The metadata in the current row of `stmt`, its fields in the given columns (`valid` 2: loose). Numbers
+        /// no build writes (see `plausible`) read as stale bounds.
         init(_ stmt: OpaquePointer, watermark: Int32, valid: Int32, block: Int32, chunkBlocks: Int32, columns: Int32,
              builtRows: Int32) {
             let validity = sqlite3_column_int64(stmt, valid)
-            self.init(watermark: sqlite3_column_int64(stmt, watermark), block: max(1, sqlite3_column_int64(stmt, block)),
-                      chunkBlocks: max(1, Int(sqlite3_column_int64(stmt, chunkBlocks))), valid: validity >= 1,
+            self.init(watermark: sqlite3_column_int64(stmt, watermark), block: sqlite3_column_int64(stmt, block),
+                      chunkBlocks: Int(sqlite3_column_int64(stmt, chunkBlocks)), valid: validity == 1 || validity == 2,
                       columns: Int(sqlite3_column_int64(stmt, columns)), builtRows: Int(sqlite3_column_int64(stmt, builtRows)))
             loose = validity == 2
+            if !plausible {
+                (self.valid, self.block, self.chunkBlocks, self.watermark) = (false, 1, 1, 0)
+            }
+        }
+
+        /// Whether the numbers are ones a build writes: blocks of 1 to 2^20 rowids, chunks of 1 to 2^16 blocks, 1 to
+        /// 64 columns (sift_topk's limit), and a watermark whose blocks fit in `maxBlockBytes` a term.
+        var plausible: Bool {
+            (1...(1 << 20)).contains(block) && (1...(1 << 16)).contains(chunkBlocks) && builtRows >= 0
+                && TopKImpacts.coverable(watermark, block: block, columns: columns)
         }
     }
 
@@ -110,20 +142,30 @@ struct TopKImpacts {
     }
 
     /// A listed term's row count, instance count and blocks: every block up to the watermark's, in order (zero
-    /// where no row holds the term), or nil when the term is not listed.
+    /// where no row holds the term), or nil when the term is not listed. Throws `Stale` when what is stored cannot
+    /// be what a build wrote: a chunk past the watermark's, a blob longer than a chunk, counts that overflow or
+    /// leave more rows than rowids 1 up to the watermark, or fewer instances than rows.
     static func stored(_ term: String, in index: String, _ meta: Meta, on handle: Handle) throws -> (df: Int64, cf: Int64, blocks: [UInt8])? {
         let chunkBytes = meta.chunkBlocks * ImpactBlock.stride(columns: meta.columns)
+        let lastChunk = meta.watermark / meta.block / Int64(meta.chunkBlocks)
         let sql = "SELECT chunk, df, cf, blocks FROM \(SQLBuilder.quote(termsTable(index))) WHERE term = ? ORDER BY chunk"
         return try handle.withStatement(sql) { stmt in
             sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
             var df: Int64 = 0, cf: Int64 = 0, blocks: [UInt8] = [], found = false
             while try handle.step(stmt) {
                 found = true
-                df += sqlite3_column_int64(stmt, 1)
-                cf += sqlite3_column_int64(stmt, 2)
-                ImpactBlock.copyChunk(stmt, column: 3, into: &blocks, at: Int(sqlite3_column_int64(stmt, 0)), chunkBytes: chunkBytes)
+                let chunk = sqlite3_column_int64(stmt, 0)
+                let (rows, rowsOverflow) = df.addingReportingOverflow(sqlite3_column_int64(stmt, 1))
+                let (instances, instancesOverflow) = cf.addingReportingOverflow(sqlite3_column_int64(stmt, 2))
+                guard chunk >= -1, chunk <= lastChunk, !rowsOverflow, !instancesOverflow,
+                      Int(sqlite3_column_bytes(stmt, 3)) <= (chunk < 0 ? 0 : chunkBytes) else {
+                    throw Stale(reason: "the stored bounds of \(term) are damaged")
+                }
+                (df, cf) = (rows, instances)
+                if chunk >= 0 { ImpactBlock.copyChunk(stmt, column: 3, into: &blocks, at: Int(chunk), chunkBytes: chunkBytes) }
             }
             guard found else { return nil }
+            guard df >= 0, df <= meta.watermark, cf >= df else { throw Stale(reason: "the stored counts of \(term) are damaged") }
             let width = (Int(meta.watermark / meta.block) + 1) * ImpactBlock.stride(columns: meta.columns)
             if blocks.count < width { blocks += [UInt8](repeating: 0, count: width - blocks.count) }
             return (df, cf, blocks)
@@ -359,14 +401,22 @@ struct TopKImpacts {
 
         init(bulkInsertOf rowids: [Int64], into index: SyncedIndex, on handle: Handle) throws {
             self.index = index
+            guard !rowids.isEmpty, index.mode == .explicit, try ScoreBounds.unsupportedReason(index.index, on: handle) == nil else {
+                top = 0
+                return
+            }
             top = max(rowids.last ?? 0, try maxRowid(index.index, on: handle))
-            guard !rowids.isEmpty, index.mode == .explicit else { return }
             guard let meta = try meta(index.index, on: handle) else {
+                guard coverable(top, block: blockSize(on: handle), columns: index.columns.count) else { return }
                 let needed = automaticRows(on: handle) - (try rowCount(index.index, on: handle))
                 if needed <= rowids.count { buildAt = max(0, needed) }
                 return
             }
             guard meta.valid else { return }
+            guard meta.columns == index.columns.count, coverable(top, block: meta.block, columns: meta.columns) else {
+                try ScoreBounds.markStale(index.index, on: handle)
+                return
+            }
             // Rows at rowid 0 or below are the low tail, which the impacts leave to every search.
             if let low = rowids.first(where: { $0 >= 1 }), low <= meta.watermark {
                 try handle.execute(invalidateSQL(index.index), [FundamentalValue(low)])
@@ -432,26 +482,44 @@ struct TopKImpacts {
     static func problems(_ index: String, on handle: Handle) throws -> [String] {
         guard let meta = try meta(index, on: handle), meta.valid else { return [] }
         var problems: [String] = []
-        let changed = Set(try changedRows(index, limit: nil, on: handle) ?? [])
-        let width = ImpactBlock.stride(columns: meta.columns)
+        let changed: Set<Int64>
+        do {
+            changed = Set(try changedRows(index, meta, limit: nil, on: handle) ?? [])
+        } catch let stale as Stale {
+            return ["impacts: \(stale.reason)"]
+        }
         for term in try listedTerms(index, on: handle) {
-            guard let (rows, instances, blob) = try stored(term, in: index, meta, on: handle) else { continue }
-            var fresh = [UInt8](repeating: 0, count: (Int(meta.watermark / meta.block) + 1) * width)
-            var postings = ImpactPostings.Rows()
-            let found = meta.watermark < 1 ? (rows: 0, instances: 0)
-                : try scan(term, in: index, rows: 1...meta.watermark, meta, into: &fresh, postings: &postings, on: handle)
-            if try storedPostings(term, in: index, meta, changed: changed, on: handle) != postings {
-                problems.append("impacts: the postings of \(term) differ from its rows")
+            do {
+                problems += try termProblems(term, in: index, meta, changed: changed, on: handle)
+            } catch let stale as Stale {
+                problems.append("impacts: \(stale.reason)")
             }
-            if found.rows != rows { problems.append("impacts: \(term) is in \(found.rows) rows, \(rows) recorded") }
-            if found.instances != instances {
-                problems.append("impacts: \(term) occurs \(found.instances) times, \(instances) recorded")
-            }
-            if blob.count < fresh.count || !Swift.stride(from: 0, to: fresh.count, by: width).allSatisfy({ base in
-                ImpactBlock.covers(stored: blob, fresh: fresh, at: base, columns: meta.columns)
-            }) {
-                problems.append("impacts: the block maxima of \(term) are below its counts")
-            }
+        }
+        return problems
+    }
+
+    /// What is wrong with the stored bounds of one listed term (see `problems`); throws `Stale` for damage that
+    /// keeps them from being read at all.
+    private static func termProblems(_ term: String, in index: String, _ meta: Meta, changed: Set<Int64>,
+                                     on handle: Handle) throws -> [String] {
+        var problems: [String] = []
+        let width = ImpactBlock.stride(columns: meta.columns)
+        guard let (rows, instances, blob) = try stored(term, in: index, meta, on: handle) else { return [] }
+        var fresh = [UInt8](repeating: 0, count: (Int(meta.watermark / meta.block) + 1) * width)
+        var postings = ImpactPostings.Rows()
+        let found = meta.watermark < 1 ? (rows: 0, instances: 0)
+            : try scan(term, in: index, rows: 1...meta.watermark, meta, into: &fresh, postings: &postings, on: handle)
+        if try storedPostings(term, in: index, meta, changed: changed, on: handle) != postings {
+            problems.append("impacts: the postings of \(term) differ from its rows")
+        }
+        if found.rows != rows { problems.append("impacts: \(term) is in \(found.rows) rows, \(rows) recorded") }
+        if found.instances != instances {
+            problems.append("impacts: \(term) occurs \(found.instances) times, \(instances) recorded")
+        }
+        if blob.count < fresh.count || !Swift.stride(from: 0, to: fresh.count, by: width).allSatisfy({ base in
+            ImpactBlock.covers(stored: blob, fresh: fresh, at: base, columns: meta.columns)
+        }) {
+            problems.append("impacts: the block maxima of \(term) are below its counts")
         }
         return problems
     }
@@ -471,7 +539,7 @@ struct TopKImpacts {
         }
         guard whole else { return nil }
         // The changed rows' counts now, merged in rowid order.
-        let now = try changedCounts(of: term, in: index, columns: meta.columns, on: handle)
+        let now = try changedCounts(of: term, in: index, meta, on: handle)
         var merged = ImpactPostings.Rows(), at = 0
         for i in now.rowids.indices {
             while at < stored.rowids.count, stored.rowids[at] < now.rowids[i] {
@@ -487,24 +555,33 @@ struct TopKImpacts {
         return merged
     }
 
-    /// The rows changed since the postings were written, sorted; nil when there are more than `limit`.
-    static func changedRows(_ index: String, limit: Int64?, on handle: Handle) throws -> [Int64]? {
+    /// The rows changed since the postings were written, sorted; nil when there are more than `limit`. Throws
+    /// `Stale` for a row outside rowids 1 up to the watermark (only those are followed).
+    static func changedRows(_ index: String, _ meta: Meta, limit: Int64?, on handle: Handle) throws -> [Int64]? {
         let sql = "SELECT rowid FROM \(SQLBuilder.quote(changedTable(index))) ORDER BY rowid" + (limit.map { " LIMIT \($0 + 1)" } ?? "")
         return try handle.withStatement(sql) { stmt in
             var rows: [Int64] = []
-            while try handle.step(stmt) { rows.append(sqlite3_column_int64(stmt, 0)) }
+            while try handle.step(stmt) {
+                let rowid = sqlite3_column_int64(stmt, 0)
+                guard rowid >= 1, rowid <= meta.watermark else { throw Stale(reason: "the change log lists row \(rowid)") }
+                rows.append(rowid)
+            }
             return limit.map { rows.count > $0 } == true ? nil : rows
         }
     }
 
-    /// A listed term's counts in the changed rows that hold it now, `columns` a row, in rowid order.
-    static func changedCounts(of term: String, in index: String, columns: Int, on handle: Handle) throws -> ImpactPostings.Rows {
+    /// A listed term's counts in the changed rows that hold it now, `columns` a row, in rowid order. Throws `Stale`
+    /// for a row outside rowids 1 up to the watermark.
+    static func changedCounts(of term: String, in index: String, _ meta: Meta, on handle: Handle) throws -> ImpactPostings.Rows {
+        let columns = meta.columns
         let sql = "SELECT rowid, counts FROM \(SQLBuilder.quote(changesTable(index))) WHERE term = ? ORDER BY rowid"
         return try handle.withStatement(sql) { stmt in
             sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
             var found = ImpactPostings.Rows()
             while try handle.step(stmt) {
-                found.rowids.append(sqlite3_column_int64(stmt, 0))
+                let rowid = sqlite3_column_int64(stmt, 0)
+                guard rowid >= 1, rowid <= meta.watermark else { throw Stale(reason: "the changed counts list row \(rowid)") }
+                found.rowids.append(rowid)
                 let blob = RawStatement.blob(stmt, 1)
                 for c in 0..<columns {
                     found.counts.append(blob.count >= 4 * (c + 1) ? blob.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4 * c, as: Int32.self) } : 0)
@@ -514,10 +591,13 @@ struct TopKImpacts {
         }
     }
 
-    /// Builds the impacts of a synced (explicit) index of at least `automaticRows` rows; drops them otherwise.
+    /// Builds the impacts of a synced (explicit) index of at least `automaticRows` rows that supports them
+    /// (`ScoreBounds.unsupportedReason`) and whose rowids their blocks can cover (`coverable`); drops them otherwise.
     static func rebuild(_ index: String, on handle: Handle) throws {
-        guard let synced = try SyncedIndex.load(on: handle).first(where: { $0.index == index && $0.mode == .explicit }),
-              try rowCount(index, on: handle) >= automaticRows(on: handle) else {
+        guard try ScoreBounds.unsupportedReason(index, on: handle) == nil,
+              let synced = try SyncedIndex.load(on: handle).first(where: { $0.index == index && $0.mode == .explicit }),
+              try rowCount(index, on: handle) >= automaticRows(on: handle),
+              coverable(try maxRowid(index, on: handle), block: blockSize(on: handle), columns: synced.columns.count) else {
             try drop(index, on: handle)
             return
         }
@@ -563,6 +643,7 @@ struct TopKImpacts {
     static func extend(_ index: SyncedIndex, on handle: Handle) throws {
         let top = try maxRowid(index.index, on: handle)
         guard let meta = try meta(index.index, on: handle), meta.valid, top > meta.watermark else { return }
+        guard coverable(top, block: meta.block, columns: meta.columns) else { return try ScoreBounds.markStale(index.index, on: handle) }
         try ImpactsCollector(index, top: top, overlapping: false, on: handle)?.finish(on: handle)
     }
 }

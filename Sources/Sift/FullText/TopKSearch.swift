@@ -3,79 +3,51 @@ import Foundation
 import SiftRank
 
 /// The upper bound of one term's contribution to a row's score (sift_rank's BM25F or sift_inb2's InB2, see
-/// ``Ranking``) in any row of a block, from the block's impacts (`ImpactBlock`): the one place bounds are computed.
+/// ``Ranking``) in any row of a block, from the block's impacts (`ImpactBlock`): computed in C by
+/// `sift_bound_block` (sift_bound.h) with the arithmetic that scores rows, so the bound and the score come from one
+/// formula.
 ///
 /// Both score a term as weight * qtf * P / (k + P) (BM25F: k = k1 and the idf as weight; InB2: k = 1 and
 /// In * (F + 1) / n), with P a sum over columns of a(c, len) * count(c), where a(c, len) shrinks as the column's
-/// length len grows: weight(c) / (1 - b + b * len / avglen(c)) as b >= 0, or weight(c) * log2(1 + c * avglen(c) /
-/// len). A row of the block holds the term at most T(c) times in column c and at most S times in all, and a
-/// column holding it is at least L(c) tokens long, so its count in c weighs at most a(c) = a(c, L(c)) and P is at
-/// most the largest sum of a(c) * x(c) over 0 <= x(c) <= T(c) with the x(c) summing to at most S: filling the
-/// columns of the largest a(c) first. As x / (k + x) grows with x, the contribution is at most
+/// length len grows. A row of the block holds the term at most T(c) times in column c and at most S times in all,
+/// and a column holding it is at least L(c) tokens long, so its count in c weighs at most a(c) = a(c, L(c)) and P
+/// is at most the largest sum of a(c) * x(c) over 0 <= x(c) <= T(c) with the x(c) summing to at most S: filling
+/// the columns of the largest a(c) first. As x / (k + x) grows with x, the contribution is at most
 /// weight * qtf * P / (k + P) for that bound P; and always below weight * qtf (the free universal bound, used when
-/// a count is too large to store). The arithmetic follows sift_rank's, so a block's bound equals the score of a
-/// row that reaches it in every field; the search treats bounds within a relative 1e-9 of the k-th score as ties.
-struct ImpactBound {
+/// a count is too large to store). The search treats bounds within a relative 1e-9 of the k-th score as ties.
+final class ImpactBound {
     /// `.bm25f` or `.inB2`.
     let ranking: Ranking.Kind
-    let weights: [Double]
-    let averageLengths: [Double]
-    /// Scratch: the columns' coefficients and counts.
-    private var terms: [(a: Double, count: Int)] = []
+    /// The C side's description of the ranking, over copies of the weights and average lengths this bound owns.
+    private var described: sift_bound_ranking
 
     init(_ ranking: Ranking.Kind, weights: [Double], averageLengths: [Double]) {
         self.ranking = ranking
-        self.weights = weights
-        self.averageLengths = averageLengths
-        terms.reserveCapacity(weights.count)
-    }
-
-    /// The weight of one count in a column of `length` tokens whose average is `average`, column weight aside.
-    private func coefficient(length: Double, average: Double) -> Double {
-        switch ranking {
-        case .inB2(let c): return log2(1 + c * average / max(1, length))
-        case .bm25f(_, let b): return 1 / (1 - b + b * length / average)
-        case .bm25: return 0
+        let (inb2, k1, b, c): (Int32, Double, Double, Double) = switch ranking {
+        case .inB2(let c): (1, 1, 0, c)
+        case .bm25f(let k1, let b): (0, k1, b, 0)
+        case .bm25: (0, 1.2, 0.75, 0)
         }
+        let columns = min(weights.count, averageLengths.count)
+        let copies = UnsafeMutablePointer<Double>.allocate(capacity: max(1, 2 * columns))
+        copies.initialize(from: Array(weights.prefix(columns)) + averageLengths.prefix(columns), count: 2 * columns)
+        described = sift_bound_ranking(inb2: inb2, k1: k1, b: b, c: c, columns: Int32(columns), weights: copies,
+                                       avglen: copies + columns)
     }
 
-    /// The saturation constant: k1, or 1 for InB2.
-    private var saturation: Double {
-        if case .bm25f(let k1, _) = ranking { return k1 }
-        return 1
-    }
+    deinit { UnsafeMutablePointer(mutating: described.weights)?.deallocate() }
 
     /// The bound for a term of query weight `qtf` and `idf` in the block whose impact bytes start at `bytes`;
     /// 0 when the term is in no row of the block.
-    mutating func contribution(_ bytes: UnsafePointer<UInt8>, qtf: Double, idf: Double) -> Double {
-        let total = Int(bytes[0])
-        guard total > 0 else { return 0 }
-        terms.removeAll(keepingCapacity: true)
-        var unbounded = total == 255
-        for c in 0..<weights.count {
-            let most = Int(bytes[1 + 3 * c])
-            if most == 0 || weights[c] <= 0 || averageLengths[c] <= 0 { continue }
-            if most == 255 { unbounded = true; break }
-            let length = 65_535 - (Int(bytes[2 + 3 * c]) | Int(bytes[3 + 3 * c]) << 8)
-            terms.append((weights[c] * coefficient(length: Double(length), average: averageLengths[c]), most))
-        }
-        if unbounded { return qtf * idf }
-        terms.sort { $0.a > $1.a }
-        var pseudo = 0.0, left = total
-        for term in terms where left > 0 {
-            let taken = min(left, term.count)
-            pseudo += term.a * Double(taken)
-            left -= taken
-        }
-        guard pseudo > 0 else { return 0 }
-        return qtf * idf * pseudo / (saturation + pseudo)
+    func contribution(_ bytes: UnsafePointer<UInt8>, qtf: Double, idf: Double) -> Double {
+        if case .bm25 = ranking { return 0 }
+        return sift_bound_block(&described, bytes, qtf, idf)
     }
 
     /// A term's weight as sift_rank computes it (Lucene's idf) or sift_inb2 (In * (F + 1) / n), from the rows, the
     /// rows holding it and its instances in them.
     func idf(rows: Double, having: Double, instances: Double) -> Double {
-        if case .inB2 = ranking { return having > 0 ? log2((rows + 1) / (having + 0.5)) * (instances + 1) / having : 0 }
-        return log(1.0 + (rows - having + 0.5) / (having + 0.5))
+        sift_bound_idf(&described, rows, having, instances)
     }
 }
 
@@ -146,7 +118,7 @@ struct TopKSearch {
         case .bm25f, .inB2: break
         case .bm25: return nil
         }
-        guard info.content != nil else { return nil }
+        guard info.boundsUnsupportedReason == nil else { return nil }
         let operands: [FTS5Expression], requiresAll: Bool
         switch tree {
         case .all(let list): (operands, requiresAll) = (list, true)
@@ -161,7 +133,8 @@ struct TopKSearch {
         var terms: [Term] = []
         for (operand, weight) in zip(operands, phraseWeights) {
             guard case .string(let text) = operand, let token = try TopKImpacts.token(of: text, tokenizer) else { return nil }
-            let stored = try TopKImpacts.stored(token, in: info.name, meta, on: handle)
+            guard let stored = try? TopKImpacts.stored(token, in: info.name, meta, on: handle) as (df: Int64, cf: Int64, blocks: [UInt8])??
+            else { return nil }  // damaged bounds (`TopKImpacts.Stale`) or a failed read: FTS5's plan
             terms.append(Term(token: token, qtf: Double(max(0, weight)), rows: stored?.df ?? 0, instances: stored?.cf ?? 0,
                               blocks: stored?.blocks))
         }
@@ -188,7 +161,7 @@ struct TopKSearch {
         }
         guard let stats, stats.count == weights.count + 1 else { return ([], countTotal ? 0 : nil, false) }
         let rows = stats[0]
-        var bound = ImpactBound(ranking, weights: weights, averageLengths: stats.dropFirst().map { rows > 0 ? $0 / rows : 0 })
+        let bound = ImpactBound(ranking, weights: weights, averageLengths: stats.dropFirst().map { rows > 0 ? $0 / rows : 0 })
         // The tail: rows above the watermark, and rows at rowid 0 or below when the index has any.
         var tails = meta.watermark < .max ? [(meta.watermark + 1)...Int64.max] : []
         if try handle.withStatement("SELECT min(rowid) <= 0 FROM \(SQLBuilder.quote(index + "_docsize"))", {
@@ -218,20 +191,15 @@ struct TopKSearch {
             }
             terms[i].idf = bound.idf(rows: rows, having: Double(terms[i].rows), instances: Double(terms[i].instances))
         }
-        let number = { (value: Double) in String(value.isFinite ? value : 0) }
         // The scoring call for the expression, after `ignored` leading phrases that weigh nothing (see below): it
         // keeps the best rows in `collector` and counts the matching rows (`TopKCollector`, sift_topk.h).
-        let (function, parameters, counts): (String, [Double], [String]) = switch ranking {
-        case .inB2(let c): ("sift_topk_inb2", [c], terms.map { "\($0.rows)/\($0.instances)" })
-        case .bm25f(let k1, let b): ("sift_topk", [k1, b], terms.map { String($0.rows) })
-        case .bm25: ("", [], [])
+        let counts = terms.map { PhraseStatistics.Counts(rows: $0.rows, instances: $0.instances) }
+        let rank: SearchStatement.Rank = switch ranking {
+        case .inB2(let c): .siftInB2(c: c, weights: weights, phraseWeights: terms.map(\.qtf), counts: counts)
+        case .bm25f(let k1, let b): .siftRank(k1: k1, b: b, weights: weights, phraseWeights: terms.map(\.qtf), counts: counts)
+        case .bm25: .bm25(weights: weights)
         }
-        func collect(ignoring ignored: Int) -> String {
-            "\(function)(\(q), " + (parameters + [Double(weights.count)] + weights).map(number).joined(separator: ", ")
-                + ", '" + (Array(repeating: "0", count: ignored) + terms.map { SearchStatement.Rank.decimal($0.qtf) }).joined(separator: " ")
-                + "', '" + (Array(repeating: "-", count: ignored) + counts).joined(separator: " ")
-                + "', \(ignored), ?)"
-        }
+        func collect(ignoring ignored: Int) -> String { rank.topKCall(on: index, ignoring: ignored) ?? "0" }
         var matched: Int64 = 0
         func score(_ sql: String, _ values: [FundamentalValue]) throws {
             try handle.withStatement(sql) { stmt in
@@ -291,7 +259,7 @@ struct TopKSearch {
         let changedLimit = max(Int64(handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.changed }),
                                meta.watermark / 100)
         if listed, terms.count <= Int(SIFT_POSTINGS_MAX_TERMS),
-           let changed = try TopKImpacts.changedRows(index, limit: changedLimit, on: handle) {
+           let changed = try TopKImpacts.changedRows(index, meta, limit: changedLimit, on: handle) {
             // Every term listed: the tail through FTS5, the rest from the postings and the changed rows' counts.
             for tail in tails {
                 try score(range, [FundamentalValue(expression), FundamentalValue(tail.lowerBound), FundamentalValue(tail.upperBound)])
@@ -433,7 +401,7 @@ struct TopKSearch {
             kept.append(UnsafeMutableRawPointer(copy))
             return copy
         }
-        let extras = try terms.map { try TopKImpacts.changedCounts(of: $0.token, in: index, columns: columns, on: handle) }
+        let extras = try terms.map { try TopKImpacts.changedCounts(of: $0.token, in: index, meta, on: handle) }
         let extraRowids = extras.map { keep($0.rowids) }, extraCounts = extras.map { keep($0.counts) }
         let changedRows = keep(changed)
         let (model, k1, b, c): (Int32, Double, Double, Double) = switch ranking {
@@ -449,15 +417,23 @@ struct TopKSearch {
         var statements: [(stmt: OpaquePointer, sql: String, cached: Bool)] = []
         defer { for s in statements { handle.relinquish(s.stmt, sql: s.sql, cached: s.cached) } }
         for (t, term) in terms.enumerated() {
-            let sql = "SELECT chunk, postings FROM \(table) WHERE term = ? AND chunk >= 0 ORDER BY chunk /* \(t) */"
+            let sql = "SELECT chunk, postings, df FROM \(table) WHERE term = ? AND chunk >= 0 ORDER BY chunk /* \(t) */"
             let (stmt, cached) = try handle.acquire(sql)
             statements.append((stmt, sql, cached))
             sqlite3_bind_text(stmt, 1, term.token, -1, sift_sqlite_transient())
         }
-        var chunks = try statements.map { try handle.step($0.stmt) ? sqlite3_column_int64($0.stmt, 0) : Int64.max }
-        let chunkRows = Int64(meta.chunkBlocks) * meta.block
+        let chunkRows = Int64(meta.chunkBlocks) * meta.block, lastChunk = meta.watermark / chunkRows
+        // A term's next chunk; a chunk number past the watermark's is damage.
+        func step(_ t: Int) throws -> Int64 {
+            guard try handle.step(statements[t].stmt) else { return .max }
+            let chunk = sqlite3_column_int64(statements[t].stmt, 0)
+            guard chunk <= lastChunk else { throw TopKImpacts.Stale(reason: "a chunk of \(terms[t].token) lies past the watermark") }
+            return chunk
+        }
+        var chunks = try terms.indices.map(step)
         var pointers = [UnsafePointer<UInt8>?](repeating: nil, count: terms.count)
         var sizes = [Int32](repeating: 0, count: terms.count)
+        var expected = [Int64](repeating: 0, count: terms.count)
         // Per term, its first changed row not passed yet; the first changed row of the chunk.
         var extraAt = [Int](repeating: 0, count: terms.count), changedAt = 0
         func nextChunk() -> Int64? {
@@ -477,6 +453,7 @@ struct TopKSearch {
                         UnsafePointer($0.assumingMemoryBound(to: UInt8.self))
                     } : nil
                     sizes[t] = here ? sqlite3_column_bytes(statements[t].stmt, 1) : 0
+                    expected[t] = here ? sqlite3_column_int64(statements[t].stmt, 2) : 0
                 }
                 var changedEnd = changedAt
                 while changedEnd < changed.count, changed[changedEnd] < end { changedEnd += 1 }
@@ -487,17 +464,14 @@ struct TopKSearch {
                     slices.append(sift_postings_extra(rowids: extraRowids[t] + first, counts: extraCounts[t] + first * columns,
                                                       count: Int32(extraAt[t] - first)))
                 }
-                let rc = sift_topk_postings(&query, collector.pointer, chunk * chunkRows - 1, pointers, sizes,
+                let rc = sift_topk_postings(&query, collector.pointer, chunk * chunkRows - 1, end - 1, pointers, sizes, expected,
                                             changedRows + changedAt, Int32(changedEnd - changedAt), slices)
                 changedAt = changedEnd
-                guard rc == SQLITE_OK else {
-                    throw SiftError(code: SiftError.Code(rawValue: rc),
-                                    message: "The impacts' postings of \(index) do not match its rows; optimize(index:) rebuilds them.",
-                                    operation: .step)
+                if rc == SQLITE_CORRUPT {
+                    throw TopKImpacts.Stale(reason: "the postings of chunk \(chunk) do not match the rows it records")
                 }
-                for t in terms.indices where chunks[t] == chunk {
-                    chunks[t] = try handle.step(statements[t].stmt) ? sqlite3_column_int64(statements[t].stmt, 0) : .max
-                }
+                guard rc == SQLITE_OK else { throw handle.error(rc, sql: nil, operation: .step) }
+                for t in terms.indices where chunks[t] == chunk { chunks[t] = try step(t) }
             }
         }
     }
@@ -585,7 +559,12 @@ extension Database {
                                               on handle: Handle) throws -> SearchResults<Object>? {
         guard condition == nil, options.limit > 0, options.offset >= 0, info.content != nil else { return nil }
         guard let plan = try TopKSearch.plan(tree, phraseWeights, info, options, on: handle) else { return nil }
-        let found = try plan.run(count: options.offset + options.limit, countTotal: options.countTotal, on: handle)
+        let found: (rows: [TopKSearch.Scored], total: Int?, totalIsLowerBound: Bool)
+        do {
+            found = try plan.run(count: options.offset + options.limit, countTotal: options.countTotal, on: handle)
+        } catch is TopKImpacts.Stale {
+            return nil  // damaged bounds: FTS5's exhaustive plan finds every hit
+        }
         let page = found.rows.dropFirst(options.offset)
         // The page's objects and marked-up columns, row by row (no rank column: FTS5's would count every row).
         var statement = searchStatement(plan.expression, info, Object.self, options)

@@ -108,8 +108,11 @@ void sift_topk_add(sift_topk_collector *collector, int64_t rowid, double score);
  * allows cannot beat the collector's k-th score, as in sift_topk(). `requires_all`: only rows holding every
  * term match. Each matching row adds 1 to matched. Rows changed since the postings were written: `changed`
  * (sorted rowids, `changed_count` of them) are left out of the postings, and extras[t] (NULL: none) lists those
- * holding term t now, sorted, with its count in each column (`columns` numbers a row). Returns an SQLite result
- * code (SQLITE_CORRUPT when a row of the postings has no sizes).
+ * holding term t now, sorted, with its count in each column (`columns` numbers a row). `last` is the chunk's last
+ * rowid and expected[t] (NULL: not checked) the rows its postings of term t hold as recorded beside them. Returns an
+ * SQLite result code: SQLITE_CORRUPT when a row of the postings has no sizes, or when a term's postings stop before
+ * their last byte, hold another number of rows than expected or reach past `last` (damaged postings: the caller
+ * must score the query another way).
  */
 #define SIFT_POSTINGS_MAX_TERMS 16
 
@@ -129,9 +132,9 @@ typedef struct sift_postings_extra {
     int count;
 } sift_postings_extra;
 
-int sift_topk_postings(const sift_postings_query *query, sift_topk_collector *collector, int64_t base,
-                       const unsigned char *const *postings, const int *bytes, const int64_t *changed, int changed_count,
-                       const sift_postings_extra *extras);
+int sift_topk_postings(const sift_postings_query *query, sift_topk_collector *collector, int64_t base, int64_t last,
+                       const unsigned char *const *postings, const int *bytes, const int64_t *expected,
+                       const int64_t *changed, int changed_count, const sift_postings_extra *extras);
 
 /* Decodes a chunk's postings of a term (the format above) into rowids and counts (`columns` a row), as the
  * evaluator reads them: at most `bytes` rows, all they can hold. Returns how many; `whole` tells whether they

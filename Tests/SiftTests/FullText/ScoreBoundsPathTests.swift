@@ -1,0 +1,366 @@
+import CSQLite
+import Foundation
+import XCTest
+@testable import Sift
+
+// The score bounds are exact after every path that writes their index's source, and damaged bounds never cost a
+// hit: after each kind of write (bulk loads above and below the watermark, single inserts, REPLACE, updates,
+// deletes, each migration step kind, FTS5 commands issued as raw SQL, rebuild, optimize, recovery of a copy, a
+// second synced index) and for each index declaration (columnsize=0, detail=column and none, trigram,
+// unicode61), a search returns the hits, order, scores and totals of FTS5's exhaustive plan, and
+// `verify(index:)` is clean. Small corpus, lowered thresholds (bounds from 200 rows, terms listed from 30 rows,
+// blocks of 16 rowids).
+
+// Rows are `TopKDoc`s; `TopKIndexModel` declares the unicode61 index. One more model per other declaration (the
+// virtual-table binding is a static property).
+
+final class NoSizesIndexModel: TableCodable {
+    var title: String = ""
+    var body: String = ""
+    enum CodingKeys: String, CodingTableKey {
+        typealias Root = NoSizesIndexModel
+        static let objectRelationalMapping = TableBinding(CodingKeys.self)
+        case title, body
+        static var virtualTableBinding: VirtualTableBinding? {
+            VirtualTableBinding(with: .fts5, and: ModuleArgument(withTokenize: "unicode61"), ModuleArgument(withColumnSize: false))
+        }
+    }
+}
+
+final class ColumnDetailIndexModel: TableCodable {
+    var title: String = ""
+    var body: String = ""
+    enum CodingKeys: String, CodingTableKey {
+        typealias Root = ColumnDetailIndexModel
+        static let objectRelationalMapping = TableBinding(CodingKeys.self)
+        case title, body
+        static var virtualTableBinding: VirtualTableBinding? {
+            VirtualTableBinding(with: .fts5, and: ModuleArgument(withTokenize: "unicode61"), ModuleArgument(withDetail: .column))
+        }
+    }
+}
+
+final class NoDetailIndexModel: TableCodable {
+    var title: String = ""
+    var body: String = ""
+    enum CodingKeys: String, CodingTableKey {
+        typealias Root = NoDetailIndexModel
+        static let objectRelationalMapping = TableBinding(CodingKeys.self)
+        case title, body
+        static var virtualTableBinding: VirtualTableBinding? {
+            VirtualTableBinding(with: .fts5, and: ModuleArgument(withTokenize: "unicode61"), ModuleArgument(withDetail: .none))
+        }
+    }
+}
+
+final class TrigramIndexModel: TableCodable {
+    var title: String = ""
+    var body: String = ""
+    enum CodingKeys: String, CodingTableKey {
+        typealias Root = TrigramIndexModel
+        static let objectRelationalMapping = TableBinding(CodingKeys.self)
+        case title, body
+        static var virtualTableBinding: VirtualTableBinding? {
+            VirtualTableBinding(with: .fts5, and: ModuleArgument(withTokenize: "trigram"))
+        }
+    }
+}
+
+final class ScoreBoundsPathTests: XCTestCase {
+    private let words = (0..<120).map { "w\($0)x" }
+    private var rng = SplitMix(seed: 20261126)
+
+    private func word() -> String {
+        // Zipf-like: word i with weight 1 / (i + 1).
+        let total = words.indices.reduce(0.0) { $0 + 1 / Double($1 + 1) }
+        var u = Double.random(in: 0..<total, using: &rng)
+        for (i, word) in words.enumerated() {
+            u -= 1 / Double(i + 1)
+            if u < 0 { return word }
+        }
+        return words[words.count - 1]
+    }
+
+    private func document(_ id: Int? = nil) -> TopKDoc {
+        TopKDoc(id, (0..<Int.random(in: 1...5, using: &rng)).map { _ in word() }.joined(separator: " "),
+                  (0..<Int.random(in: 3...25, using: &rng)).map { _ in word() }.joined(separator: " "))
+    }
+
+    private func makeDatabase<Index: TableCodable>(_ index: Index.Type, rows: Int = 600) throws -> Database {
+        let path = NSTemporaryDirectory() + "bounds-\(UUID().uuidString).db"
+        let database = Database(withPath: path)
+        addTeardownBlock { try? database.close { try? database.removeFiles() } }
+        database.fullTextBulkThreshold = 8
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock {
+            $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, changed: 6)
+        }
+        try database.create(table: "doc", of: TopKDoc.self)
+        try database.create(virtualTable: "doc_fts", of: Index.self, syncedWith: "doc")
+        if rows > 0 { try database.insert(objects: (0..<rows).map { _ in document() }, intoTable: "doc") }
+        return database
+    }
+
+    private func exhaustiveScores(_ database: Database, _ query: SearchQuery, _ options: SearchOptions) throws -> [Int64: Double] {
+        try exhaustiveRankScores(database, index: "doc_fts", columns: ["title", "body"], query, options)
+    }
+
+    private func close(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-9 * max(1, abs(a), abs(b)) }
+
+    /// Searches frequent and rare words, all terms and any term, with both rankings, and requires the exhaustive
+    /// plan's hits, scores and totals; returns how many took the pruned plan.
+    /// With `verifying` false (bounds damaged on purpose), verify must run but its verdict is not required clean.
+    @discardableResult
+    private func checkSearches(_ database: Database, _ label: String, verifying: Bool = true, file: StaticString = #filePath,
+                               line: UInt = #line) throws -> Int {
+        var pruned = 0
+        let texts = ["w0x", "w1x w2x", "w0x w5x", "w3x w40x", "w90x", "w2x w7x w11x", "w60x w0x"]
+        for text in texts {
+            for mode in [SearchQuery.Mode.allTerms, .anyTerm] {
+                for ranking in [Ranking.bm25f(), .inB2()] {
+                    let query = SearchQuery(text, mode: mode)
+                    let options = SearchOptions(limit: 10, ranking: ranking)
+                    let results: SearchResults<TopKDoc> = try database.search(query, in: "doc_fts", options: options)
+                    let scores = try exhaustiveScores(database, query, options)
+                    let best = Array(scores.values.sorted(by: >).prefix(options.limit))
+                    let context = "\(label): '\(text)' \(mode) \(ranking)"
+                    XCTAssertEqual(results.hits.count, best.count, context, file: file, line: line)
+                    for (hit, score) in zip(results.hits, best) {
+                        XCTAssertTrue(close(hit.score, score), "\(context): \(hit.score) vs \(score)", file: file, line: line)
+                        XCTAssertTrue(scores[hit.rowid].map { close($0, hit.score) } == true, "\(context): row \(hit.rowid)",
+                                      file: file, line: line)
+                    }
+                    if let total = results.totalCount, !results.totalCountIsLowerBound {
+                        XCTAssertEqual(total, scores.count, context, file: file, line: line)
+                    }
+                    let planned = try database.read { handle -> Bool in
+                        let info = try database.ftsInfo("doc_fts", on: handle)
+                        let tokenizer = try handle.tokenizer(info.tokenizer)
+                        guard let weighted = try query.weightedTree(spans: tokenizer.querySpans, distinct: true) else { return false }
+                        return try TopKSearch.plan(weighted.tree, weighted.weights, info, options, on: handle) != nil
+                    }
+                    if planned { pruned += 1 }
+                }
+            }
+        }
+        let verification = try database.verify(index: "doc_fts")
+        if verifying { XCTAssertTrue(verification.isConsistent, "\(label): \(verification)", file: file, line: line) }
+        return pruned
+    }
+
+    private func meta(_ database: Database) throws -> TopKImpacts.Meta? {
+        try database.read { handle in try TopKImpacts.meta("doc_fts", on: handle) }
+    }
+
+    private func prepared(_ rows: Int = 600) throws -> Database {
+        let database = try makeDatabase(TopKIndexModel.self, rows: rows)
+        try database.optimize(index: "doc_fts")
+        XCTAssertEqual(try meta(database)?.valid, true)
+        return database
+    }
+
+    // MARK: - Migrations
+
+    /// A migration step's raw UPDATE rewrites the rows behind the sync layer's back; the step's end rebuilds FTS5
+    /// and, through the same choke point, the bounds. Without it the bounds kept the old counts: the rows the step
+    /// filled with one word ranked below rows it never touched.
+    func testMigrationStepsRebuildTheBounds() throws {
+        let database = try prepared()
+        try database.migrate(table: "doc", of: TopKDoc.self, steps: [
+            1: { try $0.exec(sql: "UPDATE doc SET body = 'fresh w3x w3x w3x w3x w3x w3x w3x w3x' WHERE id % 10 = 0") },
+        ])
+        let results: SearchResults<TopKDoc> = try database.search("w3x", in: "doc_fts",
+                                                                   options: SearchOptions(limit: 20, ranking: .bm25f()))
+        XCTAssertEqual(results.hits.count, 20)
+        XCTAssertTrue(results.hits.allSatisfy { ($0.object.id ?? 1) % 10 == 0 }, "the migrated rows rank first: \(results.hits.map(\.rowid))")
+        XCTAssertEqual(try meta(database)?.valid, true)
+        XCTAssertGreaterThan(try checkSearches(database, "exec step"), 0)
+        // The typed step kinds take the same path.
+        try database.migrate(table: "doc", of: TopKDoc.self, steps: [
+            2: { try $0.update(property: "body", with: "w5x w5x fresh", where: Column(named: "id") % 7 == 0) },
+        ])
+        try checkSearches(database, "update step")
+        try database.migrate(table: "doc", of: TopKDoc.self, steps: [3: { try $0.rebuildTable() }])
+        XCTAssertGreaterThan(try checkSearches(database, "table rebuild step"), 0)
+    }
+
+    // MARK: - Declarations without bounds
+
+    /// Indexes that keep no column sizes or no per-column positions get no bounds: bulk inserts, changes and
+    /// searches take FTS5's plan, and verify says so. Without the check a bulk insert into a columnsize=0 index
+    /// failed with "no such table: doc_fts_docsize".
+    func testIndexesWithoutSizesOrPositionsGetNoBounds() throws {
+        let cases: [(any TableCodable.Type, String)] = [
+            (NoSizesIndexModel.self, "columnsize=0"), (ColumnDetailIndexModel.self, "detail=column"), (NoDetailIndexModel.self, "detail=none"),
+        ]
+        for (model, reason) in cases {
+            let database = try makeDatabase(model, rows: 400)
+            try database.insert(objects: (0..<50).map { _ in document() }, intoTable: "doc")
+            try database.update(table: "doc", on: TopKDoc.Properties.body, with: document(3), where: Column(named: "id") == 3)
+            try database.delete(fromTable: "doc", where: Column(named: "id") == 4)
+            try database.optimize(index: "doc_fts")
+            try database.rebuild(index: "doc_fts")
+            XCTAssertNil(try meta(database), reason)
+            let verification = try database.verify(index: "doc_fts")
+            XCTAssertTrue(verification.isConsistent, "\(reason): \(verification)")
+            XCTAssertEqual(verification.indexedRows, 449, reason)
+            XCTAssertTrue(verification.searchPlan.hasPrefix("exhaustive"), "\(reason): \(verification.searchPlan)")
+            XCTAssertTrue(verification.searchPlan.contains(reason), "\(reason): \(verification.searchPlan)")
+            if reason == "columnsize=0" { XCTAssertEqual(try checkSearches(database, reason), 0) }
+            let hits: SearchResults<TopKDoc> = try database.search("w1x", in: "doc_fts", options: SearchOptions(ranking: .bm25))
+            XCTAssertGreaterThan(hits.hits.count, 0, reason)
+        }
+    }
+
+    /// A trigram index gets bounds like any other, and stays exact.
+    func testTrigramIndexStaysExact() throws {
+        let database = try makeDatabase(TrigramIndexModel.self, rows: 400)
+        try database.optimize(index: "doc_fts")
+        try database.insert(objects: (0..<40).map { _ in document() }, intoTable: "doc")
+        try database.delete(fromTable: "doc", where: Column(named: "id") == 9)
+        try checkSearches(database, "trigram")
+    }
+
+    // MARK: - FTS5 commands issued as SQL
+
+    /// FTS5's commands issued through Sift as plain SQL: 'rebuild' builds the bounds anew, 'delete-all' leaves them
+    /// stale, 'optimize' and the settings leave them as they were. Without the seam a 'delete-all' left bounds
+    /// describing rows FTS5 no longer had.
+    func testRawFullTextCommandsTellTheBounds() throws {
+        let database = try prepared()
+        try database.exec(sql: "INSERT INTO doc_fts(doc_fts) VALUES('optimize')")
+        try database.exec(sql: "INSERT INTO doc_fts(doc_fts, rank) VALUES('automerge', 4)")
+        XCTAssertEqual(try meta(database)?.valid, true, "commands that keep the rows keep the bounds")
+        try database.exec(sql: "INSERT INTO doc_fts(doc_fts) VALUES('delete-all')")
+        XCTAssertEqual(try meta(database)?.valid, false, "'delete-all' leaves them stale")
+        try checkSearches(database, "after delete-all", verifying: false)
+        try database.exec(sql: "INSERT INTO doc_fts(doc_fts) VALUES(?)", values: ["rebuild"])
+        XCTAssertEqual(try meta(database)?.valid, true, "'rebuild' builds them anew")
+        XCTAssertGreaterThan(try checkSearches(database, "after rebuild"), 0)
+        // A row deleted from the index itself (FTS5's 'delete' command) leaves the content behind: stale bounds.
+        let row = try XCTUnwrap(try database.getObject(fromTable: "doc", where: Column(named: "id") == 5) as TopKDoc?)
+        try database.exec(sql: "INSERT INTO doc_fts(doc_fts, rowid, title, body) VALUES('delete', 5, ?, ?)", values: [row.title, row.body])
+        XCTAssertEqual(try meta(database)?.valid, false)
+        try database.rebuild(index: "doc_fts")
+        XCTAssertGreaterThan(try checkSearches(database, "after rebuild(index:)"), 0)
+    }
+
+    // MARK: - Every write kind
+
+    /// The write kinds one after the other, each followed by the full check.
+    func testEveryWriteKindKeepsSearchesExact() throws {
+        let database = try prepared()
+        var pruned = 0
+        pruned += try checkSearches(database, "built")
+        try database.insert(objects: (0..<60).map { _ in document() }, intoTable: "doc")
+        pruned += try checkSearches(database, "bulk above the watermark")
+        try database.insert(objects: (0..<12).map { document(1_000 + $0 * 40) }, intoTable: "doc")
+        pruned += try checkSearches(database, "bulk above, sparse rowids")
+        try database.delete(fromTable: "doc", where: Column(named: "id") >= 100 && Column(named: "id") < 120)
+        try database.insert(objects: (100..<112).map { document($0) }, intoTable: "doc")
+        pruned += try checkSearches(database, "bulk below the watermark")
+        try database.optimize(index: "doc_fts")
+        try database.insert(objects: [document()], intoTable: "doc")
+        try database.insert(objects: [document(115)], intoTable: "doc")
+        pruned += try checkSearches(database, "single inserts")
+        try database.insertOrReplace(objects: [document(7), document(8)], intoTable: "doc")
+        pruned += try checkSearches(database, "replace")
+        try database.update(table: "doc", on: TopKDoc.Properties.body, with: document(), where: Column(named: "id") < 30)
+        pruned += try checkSearches(database, "update")
+        try database.delete(fromTable: "doc", where: Column(named: "id") % 9 == 0)
+        pruned += try checkSearches(database, "delete")
+        try database.insert(objects: [document(-3), document(0)], intoTable: "doc")
+        pruned += try checkSearches(database, "rows at rowid 0 or below")
+        try database.rebuild(index: "doc_fts")
+        pruned += try checkSearches(database, "rebuild(index:)")
+        try database.create(virtualTable: "doc_title", of: TrigramIndexModel.self, syncedWith: "doc")
+        try database.insert(objects: (0..<30).map { _ in document() }, intoTable: "doc")
+        try database.update(table: "doc", on: TopKDoc.Properties.title, with: document(), where: Column(named: "id") == 12)
+        pruned += try checkSearches(database, "a second synced index")
+        XCTAssertTrue(try database.verify(index: "doc_title").isConsistent)
+        XCTAssertGreaterThan(pruned, 40, "the pruned plan ran for too few searches to test it")
+    }
+
+    /// A recovered copy gets bounds rebuilt from its recovered rows, never the damaged file's.
+    func testRecoveryRebuildsTheBounds() throws {
+        let database = try prepared()
+        try database.update(table: "doc", on: TopKDoc.Properties.body, with: document(), where: Column(named: "id") < 20)
+        // The damaged file's bounds say something else: recovery must not keep them.
+        try database.exec(sql: "UPDATE doc_fts_sift_impacts SET df = df + 100")
+        let source = database.path
+        database.close()
+        let target = Database(withPath: NSTemporaryDirectory() + "bounds-recovered-\(UUID().uuidString).db")
+        addTeardownBlock { try? target.close { try? target.removeFiles() } }
+        target.fullTextBulkThreshold = 8
+        target.pool.attachment(FullTextSettings.init).impactSizes.withLock {
+            $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, changed: 6)
+        }
+        _ = try Database.recover(from: source, into: target)
+        XCTAssertEqual(try meta(target)?.valid, true)
+        XCTAssertGreaterThan(try checkSearches(target, "recovered"), 0)
+    }
+
+    // MARK: - Damaged bounds
+
+    /// Implausible stored numbers read as stale bounds (FTS5's plan, every hit), never a trap, an allocation of
+    /// their size or fewer hits; verify names them. Without the checks these trapped (negative counts, overflowing
+    /// sums, a chunk number of 2^63 - 1) or allocated what the watermark claimed.
+    func testImplausibleStoredNumbersReadAsStale() throws {
+        let damages: [(String, String)] = [
+            ("watermark -5", "UPDATE doc_fts_sift_topk SET watermark = -5"),
+            ("watermark 2^62", "UPDATE doc_fts_sift_topk SET watermark = 4611686018427387904"),
+            ("watermark 2^32 - 1", "UPDATE doc_fts_sift_topk SET watermark = 4294967295"),
+            ("block 0", "UPDATE doc_fts_sift_topk SET block = 0"),
+            ("block -16", "UPDATE doc_fts_sift_topk SET block = -16"),
+            ("chunk_blocks 0", "UPDATE doc_fts_sift_topk SET chunk_blocks = 0"),
+            ("chunk_blocks 2^40", "UPDATE doc_fts_sift_topk SET chunk_blocks = 1099511627776"),
+            ("columns 0", "UPDATE doc_fts_sift_topk SET columns = 0"),
+            ("columns 1000", "UPDATE doc_fts_sift_topk SET columns = 1000"),
+            ("valid 7", "UPDATE doc_fts_sift_topk SET valid = 7"),
+            ("chunk 2^63 - 1", "UPDATE doc_fts_sift_impacts SET chunk = 9223372036854775807 WHERE term = 'w0x' AND chunk = 0"),
+            ("chunk 70,000,000", "UPDATE doc_fts_sift_impacts SET chunk = 70000000 WHERE term = 'w1x' AND chunk = 1"),
+            ("df overflow", "UPDATE doc_fts_sift_impacts SET df = 9223372036854775807 WHERE term = 'w0x' AND chunk >= 0"),
+            ("df negative", "UPDATE doc_fts_sift_impacts SET df = -1000 WHERE term = 'w0x' AND chunk = -1"),
+            ("blocks too long", "UPDATE doc_fts_sift_impacts SET blocks = zeroblob(100000) WHERE term = 'w2x' AND chunk = 0"),
+            ("change log rowid 2^63 - 1", "INSERT INTO doc_fts_sift_changed(rowid) VALUES(9223372036854775807)"),
+            ("change log rowid -4", "INSERT INTO doc_fts_sift_changed(rowid) VALUES(-4)"),
+            ("changes rowid 2^63 - 1", "INSERT INTO doc_fts_sift_changes(term, rowid, counts) VALUES('w0x', 9223372036854775807, x'0100000001000000')"),
+            ("postings truncated", "UPDATE doc_fts_sift_impacts SET postings = substr(postings, 1, length(postings) / 2) WHERE term IN ('w0x', 'w1x', 'w2x') AND chunk >= 0"),
+            ("postings cut at a row", "UPDATE doc_fts_sift_impacts SET postings = x'0101' WHERE term IN ('w0x', 'w1x') AND chunk >= 0"),
+            ("postings past the chunk", "UPDATE doc_fts_sift_impacts SET postings = x'ff0f0101' WHERE term = 'w0x' AND chunk = 0"),
+            ("postings huge distance", "UPDATE doc_fts_sift_impacts SET postings = x'ffffffffffffffff7f0101' WHERE term = 'w0x' AND chunk = 0"),
+        ]
+        for (label, sql) in damages {
+            let database = try prepared(400)
+            try database.exec(sql: sql)
+            try checkSearches(database, label, verifying: false)
+        }
+    }
+
+}
+
+/// Every match's score under `options.ranking` (sift_rank or sift_inb2) scored by FTS5's exhaustive plan over
+/// `index` (whose columns are `columns`, weighted as `options.weights` says), by rowid: what a pruned search must
+/// equal.
+func exhaustiveRankScores(_ database: Database, index: String, columns: [String], _ query: SearchQuery,
+                          _ options: SearchOptions) throws -> [Int64: Double] {
+    let q = SQLBuilder.quote(index)
+    let function: String
+    switch options.ranking.kind {
+    case .bm25f(let k1, let b): function = "sift_rank(\(q), \(k1), \(b)"
+    case .inB2(let c): function = "sift_inb2(\(q), \(c)"
+    case .bm25: return [:]
+    }
+    let weights = columns.map { String(options.weights[$0] ?? 1) }.joined(separator: ", ")
+    return try database.read { handle in
+        let tokenizer = try handle.tokenizer(try database.ftsInfo(index, on: handle).tokenizer)
+        guard let weighted = try query.weightedTree(spans: tokenizer.querySpans, distinct: true) else { return [:] }
+        let phrases = (weighted.weights ?? []).map { String($0) }.joined(separator: " ")
+        let sql = "SELECT rowid, \(function), \(columns.count), \(weights), '\(phrases)') FROM \(q) WHERE \(q) MATCH ?"
+        return try handle.withStatement(sql) { stmt in
+            try handle.bind([FundamentalValue(weighted.tree.rendered)], to: stmt, sql: sql)
+            var scores: [Int64: Double] = [:]
+            while try handle.step(stmt) { scores[sqlite3_column_int64(stmt, 0)] = -sqlite3_column_double(stmt, 1) }
+            return scores
+        }
+    }
+}
