@@ -14,6 +14,16 @@ import CSQLite
 ///   inserted into the index itself): ``indexWrittenDirectly(_:sql:on:)`` marks them stale, and searches take
 ///   FTS5's exhaustive plan until `optimize(index:)` or `rebuild(index:)`.
 ///
+/// Where things live (this folder): `TopKImpacts.swift`, the store (the only code that reads and writes the
+/// bounds' tables, and FTS5's private tables for them, checking what it reads); `RowFollower.swift` and
+/// `BulkFollower.swift` with `ImpactsCollector.swift`, the writers that follow row changes and bulk loads;
+/// `ImpactBlock.swift`, `ImpactPostings.swift`, the stored formats; `ImpactBound.swift`, the bound (computed in C
+/// with the arithmetic that scores rows); `TopKImpacts+Verification.swift`, what `verify(index:)` checks.
+/// `Search/`: the planner (`TopKSearch.swift`), one file per plan (`PostingsPlan.swift`, `BlockPlan.swift`; the
+/// third plan is FTS5's own, one statement), the per-search state (`TopKRun.swift`) and the collector of the best
+/// rows (`TopKCollector.swift`). Every plan is exact: the same hits, order and totals as FTS5's exhaustive plan,
+/// which `ScoreBoundsPathTests` and `TopKSearchTests` check after every kind of write.
+///
 /// Bounds exist only where the index supports them (``unsupportedReason(_:on:)``); what the store reads back is
 /// checked before it is trusted (`TopKImpacts.Meta.plausible`): anything implausible reads as stale.
 enum ScoreBounds {

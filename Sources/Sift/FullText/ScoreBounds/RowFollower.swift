@@ -1,0 +1,120 @@
+import CSQLite
+import Foundation
+import SiftRank
+
+extension TopKImpacts {
+    /// Rows the impacts follow (see `RowFollower`): their text as FTS5 indexed it and, per row, whether it was
+    /// added or removed.
+    struct RowChanges {
+        var rows = ImpactRows()
+        var added: [Bool] = []
+    }
+
+    /// Keeps the impacts of one index exact through changes of rows from rowid 1 up to their watermark, in the
+    /// changes' transaction, after FTS5 applied them: a removed row lowers the row count of every listed term it
+    /// held; an added row raises them and the maxima of its block (adding the term's chunk when it had none). Marks
+    /// the impacts loose. One per connection and index, with its statements prepared once; it steps them
+    /// unobserved.
+    final class RowFollower {
+        private let tokenizer: TokenizerInstance
+        /// The listed terms, as of schema version `schemaVersion` (building the impacts makes their tables anew).
+        private let counter: ListedTermCounter
+        let schemaVersion: Int64
+        private let count, addCount, chunk, setBlocks, add, loosen, markChanged, removeCounts, addCounts: OpaquePointer
+
+        init(_ index: SyncedIndex, on handle: Handle) throws {
+            tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
+            schemaVersion = try handle.schemaVersion()
+            counter = try ListedTermCounter(try listedTerms(index.index, on: handle), columns: index.columns.count)
+            let table = SQLBuilder.quote(termsTable(index.index))
+            var prepared: [OpaquePointer] = []
+            do {
+                // A listed term's row count changes in its chunk -1 row (made with the impacts: their rows sit
+                // together, so a change dirties few pages; made here for impacts built before them).
+                for sql in ["UPDATE \(table) SET df = df + ?2, cf = cf + ?3 WHERE term = ?1 AND chunk = -1",
+                            "INSERT INTO \(table)(term, chunk, df, cf, blocks) VALUES(?1, -1, ?2, ?3, x'')",
+                            "SELECT rowid, blocks FROM \(table) WHERE term = ? AND chunk = ?",
+                            "UPDATE \(table) SET blocks = ? WHERE rowid = ?",
+                            "INSERT INTO \(table)(term, chunk, df, cf, blocks) VALUES(?, ?, 0, 0, ?)",
+                            "UPDATE \(SQLBuilder.quote(metaTable(index.index))) SET valid = 2 WHERE valid = 1",
+                            "INSERT OR IGNORE INTO \(SQLBuilder.quote(changedTable(index.index)))(rowid) VALUES(?)",
+                            "DELETE FROM \(SQLBuilder.quote(changesTable(index.index))) WHERE term = ? AND rowid = ?",
+                            "INSERT OR REPLACE INTO \(SQLBuilder.quote(changesTable(index.index)))(term, rowid, counts) VALUES(?, ?, ?)"] {
+                    prepared.append(try handle.prepareUnmanaged(sql))
+                }
+            } catch {
+                prepared.forEach { sqlite3_finalize($0) }
+                throw error
+            }
+            (count, addCount, chunk, setBlocks, add, loosen) = (prepared[0], prepared[1], prepared[2], prepared[3], prepared[4], prepared[5])
+            (markChanged, removeCounts, addCounts) = (prepared[6], prepared[7], prepared[8])
+        }
+
+        deinit { [count, addCount, chunk, setBlocks, add, loosen, markChanged, removeCounts, addCounts].forEach { sqlite3_finalize($0) } }
+
+        /// Applies `changes` to impacts of layout `meta` (as `readMeta` read it in this transaction). Writes only
+        /// what changes: the row counts, a block only when the added row raises it, and the changed rows' counts
+        /// beside the postings (which stay as written).
+        func follow(_ changes: RowChanges, _ meta: Meta, on handle: Handle) throws {
+            guard meta.columns == counter.columns, !changes.added.isEmpty else { return }
+            let stride = ImpactBlock.stride(columns: meta.columns)
+            for rowid in changes.rows.rowids {
+                sqlite3_bind_int64(markChanged, 1, rowid)
+                try step(markChanged, on: handle)
+            }
+            try counter.count(changes.rows, with: tokenizer) { r, i, stats in
+                let term = counter.terms[i], added = changes.added[r], sign: Int64 = added ? 1 : -1
+                let change = (rows: sign, instances: sign * ImpactBlock.instances(stats, columns: meta.columns))
+                try step(count, term: term, change: change, on: handle)
+                if sqlite3_changes(handle.raw) == 0 { try step(addCount, term: term, change: change, on: handle) }
+                // The row's counts now: removed with its old text, written with its new one.
+                let counting = added ? addCounts : removeCounts
+                bind(term, counting, changes.rows.rowids[r])
+                if added {
+                    let counts = (0..<meta.columns).map { Int32(stats[2 * $0]) }
+                    _ = counts.withUnsafeBytes { sqlite3_bind_blob(counting, 3, $0.baseAddress, Int32($0.count), sift_sqlite_transient()) }
+                }
+                try step(counting, on: handle)
+                guard added else { return }
+                let block = Int(changes.rows.rowids[r] / meta.block)
+                let chunkIndex = Int64(block / meta.chunkBlocks), offset = (block % meta.chunkBlocks) * stride
+                var blocks = [UInt8](repeating: 0, count: offset + stride)
+                bind(term, chunk, chunkIndex)
+                let stored = try handle.stepUnobserved(chunk) ? sqlite3_column_int64(chunk, 0) : nil
+                if stored != nil {
+                    ImpactBlock.copyChunk(chunk, column: 1, into: &blocks, at: 0, chunkBytes: meta.chunkBlocks * stride)
+                }
+                sqlite3_reset(chunk)
+                let before = blocks[offset..<offset + stride]
+                ImpactBlock.add(stats, columns: meta.columns, into: &blocks, at: offset)
+                guard blocks[offset..<offset + stride] != before else { return }
+                let write = stored == nil ? add : setBlocks
+                _ = blocks.withUnsafeBytes {
+                    sqlite3_bind_blob(write, stored == nil ? 3 : 1, $0.baseAddress, Int32($0.count), sift_sqlite_transient())
+                }
+                if let stored { sqlite3_bind_int64(write, 2, stored) } else { bind(term, write, chunkIndex) }
+                try step(write, on: handle)
+            }
+            try step(loosen, on: handle)
+        }
+
+        /// Binds a term (parameter 1) and a chunk (parameter 2, when given).
+        private func bind(_ term: String, _ stmt: OpaquePointer, _ chunk: Int64?) {
+            sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
+            if let chunk { sqlite3_bind_int64(stmt, 2, chunk) }
+        }
+
+        /// Runs `stmt`, with a term (parameter 1) and changes of its row and instance counts (parameters 2 and 3)
+        /// when given.
+        private func step(_ stmt: OpaquePointer, term: String? = nil, change: (rows: Int64, instances: Int64)? = nil,
+                          on handle: Handle) throws {
+            defer { sqlite3_reset(stmt) }
+            if let term { bind(term, stmt, nil) }
+            if let change {
+                sqlite3_bind_int64(stmt, 2, change.rows)
+                sqlite3_bind_int64(stmt, 3, change.instances)
+            }
+            while try handle.stepUnobserved(stmt) {}
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import CSQLite
+import SiftRank
+
+/// One pruned search under way (`TopKSearch.run`): what its plans share. The scoring statements' SQL (FTS5's
+/// `MATCH` and the `sift_topk` call that keeps the best rows in `collector`), the rows they matched, and what they
+/// read: the terms with their counts and weights, the tails, and per block of rows the bound of its rows' scores.
+final class TopKRun {
+    let handle: Handle
+    let index: String
+    /// The index, quoted.
+    let q: String
+    let expression: String
+    let terms: [TopKSearch.Term]
+    /// Rows in the index.
+    let rows: Double
+    /// Rowids outside the blocks: above the watermark, and 0 or below when the index has such rows.
+    let tails: [ClosedRange<Int64>]
+    let rank: SearchStatement.Rank
+    let collector: TopKCollector
+    /// Whether every term is listed (has blocks); the listed terms of positive weight.
+    let listed: Bool
+    let listedTerms: [TopKSearch.Term]
+    let blockCount: Int
+    /// Per block, each listed term's bound (block-major), and their sum (0: the block holds no match).
+    let contributions: [Double]
+    let blockBounds: [Double]
+    /// The blocks that can hold a match, with their bounds.
+    let bounds: [(block: Int, bound: Double)]
+    /// Matching rows counted by the statements so far.
+    var matched: Int64 = 0
+    /// Whether every matching row was counted in `matched`, and none twice.
+    var countedAll = true, distinct = true
+    /// `SELECT count(*)` of the rows matching the expression (bound first), scoring each; `range`: with rowids in a
+    /// range (bound second and third).
+    let select: String, range: String
+
+    init(handle: Handle, index: String, expression: String, terms: [TopKSearch.Term], rows: Double,
+         tails: [ClosedRange<Int64>], rank: SearchStatement.Rank, collector: TopKCollector, listedTerms: [TopKSearch.Term],
+         blockCount: Int, contributions: [Double], blockBounds: [Double], bounds: [(block: Int, bound: Double)]) {
+        self.index = index
+        (self.handle, self.q, self.expression, self.terms, self.rows) = (handle, SQLBuilder.quote(index), expression, terms, rows)
+        (self.tails, self.rank, self.collector) = (tails, rank, collector)
+        (self.listed, self.listedTerms) = (terms.allSatisfy { $0.blocks != nil }, listedTerms)
+        (self.blockCount, self.contributions, self.blockBounds, self.bounds) = (blockCount, contributions, blockBounds, bounds)
+        let call = rank.topKCall(on: index, ignoring: 0) ?? "0"
+        select = "SELECT count(*) FROM \(q) WHERE \(q) MATCH ? AND " + call
+        range = "SELECT count(*) FROM \(q) WHERE \(q) MATCH ? AND rowid BETWEEN ? AND ? AND " + call
+    }
+
+    /// The scoring call after `ignored` leading phrases that weigh nothing (an expression requiring some of the
+    /// terms, before the query's own).
+    func collect(ignoring ignored: Int) -> String {
+        rank.topKCall(on: index, ignoring: ignored) ?? "0"
+    }
+
+    /// Runs a scoring statement (`values` bound first, the collector last) and counts what it matched.
+    func score(_ sql: String, _ values: [FundamentalValue]) throws {
+        try handle.withStatement(sql) { stmt in
+            for (i, value) in values.enumerated() where RawStatement.bind(value, at: Int32(i + 1), in: stmt) != SQLITE_OK {
+                throw handle.error(sqlite3_errcode(handle.raw), sql: sql, operation: .bind)
+            }
+            sift_topk_bind(stmt, Int32(values.count + 1), collector.pointer)
+            if try handle.step(stmt) { matched += sqlite3_column_int64(stmt, 0) }
+        }
+    }
+
+    /// Scores the rows of the tails through FTS5.
+    func scoreTails() throws {
+        for tail in tails {
+            try score(range, [FundamentalValue(expression), FundamentalValue(tail.lowerBound), FundamentalValue(tail.upperBound)])
+        }
+    }
+}

@@ -1,0 +1,250 @@
+import CSQLite
+import Foundation
+import SiftRank
+
+/// Sift's pruned top-k search: an exact top k for sift_rank (`.bm25f`) or sift_inb2 (`.inB2`) on a synced index with
+/// impacts (`TopKImpacts`), scoring only the blocks of rows whose bound can beat the k-th score found so far.
+///
+/// Rows are scored in C (`sift_topk`, sift_topk.h), which keeps the best k and, once it has k, scores exactly
+/// only a row whose bound from its counts and its block's shortest column sizes beats the k-th: the sizes cost a
+/// statement per row (about 0.6 of sift_rank's 0.8 us a row at 1,000,000 rows), stepping through a row 0.1 us.
+/// When every term is listed it also passes over, unread, each row of a block whose bound cannot beat the k-th score
+/// (a statement over all rows holding both terms of a frequent pair reads the counts of only a few blocks' rows).
+///
+/// Plans, chosen per query by `run` (the planner here, each plan in a file of its own beside it):
+/// - every term listed (`PostingsPlan.swift`): the tail through FTS5, then the rows up to the watermark from the terms' postings
+///   (`sift_topk_postings`) and the changed rows' counts now, chunk by chunk in rowid order, a row's exact score
+///   computed only when its block's bound and its own bound (its counts, its block's shortest sizes) beat the
+///   k-th score: its sizes are then read from FTS5's docsize table. The total is exact;
+/// - every term listed, more changed rows than a search reads (`impactSizes.changed`) (`BlockPlan.swift`): blocks in decreasing order of their bound (the sum of the terms' block bounds; for
+///   all-terms queries blocks missing a term are skipped), each with the adjacent blocks whose bounds beat the
+///   k-th score too, up to `runBlocks`, in one statement; the tail above the watermark first; stops when the
+///   next block's bound is at most the k-th score (block-max MaxScore over rowid ranges);
+/// - all terms required and one not listed, or fewer rows to score than blocks: FTS5's own plan (its AND seeks through the frequent terms' rows
+///   from the rare one's), scored with known row counts;
+/// - any term, some not listed (`BlockPlan.swift`): first every row holding a non-listed term, then blocks bounded by the listed
+///   terms alone (a row without the rare terms scores at most that);
+/// - any of two listed terms: after `pilotStatements` statements of blocks, the rows holding both when the blocks
+///   that can still beat the k-th score would cost more (a high k-th score at once), then blocks where one
+///   term alone can beat it, scoring only the rows holding that term.
+/// Anything else (other rankings, conditions, phrases, prefixes, columns, NOT, no or invalid impacts) returns
+/// nil: the caller runs FTS5's exhaustive plan.
+struct TopKSearch {
+    /// Up to this many hits the total is counted exactly; above, ``SearchResults/totalCountIsLowerBound``.
+    static let exactTotalLimit = 1_000
+    /// At most this many adjacent blocks are scored by one statement (8; measured at 1,000,000 rows, 16 or 32 were
+    /// no better).
+    static let runBlocks = 8
+    /// Statements of blocks before a pair of any-term terms may switch to scoring the rows holding both (and again
+    /// after twice as many, with a higher k-th score).
+    static let pilotStatements = 8
+    /// Costs in postings FTS5 reads in a two-term AND (15 ns each): a statement's own (about 25 us), and a row
+    /// holding both terms (about 0.2 us, even passed over unread). Measured at 1,000,000 rows.
+    static let statementPostings = 1_700.0
+    static let matchPostings = 15.0
+
+    struct Term {
+        let token: String
+        let qtf: Double
+        var rows: Int64
+        /// Its instances in those rows (InB2's F).
+        var instances: Int64
+        var blocks: [UInt8]?
+        var idf = 0.0
+    }
+
+    let index: String
+    let expression: String
+    let terms: [Term]
+    let requiresAll: Bool
+    let meta: TopKImpacts.Meta
+    /// `.bm25f` or `.inB2`.
+    let ranking: Ranking.Kind
+    let weights: [Double]
+
+    /// The plan's inputs for `tree`, or nil when the pruned search does not apply.
+    static func plan(_ tree: FTS5Expression, _ phraseWeights: [Double]?, _ info: FTSTableInfo, _ options: SearchOptions,
+                     on handle: Handle) throws -> TopKSearch? {
+        switch options.ranking.kind {
+        case .bm25f, .inB2: break
+        case .bm25: return nil
+        }
+        guard info.boundsUnsupportedReason == nil else { return nil }
+        let operands: [FTS5Expression], requiresAll: Bool
+        switch tree {
+        case .all(let list): (operands, requiresAll) = (list, true)
+        case .any(let list): (operands, requiresAll) = (list, false)
+        case .string: (operands, requiresAll) = ([tree], true)
+        default: return nil
+        }
+        guard let phraseWeights, phraseWeights.count == operands.count, !operands.isEmpty,
+              let meta = try TopKImpacts.meta(info.name, on: handle), meta.valid, meta.columns == info.columns.count
+        else { return nil }
+        let tokenizer = try handle.tokenizer(info.tokenizer)
+        var terms: [Term] = []
+        for (operand, weight) in zip(operands, phraseWeights) {
+            guard case .string(let text) = operand, let token = try TopKImpacts.token(of: text, tokenizer) else { return nil }
+            guard let stored = try? TopKImpacts.stored(token, in: info.name, meta, on: handle) as (df: Int64, cf: Int64, blocks: [UInt8])??
+            else { return nil }  // damaged bounds (`TopKImpacts.Stale`) or a failed read: FTS5's plan
+            terms.append(Term(token: token, qtf: Double(max(0, weight)), rows: stored?.df ?? 0, instances: stored?.cf ?? 0,
+                              blocks: stored?.blocks))
+        }
+        guard terms.contains(where: { $0.blocks != nil }) else { return nil }
+        return TopKSearch(index: info.name, expression: tree.rendered, terms: terms, requiresAll: requiresAll, meta: meta,
+                          ranking: options.ranking.kind, weights: info.columns.map { options.weights[$0] ?? 1 })
+    }
+
+    /// A scored row.
+    struct Scored {
+        let rowid: Int64
+        let score: Double
+    }
+
+    /// The best `count` rows, best first, with the total (exact, or a lower bound above `exactTotalLimit`);
+    /// nil rows when nothing matches.
+    func run(count: Int, countTotal: Bool, on handle: Handle) throws -> (rows: [Scored], total: Int?, totalIsLowerBound: Bool) {
+        let q = SQLBuilder.quote(index)
+        let statementRows = handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.statementRows }
+        // N and the columns' total sizes, as sift_rank sees them (from any matching row).
+        let stats = try handle.withStatement("SELECT sift_stats(\(q)) FROM \(q) WHERE \(q) MATCH ? LIMIT 1") { stmt -> [Double]? in
+            try handle.bind([FundamentalValue(expression)], to: stmt, sql: "")
+            return try handle.step(stmt) ? RawStatement.text(stmt, 0).split(separator: " ").compactMap { Double($0) } : nil
+        }
+        guard let stats, stats.count == weights.count + 1 else { return ([], countTotal ? 0 : nil, false) }
+        let rows = stats[0]
+        let bound = ImpactBound(ranking, weights: weights, averageLengths: stats.dropFirst().map { rows > 0 ? $0 / rows : 0 })
+        // The tail: rows above the watermark, and rows at rowid 0 or below when the index has any.
+        var tails = meta.watermark < .max ? [(meta.watermark + 1)...Int64.max] : []
+        if try TopKImpacts.hasLowTail(index, on: handle) { tails.append(Int64.min...0) }
+        // Row counts and instances (InB2's F): the stored ones plus the tail's; non-listed terms' are counted (they
+        // are rare), or kept from an earlier search of the unchanged index (`PhraseStatistics`).
+        var terms = self.terms
+        let rare = terms.indices.filter { terms[$0].blocks == nil }
+        if !rare.isEmpty, let counted = try PhraseStatistics.counts(
+            ofPhrases: rare.map { terms[$0].token }, in: index,
+            cache: handle.pool.attachment(FullTextSettings.init).phraseStatistics, on: handle) {
+            for (i, counts) in zip(rare, counted) { (terms[i].rows, terms[i].instances) = (counts.rows, counts.instances) }
+        } else {
+            for i in rare { (terms[i].rows, terms[i].instances) = try rowsMatching(FTS5Expression.quote(terms[i].token), in: nil, on: handle) }
+        }
+        for i in terms.indices {
+            let phrase = FTS5Expression.quote(terms[i].token)
+            if terms[i].blocks != nil {
+                for tail in tails {
+                    let found = try rowsMatching(phrase, in: tail, on: handle)
+                    terms[i].rows += found.rows
+                    terms[i].instances += found.instances
+                }
+            }
+            terms[i].idf = bound.idf(rows: rows, having: Double(terms[i].rows), instances: Double(terms[i].instances))
+        }
+        // The scoring call for the expression, after `ignored` leading phrases that weigh nothing (see below): it
+        // keeps the best rows in `collector` and counts the matching rows (`TopKCollector`, sift_topk.h).
+        let counts = terms.map { PhraseStatistics.Counts(rows: $0.rows, instances: $0.instances) }
+        let rank: SearchStatement.Rank = switch ranking {
+        case .inB2(let c): .siftInB2(c: c, weights: weights, phraseWeights: terms.map(\.qtf), counts: counts)
+        case .bm25f(let k1, let b): .siftRank(k1: k1, b: b, weights: weights, phraseWeights: terms.map(\.qtf), counts: counts)
+        case .bm25: .bm25(weights: weights)
+        }
+        let listed = terms.allSatisfy { $0.blocks != nil }
+        // Per block of rows, the bound of its rows' scores (blocks missing a required term left out).
+        let stride = ImpactBlock.stride(columns: weights.count)
+        let blockCount = Int(meta.watermark / meta.block) + 1
+        var bounds: [(block: Int, bound: Double)] = []
+        bounds.reserveCapacity(blockCount)
+        let listedTerms = terms.filter { $0.blocks != nil && $0.qtf > 0 }
+        // Per block, each listed term's bound (`contributions`, block-major) and their sum. A block is searched when
+        // a row of it can match: every term of an all-terms query is in it, or any term of an any-term one (a term
+        // only in columns weighing 0 is there, bound 0).
+        let width = listedTerms.count
+        var contributions = [Double](repeating: 0, count: blockCount * width)
+        var blockBounds = [Double](repeating: 0, count: blockCount)
+        for j in 0..<blockCount {
+            var total = 0.0, missing = false, present = false
+            for (t, term) in listedTerms.enumerated() {
+                guard let blocks = term.blocks, (j + 1) * stride <= blocks.count, blocks[j * stride] > 0 else {
+                    if requiresAll { missing = true; break }
+                    continue
+                }
+                present = true
+                let contribution = blocks.withUnsafeBufferPointer { buffer in
+                    buffer.baseAddress.map { bound.contribution($0 + j * stride, qtf: term.qtf, idf: term.idf) } ?? 0
+                }
+                contributions[j * width + t] = contribution
+                total += contribution
+            }
+            if !missing && present {
+                bounds.append((j, total))
+                blockBounds[j] = total
+            }
+        }
+        // Rows of a block whose bound cannot beat the k-th score are passed over unread, when the bounds cover every
+        // term (a non-listed term has none).
+        let collector = TopKCollector(capacity: count, blocks: terms.map(\.blocks), meta: meta, columns: weights.count,
+                                      blockBounds: listed ? blockBounds : nil)
+        defer { collector.release() }
+        // FTS5's own plan when it scores fewer rows than the blocks would cost statements (a statement over a
+        // block costs about as much as scoring `statementRows` rows, 30): all terms with a rare one, or only
+        // rare-ish terms.
+        let rowsToScore = requiresAll ? terms.map(\.rows).min() ?? 0 : terms.reduce(0) { $0 + $1.rows }
+        let context = TopKRun(handle: handle, index: index, expression: expression, terms: terms, rows: rows, tails: tails,
+                              rank: rank, collector: collector, listedTerms: listedTerms, blockCount: blockCount,
+                              contributions: contributions, blockBounds: blockBounds, bounds: bounds)
+        // A search reads up to `impactSizes.changed` changed rows (or 1% of the rows, when more) beside the postings.
+        let changedLimit = max(Int64(handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.changed }),
+                               meta.watermark / 100)
+        if listed, terms.count <= Int(SIFT_POSTINGS_MAX_TERMS),
+           let changed = try TopKImpacts.changedRows(index, meta, limit: changedLimit, on: handle) {
+            // Every term listed: the tail through FTS5, the rest from the postings and the changed rows' counts.
+            try context.scoreTails()
+            let before = collector.pointer.pointee.matched
+            try scorePostings(terms, rows: rows, totals: stats.dropFirst(), changed: changed, collector, on: handle)
+            context.matched += collector.pointer.pointee.matched - before
+        } else if (requiresAll && !listed) || rowsToScore < Int64(statementRows * bounds.count) {
+            // FTS5's own plan: its AND seeks through the frequent terms' rows from the rare one's.
+            try context.score(context.select, [FundamentalValue(expression)])
+        } else {
+            try scoreBlocks(context)
+        }
+        var total: Int?, lowerBound = false
+        if countTotal {
+            if context.countedAll {
+                total = Int(context.matched)
+            } else {
+                let counted = try handle.withStatement(
+                    "SELECT count(*) FROM (SELECT 1 FROM \(q) WHERE \(q) MATCH ? LIMIT \(Self.exactTotalLimit + 1))") { stmt in
+                    try handle.bind([FundamentalValue(expression)], to: stmt, sql: "")
+                    return try handle.step(stmt) ? Int(sqlite3_column_int64(stmt, 0)) : 0
+                }
+                if counted <= Self.exactTotalLimit {
+                    total = counted
+                } else if terms.count == 1 {
+                    total = Int(terms[0].rows)
+                } else {
+                    lowerBound = true
+                    total = max(counted, context.distinct ? Int(context.matched) : 0, requiresAll ? 0 : Int(terms.map(\.rows).max() ?? 0))
+                }
+            }
+        }
+        return (collector.rows, total, lowerBound)
+    }
+
+    /// Rows matching `phrase`, with rowids in `rows` when given, and the phrase's instances in them (counted for
+    /// InB2 only, else 0: reading positions costs).
+    private func rowsMatching(_ phrase: String, in rows: ClosedRange<Int64>?, on handle: Handle) throws -> (rows: Int64, instances: Int64) {
+        let q = SQLBuilder.quote(index)
+        var instances = false
+        if case .inB2 = ranking { instances = true }
+        // Summed here: in an aggregate's argument FTS5's function would not be found.
+        let sql = "SELECT \(instances ? "sift_instances(\(q))" : "count(*)") FROM \(q) WHERE \(q) MATCH ?"
+            + (rows == nil ? "" : " AND rowid BETWEEN ? AND ?")
+        return try handle.withStatement(sql) { stmt in
+            let range = rows.map { [FundamentalValue($0.lowerBound), FundamentalValue($0.upperBound)] } ?? []
+            try handle.bind([FundamentalValue(phrase)] + range, to: stmt, sql: sql)
+            guard instances else { return (try handle.step(stmt) ? sqlite3_column_int64(stmt, 0) : 0, 0) }
+            var found: (rows: Int64, instances: Int64) = (0, 0)
+            while try handle.step(stmt) { found = (found.rows + 1, found.instances + sqlite3_column_int64(stmt, 0)) }
+            return found
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import CSQLite
+import Foundation
+import SiftRank
+
+/// `verify(index:)`'s check of the score bounds: each listed term recomputed from FTS5's index.
+extension TopKImpacts {
+    /// Adds the impacts of `term` in the rows with rowids in `rows` to `blocks` (long enough for them) and the
+    /// rows with its count in each column to `postings`; returns how many of those rows contain it and its
+    /// instances in them.
+    static func scan(_ term: String, in index: String, rows: ClosedRange<Int64>, _ meta: Meta,
+                             into blocks: inout [UInt8], postings: inout ImpactPostings.Rows,
+                             on handle: Handle) throws -> (rows: Int64, instances: Int64) {
+        let q = SQLBuilder.quote(index)
+        let sql = "SELECT rowid, sift_doc_stats(\(q)) FROM \(q) WHERE \(q) MATCH ? AND rowid BETWEEN ? AND ?"
+        let stride = ImpactBlock.stride(columns: meta.columns)
+        var found: Int64 = 0, instances: Int64 = 0
+        try handle.withStatement(sql) { stmt in
+            try handle.bind([FundamentalValue(FTS5Expression.quote(term)), FundamentalValue(rows.lowerBound),
+                             FundamentalValue(rows.upperBound)], to: stmt, sql: sql)
+            while try handle.step(stmt) {
+                let rowid = sqlite3_column_int64(stmt, 0)
+                let base = Int(rowid / meta.block) * stride
+                guard let stats = sqlite3_column_blob(stmt, 1), Int(sqlite3_column_bytes(stmt, 1)) >= 8 * meta.columns,
+                      base + stride <= blocks.count else { continue }
+                found += 1
+                let counts = stats.assumingMemoryBound(to: Int32.self)
+                instances += ImpactBlock.instances(counts, columns: meta.columns)
+                ImpactBlock.add(counts, columns: meta.columns, into: &blocks, at: base)
+                postings.rowids.append(rowid)
+                for c in 0..<meta.columns { postings.counts.append(counts[2 * c]) }
+            }
+        }
+        return (found, instances)
+    }
+
+    /// What is wrong with the impacts of `index` (for `verify(index:)`): each listed term's count and block
+    /// maxima recomputed from the index must equal the stored count and stay within the stored maxima, and its
+    /// postings, with the changed rows' counts in their place, must equal the ones recomputed. Stale impacts
+    /// (`valid` cleared) are not checked: searches do not use them.
+    static func problems(_ index: String, on handle: Handle) throws -> [String] {
+        guard let meta = try meta(index, on: handle), meta.valid else { return [] }
+        var problems: [String] = []
+        let changed: Set<Int64>
+        do {
+            changed = Set(try changedRows(index, meta, limit: nil, on: handle) ?? [])
+        } catch let stale as Stale {
+            return ["impacts: \(stale.reason)"]
+        }
+        for term in try listedTerms(index, on: handle) {
+            do {
+                problems += try termProblems(term, in: index, meta, changed: changed, on: handle)
+            } catch let stale as Stale {
+                problems.append("impacts: \(stale.reason)")
+            }
+        }
+        return problems
+    }
+
+    /// What is wrong with the stored bounds of one listed term (see `problems`); throws `Stale` for damage that
+    /// keeps them from being read at all.
+    private static func termProblems(_ term: String, in index: String, _ meta: Meta, changed: Set<Int64>,
+                                     on handle: Handle) throws -> [String] {
+        var problems: [String] = []
+        let width = ImpactBlock.stride(columns: meta.columns)
+        guard let (rows, instances, blob) = try stored(term, in: index, meta, on: handle) else { return [] }
+        var fresh = [UInt8](repeating: 0, count: (Int(meta.watermark / meta.block) + 1) * width)
+        var postings = ImpactPostings.Rows()
+        let found = meta.watermark < 1 ? (rows: 0, instances: 0)
+            : try scan(term, in: index, rows: 1...meta.watermark, meta, into: &fresh, postings: &postings, on: handle)
+        if try storedPostings(term, in: index, meta, changed: changed, on: handle) != postings {
+            problems.append("impacts: the postings of \(term) differ from its rows")
+        }
+        if found.rows != rows { problems.append("impacts: \(term) is in \(found.rows) rows, \(rows) recorded") }
+        if found.instances != instances {
+            problems.append("impacts: \(term) occurs \(found.instances) times, \(instances) recorded")
+        }
+        if blob.count < fresh.count || !Swift.stride(from: 0, to: fresh.count, by: width).allSatisfy({ base in
+            ImpactBlock.covers(stored: blob, fresh: fresh, at: base, columns: meta.columns)
+        }) {
+            problems.append("impacts: the block maxima of \(term) are below its counts")
+        }
+        return problems
+    }
+
+    /// A listed term's rows as a search reads them: its postings, but the `changed` rows' counts now for theirs;
+    /// nil when a chunk's postings are damaged.
+    private static func storedPostings(_ term: String, in index: String, _ meta: Meta, changed: Set<Int64>,
+                                       on handle: Handle) throws -> ImpactPostings.Rows? {
+        var stored = ImpactPostings.Rows(), whole = true
+        let chunkRows = Int64(meta.chunkBlocks) * meta.block
+        try handle.withStatement("SELECT chunk, postings FROM \(SQLBuilder.quote(termsTable(index))) WHERE term = ? AND chunk >= 0 ORDER BY chunk") { stmt in
+            try handle.bind([FundamentalValue(term)], to: stmt, sql: "")
+            while try handle.step(stmt) {
+                whole = stored.decode(RawStatement.bytes(stmt, 1), after: sqlite3_column_int64(stmt, 0) * chunkRows - 1,
+                                      columns: meta.columns, leavingOut: changed) && whole
+            }
+        }
+        guard whole else { return nil }
+        // The changed rows' counts now, merged in rowid order.
+        let now = try changedCounts(of: term, in: index, meta, on: handle)
+        var merged = ImpactPostings.Rows(), at = 0
+        for i in now.rowids.indices {
+            while at < stored.rowids.count, stored.rowids[at] < now.rowids[i] {
+                merged.append(stored, at)
+                at += 1
+            }
+            merged.append(now, i)
+        }
+        while at < stored.rowids.count {
+            merged.append(stored, at)
+            at += 1
+        }
+        return merged
+    }
+}
