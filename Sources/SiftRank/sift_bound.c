@@ -1,4 +1,8 @@
 /* The score bounds of Sift's pruned search (sift_bound.h), from the arithmetic that scores rows (sift_score.h). */
+#include <stdint.h>
+#include <string.h>
+
+#include "../CSQLite/shim.h"
 #include "sift_bound.h"
 
 #include "sift_score.h"
@@ -40,4 +44,55 @@ double sift_bound_block(const sift_bound_ranking *r, const unsigned char *impact
         left -= taken;
     }
     return pseudo > 0 ? sift_score_saturate(qtf, idf, pseudo, r->k1) : 0;
+}
+
+/* FNV-1a, 64 bits (Fowler, Noll, Vo): offset basis and prime. */
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+#define FNV_PRIME 0x100000001b3ULL
+
+static uint64_t fnv(uint64_t hash, const unsigned char *bytes, size_t count) {
+    for (size_t i = 0; i < count; i++) hash = (hash ^ bytes[i]) * FNV_PRIME;
+    return hash;
+}
+
+static uint64_t fnv_number(uint64_t hash, uint64_t value) {
+    unsigned char bytes[8];
+    for (int i = 0; i < 8; i++) bytes[i] = (unsigned char)(value >> (8 * i));
+    return fnv(hash, bytes, 8);
+}
+
+static void bounds_check(sqlite3_context *context, int argc, sqlite3_value **argv) {
+    uint64_t hash = FNV_OFFSET;
+    for (int i = 0; i < argc; i++) {
+        int type = sqlite3_value_type(argv[i]);
+        hash = fnv_number(hash, (uint64_t)type);
+        switch (type) {
+        case SQLITE_INTEGER:
+            hash = fnv_number(hash, (uint64_t)sqlite3_value_int64(argv[i]));
+            break;
+        case SQLITE_FLOAT: {
+            double value = sqlite3_value_double(argv[i]);
+            uint64_t bits;
+            memcpy(&bits, &value, sizeof bits);
+            hash = fnv_number(hash, bits);
+            break;
+        }
+        case SQLITE_TEXT:
+        case SQLITE_BLOB: {
+            const unsigned char *bytes = type == SQLITE_TEXT ? sqlite3_value_text(argv[i]) : sqlite3_value_blob(argv[i]);
+            int count = sqlite3_value_bytes(argv[i]);
+            hash = fnv_number(hash, (uint64_t)count);
+            if (bytes && count > 0) hash = fnv(hash, bytes, (size_t)count);
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    sqlite3_result_int64(context, (sqlite3_int64)hash);
+}
+
+int sift_bound_register(struct sqlite3 *db) {
+    return sqlite3_create_function_v2(db, "sift_bounds_check", -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                      NULL, bounds_check, NULL, NULL, NULL);
 }

@@ -85,6 +85,7 @@ extension Database: ConnectionObserverProviding {
         // Sift's ranking function on every connection, for any search (or SQL) that ranks with it. It cannot fail
         // short of a connection without FTS5, where no search runs anyway.
         _ = sift_rank_register(handle.raw)
+        _ = sift_bound_register(handle.raw)
         _ = sift_snippet_register(handle.raw)
         return FullTextConnection()
     }

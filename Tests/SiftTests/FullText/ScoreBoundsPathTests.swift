@@ -301,6 +301,81 @@ final class ScoreBoundsPathTests: XCTestCase {
 
     // MARK: - Damaged bounds
 
+    /// Seeded random damage to every table of the bounds (each mutant rolled back after its searches): extreme or
+    /// random numbers in each metadata field, chunk numbers and counts; random, truncated, extended, bit-flipped
+    /// or huge-varint blobs of blocks, postings and changed counts; change-log rows at extreme rowids. Every
+    /// search returns as many hits as FTS5's exhaustive plan finds, with the exact total, or a typed error; never a
+    /// crash. Half the mutants damage an index whose few changed rows are read beside the postings (the postings
+    /// plan), half one with more than a search reads (the block plan). SIFT_BOUNDS_MUTANTS sets how many (1,000 by
+    /// default).
+    func testRandomDamageToTheBoundsNeverCostsAHit() throws {
+        let mutants = ProcessInfo.processInfo.environment["SIFT_BOUNDS_MUTANTS"].flatMap(Int.init) ?? 1_000
+        let databases = try [60, 40].map { every in
+            let database = try prepared(300)
+            try database.update(table: "doc", on: TopKDoc.Properties.body, with: document(), where: Column(named: "id") % every == 0)
+            try database.delete(fromTable: "doc", where: Column(named: "id") == 77)
+            return database
+        }
+        var random = SplitMix(seed: 29)
+        let extremes: [Int64] = [-1, 0, 1, 2, 3, 255, 256, 65_535, 1 << 20, Int64(Int32.max), (1 << 32) - 1, 1 << 40, 1 << 62,
+                                 .max, .min, 70_000_000]
+        func number() -> Int64 {
+            Bool.random(using: &random) ? extremes.randomElement(using: &random) ?? 0 : Int64.random(in: -1_000...100_000, using: &random)
+        }
+        func hex(_ bytes: [UInt8]) -> String { "x'" + bytes.map { String(format: "%02x", $0) }.joined() + "'" }
+        func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) } }
+        let fields = ["watermark", "block", "valid", "columns", "built_rows", "chunk_blocks", "layout"]
+        var kinds: [String: Int] = [:]
+        var outcomes = (errors: 0, searches: 0)
+        for mutant in 0..<mutants {
+            let database = databases[mutant % 2]
+            let impactRows = try database.getValue(on: Column(named: "rowid").max(), fromTable: "doc_fts_sift_impacts").int64Value
+            let row = Int64.random(in: 1...max(1, impactRows), using: &random)
+            let blobColumn = ["blocks", "postings"].randomElement(using: &random) ?? "postings"
+            let (kind, sql): (String, String) = switch Int.random(in: 0..<10, using: &random) {
+            case 0: ("metadata", "UPDATE doc_fts_sift_topk SET \(fields.randomElement(using: &random) ?? "block") = \(number())")
+            case 1: ("chunk", "UPDATE OR IGNORE doc_fts_sift_impacts SET chunk = \(number()) WHERE rowid = \(row)")
+            case 2: ("counts", "UPDATE doc_fts_sift_impacts SET \(Bool.random(using: &random) ? "df" : "cf") = \(number()) WHERE rowid = \(row)")
+            case 3: ("random blob", "UPDATE doc_fts_sift_impacts SET \(blobColumn) = \(hex(bytes(Int.random(in: 0...64, using: &random)))) WHERE rowid = \(row)")
+            case 4: ("truncated blob", "UPDATE doc_fts_sift_impacts SET \(blobColumn) = coalesce(substr(\(blobColumn), 1, \(Int.random(in: 0...40, using: &random))), x'') WHERE rowid = \(row)")
+            case 5: ("extended blob", "UPDATE doc_fts_sift_impacts SET \(blobColumn) = \(blobColumn) || \(hex(bytes(Int.random(in: 1...12, using: &random)))) WHERE rowid = \(row)")
+            case 6: ("huge varint", "UPDATE doc_fts_sift_impacts SET postings = \(hex(Array(repeating: 0xFF, count: Int.random(in: 8...12, using: &random)) + [0x01, 0x01, 0x00])) || postings WHERE rowid = \(row)")
+            case 7: ("flipped byte", "UPDATE doc_fts_sift_impacts SET \(blobColumn) = CASE WHEN length(\(blobColumn)) = 0 THEN \(blobColumn) ELSE "
+                     + "substr(\(blobColumn), 1, (\(row) % length(\(blobColumn)))) || \(hex(bytes(1))) || substr(\(blobColumn), (\(row) % length(\(blobColumn))) + 2) END WHERE rowid = \(row)")
+            case 8: ("change log", "INSERT OR IGNORE INTO doc_fts_sift_changed(rowid, checksum) VALUES(\(number()), \(number()))")
+            default: ("changed counts", "INSERT OR REPLACE INTO doc_fts_sift_changes(term, rowid, counts, checksum) VALUES('w\(Int.random(in: 0...5, using: &random))x', "
+                      + "\(number()), \(hex(bytes(Int.random(in: 0...12, using: &random)))), \(number()))")
+            }
+            kinds[kind, default: 0] += 1
+            try database.begin()
+            defer { try? database.rollback() }
+            do {
+                try database.exec(sql: sql)
+            } catch {
+                kinds["(not applied) " + kind, default: 0] += 1  // a constraint of the table refused it
+                continue
+            }
+            for text in ["w0x", "w1x w2x", "w0x w3x"] {
+                for mode in [SearchQuery.Mode.allTerms, .anyTerm] {
+                    let query = SearchQuery(text, mode: mode)
+                    let options = SearchOptions(limit: 8, ranking: .bm25f())
+                    let expected = try exhaustiveScores(database, query, options)
+                    outcomes.searches += 1
+                    do {
+                        let results: SearchResults<TopKDoc> = try database.search(query, in: "doc_fts", options: options)
+                        XCTAssertEqual(results.hits.count, min(8, expected.count), "\(kind): \(sql) '\(text)' \(mode)")
+                        if let total = results.totalCount, !results.totalCountIsLowerBound {
+                            XCTAssertEqual(total, expected.count, "\(kind): \(sql) '\(text)' \(mode)")
+                        }
+                    } catch is SiftError {
+                        outcomes.errors += 1
+                    }
+                }
+            }
+        }
+        print("bounds mutants: \(mutants), searches \(outcomes.searches), typed errors \(outcomes.errors), by kind \(kinds.sorted { $0.key < $1.key })")
+    }
+
     /// Implausible stored numbers read as stale bounds (FTS5's plan, every hit), never a trap, an allocation of
     /// their size or fewer hits; verify names them. Without the checks these trapped (negative counts, overflowing
     /// sums, a chunk number of 2^63 - 1) or allocated what the watermark claimed.
@@ -321,9 +396,14 @@ final class ScoreBoundsPathTests: XCTestCase {
             ("df overflow", "UPDATE doc_fts_sift_impacts SET df = 9223372036854775807 WHERE term = 'w0x' AND chunk >= 0"),
             ("df negative", "UPDATE doc_fts_sift_impacts SET df = -1000 WHERE term = 'w0x' AND chunk = -1"),
             ("blocks too long", "UPDATE doc_fts_sift_impacts SET blocks = zeroblob(100000) WHERE term = 'w2x' AND chunk = 0"),
-            ("change log rowid 2^63 - 1", "INSERT INTO doc_fts_sift_changed(rowid) VALUES(9223372036854775807)"),
-            ("change log rowid -4", "INSERT INTO doc_fts_sift_changed(rowid) VALUES(-4)"),
-            ("changes rowid 2^63 - 1", "INSERT INTO doc_fts_sift_changes(term, rowid, counts) VALUES('w0x', 9223372036854775807, x'0100000001000000')"),
+            // With their checksums right: the rowids themselves are checked.
+            ("change log rowid 2^63 - 1", "INSERT INTO doc_fts_sift_changed(rowid, checksum) VALUES(9223372036854775807, sift_bounds_check(9223372036854775807))"),
+            ("change log rowid -4", "INSERT INTO doc_fts_sift_changed(rowid, checksum) VALUES(-4, sift_bounds_check(-4))"),
+            ("changes rowid 2^63 - 1", "INSERT INTO doc_fts_sift_changes(term, rowid, counts, checksum) VALUES('w0x', 9223372036854775807, "
+             + "x'0100000001000000', sift_bounds_check('w0x', 9223372036854775807, x'0100000001000000'))"),
+            ("checksum", "UPDATE doc_fts_sift_impacts SET checksum = checksum + 1 WHERE term = 'w1x' AND chunk = 0"),
+            ("blocks zeroed", "UPDATE doc_fts_sift_impacts SET blocks = zeroblob(length(blocks)) WHERE term = 'w2x' AND chunk = 1"),
+            ("block size", "UPDATE doc_fts_sift_topk SET block = 32"),
             ("postings truncated", "UPDATE doc_fts_sift_impacts SET postings = substr(postings, 1, length(postings) / 2) WHERE term IN ('w0x', 'w1x', 'w2x') AND chunk >= 0"),
             ("postings cut at a row", "UPDATE doc_fts_sift_impacts SET postings = x'0101' WHERE term IN ('w0x', 'w1x') AND chunk >= 0"),
             ("postings past the chunk", "UPDATE doc_fts_sift_impacts SET postings = x'ff0f0101' WHERE term = 'w0x' AND chunk = 0"),

@@ -44,7 +44,11 @@ extension TopKImpacts {
             if let low = rowids.first(where: { $0 >= 1 }), low <= meta.watermark {
                 try handle.execute(invalidateSQL(index.index), [FundamentalValue(low)])
             } else {
-                collector = try ImpactsCollector(index, top: top, overlapping: true, on: handle)
+                do {
+                    collector = try ImpactsCollector(index, top: top, overlapping: true, on: handle)
+                } catch is Stale {
+                    try ScoreBounds.markStale(index.index, on: handle)  // damaged chunks: rebuilt by optimize(index:)
+                }
             }
         }
 

@@ -107,7 +107,8 @@ final class ImpactsCollector: @unchecked Sendable {
 
     /// The chunks the new rows share with rows counted before (the watermark's chunk), as stored.
     private func loadPartialChunks(on handle: Handle) throws {
-        let sql = "SELECT chunk, df, cf, blocks, postings FROM \(SQLBuilder.quote(TopKImpacts.termsTable(index.index))) WHERE term = ? AND chunk >= ?"
+        let sql = "SELECT chunk, df, cf, blocks, postings, \(TopKImpacts.intact(TopKImpacts.termChecked)) FROM "
+            + "\(SQLBuilder.quote(TopKImpacts.termsTable(index.index))) WHERE term = ? AND chunk >= ?"
         try handle.withStatement(sql) { stmt in
             for (i, term) in terms.enumerated() {
                 sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
@@ -115,6 +116,8 @@ final class ImpactsCollector: @unchecked Sendable {
                 while try handle.step(stmt) {
                     let chunk = Int(sqlite3_column_int64(stmt, 0)) - firstChunk
                     guard chunk >= 0, chunk < chunks else { continue }
+                    // Damaged chunks are not extended (their new checksum would make the damage look as written).
+                    guard sqlite3_column_int64(stmt, 5) == 1 else { throw TopKImpacts.Stale(reason: "a chunk of \(term) is damaged") }
                     dfs[i][chunk] = sqlite3_column_int64(stmt, 1)
                     cfs[i][chunk] = sqlite3_column_int64(stmt, 2)
                     ImpactBlock.copyChunk(stmt, column: 3, into: &blocks[i], at: chunk, chunkBytes: chunkBytes)
@@ -227,8 +230,9 @@ final class ImpactsCollector: @unchecked Sendable {
         try waitForWorker()
         let q = SQLBuilder.quote
         // The partial chunk's row is updated in place (a REPLACE deletes and reinserts it, index entry included).
-        let save = "INSERT INTO \(q(TopKImpacts.termsTable(index.index)))(term, chunk, df, cf, blocks, postings) VALUES(?, ?, ?, ?, ?, ?) "
-            + "ON CONFLICT(term, chunk) DO UPDATE SET df = excluded.df, cf = excluded.cf, blocks = excluded.blocks, postings = excluded.postings"
+        let save = "INSERT INTO \(q(TopKImpacts.termsTable(index.index)))(term, chunk, df, cf, blocks, postings, checksum) "
+            + "VALUES(?1, ?2, ?3, ?4, ?5, ?6, sift_bounds_check(?1, ?2, ?3, ?4, ?5)) ON CONFLICT(term, chunk) DO UPDATE SET "
+            + "df = excluded.df, cf = excluded.cf, blocks = excluded.blocks, postings = excluded.postings, checksum = excluded.checksum"
         try handle.withStatement(save) { stmt in
             for (i, term) in terms.enumerated() {
                 for chunk in 0..<chunks where dfs[i][chunk] > 0 {
@@ -249,7 +253,9 @@ final class ImpactsCollector: @unchecked Sendable {
                 }
             }
         }
-        try handle.execute("UPDATE \(q(TopKImpacts.metaTable(index.index))) SET watermark = ?", [FundamentalValue(top)])
+        try handle.execute("UPDATE \(q(TopKImpacts.metaTable(index.index))) SET watermark = ?1, "
+                           + TopKImpacts.updatedChecksum(TopKImpacts.metaChecked, "?1, block, valid, columns, built_rows, chunk_blocks, layout"),
+                           [FundamentalValue(top)])
     }
 }
 

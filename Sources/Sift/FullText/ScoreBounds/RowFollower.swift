@@ -31,15 +31,19 @@ extension TopKImpacts {
             do {
                 // A listed term's row count changes in its chunk -1 row (made with the impacts: their rows sit
                 // together, so a change dirties few pages; made here for impacts built before them).
-                for sql in ["UPDATE \(table) SET df = df + ?2, cf = cf + ?3 WHERE term = ?1 AND chunk = -1",
-                            "INSERT INTO \(table)(term, chunk, df, cf, blocks) VALUES(?1, -1, ?2, ?3, x'')",
+                // Each write keeps the row's checksum (`updatedChecksum`: a damaged row stays damaged).
+                for sql in ["UPDATE \(table) SET df = df + ?2, cf = cf + ?3, "
+                                + updatedChecksum(termChecked, "term, chunk, df + ?2, cf + ?3, blocks") + " WHERE term = ?1 AND chunk = -1",
+                            "INSERT INTO \(table)(term, chunk, df, cf, blocks, checksum) VALUES(?1, -1, ?2, ?3, x'', sift_bounds_check(?1, -1, ?2, ?3, x''))",
                             "SELECT rowid, blocks FROM \(table) WHERE term = ? AND chunk = ?",
-                            "UPDATE \(table) SET blocks = ? WHERE rowid = ?",
-                            "INSERT INTO \(table)(term, chunk, df, cf, blocks) VALUES(?, ?, 0, 0, ?)",
-                            "UPDATE \(SQLBuilder.quote(metaTable(index.index))) SET valid = 2 WHERE valid = 1",
-                            "INSERT OR IGNORE INTO \(SQLBuilder.quote(changedTable(index.index)))(rowid) VALUES(?)",
+                            "UPDATE \(table) SET blocks = ?1, " + updatedChecksum(termChecked, "term, chunk, df, cf, ?1") + " WHERE rowid = ?2",
+                            "INSERT INTO \(table)(term, chunk, df, cf, blocks, checksum) VALUES(?1, ?2, 0, 0, ?3, sift_bounds_check(?1, ?2, 0, 0, ?3))",
+                            "UPDATE \(SQLBuilder.quote(metaTable(index.index))) SET valid = 2, "
+                                + updatedChecksum(metaChecked, "watermark, block, 2, columns, built_rows, chunk_blocks, layout") + " WHERE valid = 1",
+                            "INSERT OR IGNORE INTO \(SQLBuilder.quote(changedTable(index.index)))(rowid, checksum) VALUES(?1, sift_bounds_check(?1))",
                             "DELETE FROM \(SQLBuilder.quote(changesTable(index.index))) WHERE term = ? AND rowid = ?",
-                            "INSERT OR REPLACE INTO \(SQLBuilder.quote(changesTable(index.index)))(term, rowid, counts) VALUES(?, ?, ?)"] {
+                            "INSERT OR REPLACE INTO \(SQLBuilder.quote(changesTable(index.index)))(term, rowid, counts, checksum) "
+                                + "VALUES(?1, ?2, ?3, sift_bounds_check(?1, ?2, ?3))"] {
                     prepared.append(try handle.prepareUnmanaged(sql))
                 }
             } catch {

@@ -24,6 +24,11 @@ import Foundation
 /// one row per term, and those rows sit together on few pages. Extending them over new rows rewrites only the last chunks of each term (448 bytes each with two
 /// columns), not every term's whole list, which made loading a million rows in batches quadratic.
 ///
+/// Every row of the four tables carries `checksum`, `sift_bounds_check` over its values (`metaChecked`,
+/// `termChecked`; the postings aside: their structure and row count are checked as they are read), written with
+/// the row and compared when a reader reads it: a row that differs, like any number no build writes, reads as
+/// stale bounds (`Stale`), never as truth.
+///
 /// `<index>_sift_topk` holds one row: `layout` (`TopKImpacts.tablesLayout`; impacts of an earlier layout read as stale),
 /// `watermark` (the blocks describe the rows from rowid 1 up to it; the rows
 /// above it and those at rowid 0 or below are the *tail*: not in the blocks, always scored and counted), `block`, `chunk_blocks` and `valid`: 1 when the impacts describe the
@@ -42,9 +47,9 @@ import Foundation
 ///   it leaves the postings until `optimize(index:)` writes them anew);
 /// - a bulk insert that reaches below the watermark clears `valid`.
 struct TopKImpacts {
-    /// The layout of the tables: 3 since postings (2 since instance counts, `cf`). Impacts of another layout read
-    /// as stale.
-    static let tablesLayout: Int64 = 3
+    /// The layout of the tables: 4 since checksums (3 since postings, 2 since instance counts, `cf`). Impacts of
+    /// another layout read as stale.
+    static let tablesLayout: Int64 = 4
     /// Terms in fewer rows than this are not listed: scoring every one of their rows is cheap (0.5% of the rows,
     /// at least 100).
     static func minimumRows(forRows rows: Int, on handle: Handle) -> Int {
@@ -60,6 +65,18 @@ struct TopKImpacts {
     }
 
     static func metaTable(_ index: String) -> String { index + "_sift_topk" }
+
+    /// Every row of the bounds' tables carries `checksum`: `sift_bounds_check` (sift_bound.h) over these of its
+    /// values, written with the row and compared when it is read (a row that differs reads as stale bounds).
+    static let metaChecked = "watermark, block, valid, columns, built_rows, chunk_blocks, layout"
+    static let termChecked = "term, chunk, df, cf, blocks"
+    /// `checksum = <the check of values>` as a column a reader selects: 1 when the row is as written.
+    static func intact(_ values: String) -> String { "sift_bounds_check(\(values)) = checksum" }
+    /// The new checksum of a row whose checked values go from `old` to `new` in an UPDATE: a row whose checksum
+    /// was already wrong keeps it wrong (an update never makes damaged values look as written).
+    static func updatedChecksum(_ old: String, _ new: String) -> String {
+        "checksum = CASE WHEN checksum = sift_bounds_check(\(old)) THEN sift_bounds_check(\(new)) ELSE checksum END"
+    }
 
     /// Stored bounds that cannot be what Sift wrote (a damaged or crafted file): a search takes FTS5's exhaustive
     /// plan instead, and `verify(index:)` reports it.
@@ -95,6 +112,9 @@ struct TopKImpacts {
         /// Rows in the index when the impacts were built (which terms are listed depends on it).
         var builtRows: Int
 
+        /// Stale bounds of no layout.
+        static let stale = Meta(watermark: 0, block: 1, chunkBlocks: 1, valid: false, columns: 0, builtRows: 0)
+
         init(watermark: Int64, block: Int64, chunkBlocks: Int, valid: Bool, columns: Int, builtRows: Int) {
             (self.watermark, self.block, self.chunkBlocks, self.valid) = (watermark, block, chunkBlocks, valid)
             (self.columns, self.builtRows) = (columns, builtRows)
@@ -126,19 +146,23 @@ struct TopKImpacts {
     /// another) read as stale: searches do not use them and the next optimize or rebuild replaces them.
     static func meta(_ index: String, on handle: Handle) throws -> Meta? {
         guard try handle.schemaType(of: metaTable(index)) == "table" else { return nil }
-        return try handle.withStatement("SELECT * FROM \(SQLBuilder.quote(metaTable(index)))") { stmt in
+        let read = try handle.withStatement("SELECT * FROM \(SQLBuilder.quote(metaTable(index)))") { stmt -> Meta? in
             guard try handle.step(stmt) else { return nil }
             // Named after the step: a cached statement is prepared again when the table changed.
             var at: [String: Int32] = [:]
             for i in 0..<sqlite3_column_count(stmt) { at[String(cString: sqlite3_column_name(stmt, i))] = i }
             guard let watermark = at["watermark"], let block = at["block"], let valid = at["valid"], let columns = at["columns"],
                   let built = at["built_rows"], let chunkBlocks = at["chunk_blocks"], let layout = at["layout"],
-                  sqlite3_column_int64(stmt, layout) == tablesLayout else {
-                return Meta(watermark: 0, block: 1, chunkBlocks: 1, valid: false, columns: 0, builtRows: 0)
-            }
+                  sqlite3_column_int64(stmt, layout) == tablesLayout else { return Meta.stale }
             return Meta(stmt, watermark: watermark, valid: valid, block: block, chunkBlocks: chunkBlocks, columns: columns,
                         builtRows: built)
         }
+        // The layout's columns are all there: its checksum can be read.
+        guard let meta = read, meta.valid else { return read }
+        let intact = try handle.withStatement("SELECT \(intact(metaChecked)) FROM \(SQLBuilder.quote(metaTable(index)))") { stmt in
+            try handle.step(stmt) && sqlite3_column_int64(stmt, 0) == 1
+        }
+        return intact ? meta : Meta.stale
     }
 
     /// A listed term's row count, instance count and blocks: every block up to the watermark's, in order (zero
@@ -148,7 +172,7 @@ struct TopKImpacts {
     static func stored(_ term: String, in index: String, _ meta: Meta, on handle: Handle) throws -> (df: Int64, cf: Int64, blocks: [UInt8])? {
         let chunkBytes = meta.chunkBlocks * ImpactBlock.stride(columns: meta.columns)
         let lastChunk = meta.watermark / meta.block / Int64(meta.chunkBlocks)
-        let sql = "SELECT chunk, df, cf, blocks FROM \(SQLBuilder.quote(termsTable(index))) WHERE term = ? ORDER BY chunk"
+        let sql = "SELECT chunk, df, cf, blocks, \(intact(termChecked)) FROM \(SQLBuilder.quote(termsTable(index))) WHERE term = ? ORDER BY chunk"
         return try handle.withStatement(sql) { stmt in
             sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
             var df: Int64 = 0, cf: Int64 = 0, blocks: [UInt8] = [], found = false
@@ -157,7 +181,7 @@ struct TopKImpacts {
                 let chunk = sqlite3_column_int64(stmt, 0)
                 let (rows, rowsOverflow) = df.addingReportingOverflow(sqlite3_column_int64(stmt, 1))
                 let (instances, instancesOverflow) = cf.addingReportingOverflow(sqlite3_column_int64(stmt, 2))
-                guard chunk >= -1, chunk <= lastChunk, !rowsOverflow, !instancesOverflow,
+                guard sqlite3_column_int64(stmt, 4) == 1, chunk >= -1, chunk <= lastChunk, !rowsOverflow, !instancesOverflow,
                       Int(sqlite3_column_bytes(stmt, 3)) <= (chunk < 0 ? 0 : chunkBytes) else {
                     throw Stale(reason: "the stored bounds of \(term) are damaged")
                 }
@@ -186,7 +210,7 @@ struct TopKImpacts {
         sqlite3_bind_text(exists, 1, metaTable(index), -1, sift_sqlite_transient())
         guard try handle.stepUnobserved(exists) else { return nil }
         return try? handle.prepareUnmanaged(
-            "SELECT watermark, valid, block, chunk_blocks, columns, built_rows, layout FROM \(SQLBuilder.quote(metaTable(index)))")
+            "SELECT watermark, valid, block, chunk_blocks, columns, built_rows, layout, \(intact(metaChecked)) FROM \(SQLBuilder.quote(metaTable(index)))")
     }
 
     /// The impacts' layout as `metaReader` reads it, or nil when they are stale.
@@ -194,7 +218,7 @@ struct TopKImpacts {
         defer { sqlite3_reset(reader) }
         guard try handle.stepUnobserved(reader) else { return nil }
         let meta = Meta(reader, watermark: 0, valid: 1, block: 2, chunkBlocks: 3, columns: 4, builtRows: 5)
-        return meta.valid && sqlite3_column_int64(reader, 6) == tablesLayout ? meta : nil
+        return meta.valid && sqlite3_column_int64(reader, 6) == tablesLayout && sqlite3_column_int64(reader, 7) == 1 ? meta : nil
     }
 
     /// How many rows above the watermark the sync layer lets rows inserted one by one gather before it extends
@@ -219,20 +243,21 @@ struct TopKImpacts {
         try handle.execute("""
             CREATE TABLE \(q(metaTable(index.index)))(id INTEGER PRIMARY KEY CHECK (id = 1), watermark INTEGER NOT NULL, \
             block INTEGER NOT NULL, valid INTEGER NOT NULL, columns INTEGER NOT NULL, built_rows INTEGER NOT NULL, \
-            chunk_blocks INTEGER NOT NULL, layout INTEGER NOT NULL)
+            chunk_blocks INTEGER NOT NULL, layout INTEGER NOT NULL, checksum INTEGER NOT NULL)
             """)
         try handle.execute("""
             CREATE TABLE \(q(termsTable(index.index)))(term TEXT NOT NULL, chunk INTEGER NOT NULL, df INTEGER NOT NULL, \
-            cf INTEGER NOT NULL, blocks BLOB NOT NULL, postings BLOB NOT NULL DEFAULT x'', UNIQUE (term, chunk))
+            cf INTEGER NOT NULL, blocks BLOB NOT NULL, postings BLOB NOT NULL DEFAULT x'', checksum INTEGER NOT NULL, \
+            UNIQUE (term, chunk))
             """)
-        try handle.execute("CREATE TABLE \(q(changedTable(index.index)))(rowid INTEGER PRIMARY KEY)")
+        try handle.execute("CREATE TABLE \(q(changedTable(index.index)))(rowid INTEGER PRIMARY KEY, checksum INTEGER NOT NULL)")
         try handle.execute("""
             CREATE TABLE \(q(changesTable(index.index)))(term TEXT NOT NULL, rowid INTEGER NOT NULL, counts BLOB NOT NULL, \
-            PRIMARY KEY (term, rowid)) WITHOUT ROWID
+            checksum INTEGER NOT NULL, PRIMARY KEY (term, rowid)) WITHOUT ROWID
             """)
         let rows = try rowCount(index.index, on: handle)
         let sizes = handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 }
-        try handle.execute("INSERT INTO \(q(metaTable(index.index))) VALUES(1, 0, ?, 1, ?, ?, ?, ?)",
+        try handle.execute("INSERT INTO \(q(metaTable(index.index))) VALUES(1, 0, ?1, 1, ?2, ?3, ?4, ?5, sift_bounds_check(0, ?1, 1, ?2, ?3, ?4, ?5))",
                            [FundamentalValue(sizes.block), FundamentalValue(Int64(columns)), FundamentalValue(Int64(rows)),
                             FundamentalValue(Int64(sizes.chunk)), FundamentalValue(tablesLayout)])
         // Only terms a query finds as themselves: their rows are exactly those `MATCH '"term"'` returns.
@@ -241,7 +266,8 @@ struct TopKImpacts {
             try TopKImpacts.token(of: term, tokenizer) == term
         }
         // Their chunk -1 rows, which row changes count in (made together: they sit on few pages).
-        try handle.withStatement("INSERT INTO \(q(termsTable(index.index)))(term, chunk, df, cf, blocks) VALUES(?, -1, 0, 0, x'')") { stmt in
+        try handle.withStatement("INSERT INTO \(q(termsTable(index.index)))(term, chunk, df, cf, blocks, checksum) "
+                                 + "VALUES(?1, -1, 0, 0, x'', sift_bounds_check(?1, -1, 0, 0, x''))") { stmt in
             for term in terms {
                 sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
                 while try handle.step(stmt) {}
@@ -281,12 +307,15 @@ struct TopKImpacts {
     /// The rows changed since the postings were written, sorted; nil when there are more than `limit`. Throws
     /// `Stale` for a row outside rowids 1 up to the watermark (only those are followed).
     static func changedRows(_ index: String, _ meta: Meta, limit: Int64?, on handle: Handle) throws -> [Int64]? {
-        let sql = "SELECT rowid FROM \(SQLBuilder.quote(changedTable(index))) ORDER BY rowid" + (limit.map { " LIMIT \($0 + 1)" } ?? "")
+        let sql = "SELECT rowid, \(intact("rowid")) FROM \(SQLBuilder.quote(changedTable(index))) ORDER BY rowid"
+            + (limit.map { " LIMIT \($0 + 1)" } ?? "")
         return try handle.withStatement(sql) { stmt in
             var rows: [Int64] = []
             while try handle.step(stmt) {
                 let rowid = sqlite3_column_int64(stmt, 0)
-                guard rowid >= 1, rowid <= meta.watermark else { throw Stale(reason: "the change log lists row \(rowid)") }
+                guard rowid >= 1, rowid <= meta.watermark, sqlite3_column_int64(stmt, 1) == 1 else {
+                    throw Stale(reason: "the change log's row \(rowid) is damaged")
+                }
                 rows.append(rowid)
             }
             return limit.map { rows.count > $0 } == true ? nil : rows
@@ -297,13 +326,15 @@ struct TopKImpacts {
     /// for a row outside rowids 1 up to the watermark.
     static func changedCounts(of term: String, in index: String, _ meta: Meta, on handle: Handle) throws -> ImpactPostings.Rows {
         let columns = meta.columns
-        let sql = "SELECT rowid, counts FROM \(SQLBuilder.quote(changesTable(index))) WHERE term = ? ORDER BY rowid"
+        let sql = "SELECT rowid, counts, \(intact("term, rowid, counts")) FROM \(SQLBuilder.quote(changesTable(index))) WHERE term = ? ORDER BY rowid"
         return try handle.withStatement(sql) { stmt in
             sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
             var found = ImpactPostings.Rows()
             while try handle.step(stmt) {
                 let rowid = sqlite3_column_int64(stmt, 0)
-                guard rowid >= 1, rowid <= meta.watermark else { throw Stale(reason: "the changed counts list row \(rowid)") }
+                guard rowid >= 1, rowid <= meta.watermark, sqlite3_column_int64(stmt, 2) == 1 else {
+                    throw Stale(reason: "the changed counts of row \(rowid) are damaged")
+                }
                 found.rowids.append(rowid)
                 let blob = RawStatement.blob(stmt, 1)
                 for c in 0..<columns {
@@ -367,6 +398,10 @@ struct TopKImpacts {
         let top = try maxRowid(index.index, on: handle)
         guard let meta = try meta(index.index, on: handle), meta.valid, top > meta.watermark else { return }
         guard coverable(top, block: meta.block, columns: meta.columns) else { return try ScoreBounds.markStale(index.index, on: handle) }
-        try ImpactsCollector(index, top: top, overlapping: false, on: handle)?.finish(on: handle)
+        do {
+            try ImpactsCollector(index, top: top, overlapping: false, on: handle)?.finish(on: handle)
+        } catch is Stale {
+            try ScoreBounds.markStale(index.index, on: handle)  // damaged chunks: rebuilt by optimize(index:)
+        }
     }
 }
