@@ -386,7 +386,9 @@ extension PageFile {
 
     /// `bytes` with the committed frames of a write-ahead log applied (https://sqlite.org/fileformat2.html#walformat):
     /// frames are taken while their salts match the log's header and their running checksums hold, up to the last
-    /// commit frame among them, which also gives the database's size. A log that is not one changes nothing.
+    /// commit frame among them, which also gives the database's size. That size is believed up to the pages the file
+    /// has plus one per frame (a commit grows the database only by pages it writes to the log): a crafted commit
+    /// frame claiming billions of pages sizes nothing. A log that is not one changes nothing.
     static func applyingWAL(_ wal: [UInt8], to bytes: [UInt8]) -> (bytes: [UInt8], pageSize: Int?) {
         guard wal.count >= 32 else { return (bytes, nil) }
         let word = { (offset: Int) -> UInt32 in
@@ -422,9 +424,10 @@ extension PageFile {
         }
         guard let committed else { return (bytes, pageSize) }
         var result = bytes
-        let size = committed.pages * pageSize
+        let pages = min(committed.pages, bytes.count / pageSize + committed.frames)
+        let size = pages * pageSize
         if result.count < size { result += [UInt8](repeating: 0, count: size - result.count) } else { result.removeLast(result.count - size) }
-        for frame in frames[..<committed.frames] where frame.page >= 1 && frame.page <= committed.pages {
+        for frame in frames[..<committed.frames] where frame.page >= 1 && frame.page <= pages {
             result.replaceSubrange((frame.page - 1) * pageSize..<frame.page * pageSize, with: wal[frame.offset..<frame.offset + pageSize])
         }
         return (result, pageSize)
