@@ -387,6 +387,8 @@ struct PageSource {
     let file: PageFile
     /// Pages already read as part of a b-tree (or as an overflow page of one of its cells).
     private(set) var claimed: Set<Int> = []
+    /// Overflow pages already followed for a cell, readable or not: none is read twice.
+    private var chained: Set<Int> = []
 
     init(file: PageFile) { self.file = file }
 
@@ -462,7 +464,7 @@ struct PageSource {
 
     /// The rows of one table leaf page (or index page) whose records can be read; their overflow pages become claimed.
     mutating func rows(ofLeaf page: Int) -> [Recovery.Row] {
-        guard let leaf = file.cells(of: page) else { return [] }
+        guard let leaf = file.cells(of: page, chained: &chained) else { return [] }
         claimed.insert(page)
         return leaf.cells.compactMap { cell in
             guard let record = file.values(ofRecord: cell.payload, size: cell.payloadSize) else { return nil }

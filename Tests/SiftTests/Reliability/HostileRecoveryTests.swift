@@ -2,7 +2,8 @@ import Foundation
 import XCTest
 @testable import Sift
 
-/// Recovery of crafted files: sizes read from the file never size memory beyond what the file holds.
+/// Recovery of crafted files: sizes read from the file never size memory beyond what the file holds, and a cell or
+/// an overflow chain is read once however many pointers lead to it.
 final class HostileRecoveryTests: SiftTestCase {
     static let marker = "hostile-marker"
 
@@ -105,5 +106,135 @@ final class HostileRecoveryTests: SiftTestCase {
         let database = Database(withPath: path)
         defer { database.close() }
         return try database.getRows(sql: "SELECT pageno FROM dbstat WHERE name = ? ORDER BY pageno", values: [table]).map { Int($0[0].int64Value) }
+    }
+
+    // MARK: - Cells and overflow chains
+
+    /// Where the 4-byte overflow link of the table-leaf cell at `cell` (an offset in the file) is, nil when its
+    /// payload fits the page (4096-byte pages).
+    static func overflowLink(_ bytes: [UInt8], cell: Int) -> Int? {
+        guard let size = PageFile.varint(bytes, at: cell, end: bytes.count),
+              let rowid = PageFile.varint(bytes, at: cell + size.byteCount, end: bytes.count) else { return nil }
+        let payload = Int(clamping: size.value), usable = 4096
+        guard payload > usable - 35 else { return nil }
+        let minLocal = (usable - 12) * 32 / 255 - 23
+        let k = minLocal + (payload - minLocal) % (usable - 4)
+        return cell + size.byteCount + rowid.byteCount + (k <= usable - 35 ? k : minLocal)
+    }
+
+    /// A table of `rows` rows whose 413 kB blobs each fill a chain of 101 overflow pages (and 489 bytes of their
+    /// leaf), in a file written by SQLite; returns its path, its root (a leaf holding the cells) and the cells'
+    /// offsets in the page.
+    private func makeBlobFile(_ name: String, rows: Int = 1) throws -> (path: String, root: Int, cells: [Int]) {
+        let path = self.path(name)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let raw = try RawConnection(path: path)
+        try raw.exec("CREATE TABLE big(id INTEGER PRIMARY KEY, data BLOB)")
+        for id in 1...rows { try raw.exec("INSERT INTO big VALUES(\(id), randomblob(413300))") }
+        let root = try self.root(of: "big", in: path)
+        let bytes = try read(path)
+        let offset = (root - 1) * 4096
+        let count = Int(bytes[offset + 3]) << 8 | Int(bytes[offset + 4])
+        let cells = (0..<count).map { Int(bytes[offset + 8 + 2 * $0]) << 8 | Int(bytes[offset + 9 + 2 * $0]) }
+        return (path, root, cells)
+    }
+
+    /// 200 cell pointers aimed at one cell with a 100-page overflow chain: the cell was read once per pointer
+    /// (199 copies of the chain, refused as duplicate rowids; a 16 MB chain took 199 s and 6.6 GB). It is read once.
+    func testCellPointersAimedAtOneCellReadItOnce() throws {
+        let file = try makeBlobFile("pointers.db")
+        var bytes = try read(file.path)
+        let offset = (file.root - 1) * 4096
+        bytes[offset + 3] = 0
+        bytes[offset + 4] = 200
+        for i in 0..<200 {
+            bytes[offset + 8 + 2 * i] = UInt8(file.cells[0] >> 8)
+            bytes[offset + 9 + 2 * i] = UInt8(file.cells[0] & 0xFF)
+        }
+        try write(bytes, to: file.path)
+        let report = try Database.recover(from: file.path, into: makeDatabase("recovered.db"))
+        XCTAssertEqual(report.method, .pages)
+        XCTAssertEqual(report.tables.map(\.rowsRecovered), [1])
+        XCTAssertEqual(report.tables.map(\.rowsRejected), [0], "the cell is read once, not once per pointer")
+    }
+
+    /// Two cells (two rowids) whose overflow links lead into the same chain: a real file never shares an overflow
+    /// page, and the chain is read for the first cell only; the second keeps its local part.
+    func testAnOverflowChainIsReadForOneCellOnly() throws {
+        let file = try makeBlobFile("shared.db", rows: 2)
+        var bytes = try read(file.path)
+        XCTAssertEqual(file.cells.count, 2)
+        let offset = (file.root - 1) * 4096
+        // The second cell's overflow link is made the first cell's.
+        let first = try XCTUnwrap(Self.overflowLink(bytes, cell: offset + file.cells[0]))
+        let second = try XCTUnwrap(Self.overflowLink(bytes, cell: offset + file.cells[1]))
+        bytes.replaceSubrange(second..<second + 4, with: bytes[first..<first + 4])
+        try write(bytes, to: file.path)
+        let report = try Database.recover(from: file.path, into: makeDatabase("recovered.db"))
+        XCTAssertEqual(report.method, .pages)
+        XCTAssertEqual(report.tables.first?.rowsRecovered, 2)
+        XCTAssertEqual(report.tables.first?.partialRows, 1, "the chain was copied for both cells")
+    }
+
+    /// A cell claiming a payload of about 1 GiB in a 400 kB file: memory was reserved for the claim and the row
+    /// recovered as a partial one. A payload the file's pages cannot hold is garbage: the cell is not read.
+    func testAPayloadLargerThanTheFileIsNotRead() throws {
+        let file = try makeBlobFile("claim.db")
+        var bytes = try read(file.path)
+        let offset = (file.root - 1) * 4096
+        let link = try XCTUnwrap(Self.overflowLink(bytes, cell: offset + file.cells[0]))
+        let firstOverflow = Array(bytes[link..<link + 4])
+        // A new cell: payload size S with a local part of minLocal bytes, a record whose header claims a blob of
+        // S - 7 bytes (header: its size, NULL for the rowid alias, a 5-byte serial type), the same overflow link.
+        let minLocal = (4096 - 12) * 32 / 255 - 23
+        let size = minLocal + 4_000 + 4092 * 262_398
+        func varint(_ value: Int) -> [UInt8] {
+            var groups: [UInt8] = []
+            var v = value
+            repeat { groups.insert(UInt8(v & 0x7F), at: 0); v >>= 7 } while v > 0
+            return groups.enumerated().map { $0.offset < groups.count - 1 ? $0.element | 0x80 : $0.element }
+        }
+        let type = varint(2 * (size - 7) + 12)
+        XCTAssertEqual(type.count, 5)
+        let record = [7, 0] + type + [UInt8](repeating: 0xAB, count: minLocal - 7)
+        let crafted = varint(size) + [1] + record + firstOverflow
+        let at = 1_000  // between the pointer array and the real cell, at the end of the page
+        bytes.replaceSubrange(offset + at..<offset + at + crafted.count, with: crafted)
+        bytes[offset + 8] = UInt8(at >> 8)
+        bytes[offset + 9] = UInt8(at & 0xFF)
+        try write(bytes, to: file.path)
+        XCTAssertLessThan(bytes.count, size / 1000)
+        let report = try Database.recover(from: file.path, into: makeDatabase("recovered.db"))
+        XCTAssertEqual(report.method, .pages)
+        XCTAssertEqual(report.tables.first?.rowsRecovered, 0, "a claim of \(size) bytes in a file of \(bytes.count)")
+        XCTAssertEqual(report.tables.first?.partialRows, 0)
+    }
+
+    /// An overflow chain that loops back on itself, and one that runs through every page of the file: each page
+    /// is followed once, and the chain ends.
+    func testLoopingAndLongChainsEnd() throws {
+        let file = try makeBlobFile("loop.db")
+        var bytes = try read(file.path)
+        let pageCount = bytes.count / 4096
+        var chained: Set<Int> = []
+        let chain = try XCTUnwrap(PageFile(bytes: bytes).cells(of: file.root, chained: &chained)?.cells.first?.overflowPages)
+        XCTAssertEqual(chain.count, 101)
+        // The 51st page links back to the 11th: a loop.
+        let middle = (chain[50] - 1) * 4096
+        bytes.replaceSubrange(middle..<middle + 4, with: [0, 0, UInt8(chain[10] >> 8), UInt8(chain[10] & 0xFF)])
+        chained = []
+        XCTAssertEqual(PageFile(bytes: bytes).cells(of: file.root, chained: &chained)?.cells.first?.overflowPages, Array(chain[...50]),
+                       "followed once round, then stopped")
+        // Every page of the file linked to the next, the cell claiming all of it: the chain ends at the file's end.
+        for page in 2...pageCount where page != file.root {
+            let next = page == pageCount ? 0 : page + 1 == file.root ? page + 2 : page + 1
+            bytes.replaceSubrange((page - 1) * 4096..<(page - 1) * 4096 + 4, with: [0, 0, UInt8(next >> 8), UInt8(next & 0xFF)])
+        }
+        let link = try XCTUnwrap(Self.overflowLink(bytes, cell: (file.root - 1) * 4096 + file.cells[0]))
+        bytes.replaceSubrange(link..<link + 4, with: [0, 0, 0, 2])
+        chained = []
+        let long = try XCTUnwrap(PageFile(bytes: bytes).cells(of: file.root, chained: &chained))
+        XCTAssertLessThan(long.cells.first?.overflowPages.count ?? 0, pageCount)
+        XCTAssertLessThanOrEqual(chained.count, pageCount)
     }
 }
