@@ -2,8 +2,8 @@ import Foundation
 import XCTest
 @testable import Sift
 
-/// Recovery of crafted files: sizes read from the file never size memory beyond what the file holds, and a cell or
-/// an overflow chain is read once however many pointers lead to it.
+/// Recovery of crafted files: sizes read from the file never size memory beyond what the file holds, a cell or an
+/// overflow chain is read once however many pointers lead to it, and the SQL of the file's schema is never run.
 final class HostileRecoveryTests: SiftTestCase {
     static let marker = "hostile-marker"
 
@@ -236,5 +236,97 @@ final class HostileRecoveryTests: SiftTestCase {
         let long = try XCTUnwrap(PageFile(bytes: bytes).cells(of: file.root, chained: &chained))
         XCTAssertLessThan(long.cells.first?.overflowPages.count ?? 0, pageCount)
         XCTAssertLessThanOrEqual(chained.count, pageCount)
+    }
+
+    // MARK: - Schema SQL
+
+    /// Adds `rows` (type, name, table, root page, sql) to the schema of the database at `path`.
+    private func addSchemaRows(_ rows: [(String, String, String, Int, String)], to path: String) throws {
+        let raw = try RawConnection(path: path)
+        try raw.exec("PRAGMA writable_schema = ON")
+        for row in rows {
+            try raw.exec("INSERT INTO sqlite_master VALUES(\(SchemaParser.literal(row.0)), \(SchemaParser.literal(row.1)), "
+                         + "\(SchemaParser.literal(row.2)), \(row.3), \(SchemaParser.literal(row.4)))")
+        }
+    }
+
+    /// Every text value of every table of `database` (virtual tables aside), to look for what a query would write.
+    private func allText(_ database: Database) throws -> [String] {
+        var texts: [String] = []
+        let tables = try database.getRows(sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%'")
+        for table in tables {
+            for row in try database.getRows(sql: "SELECT * FROM \(SchemaParser.quote(table[0].stringValue))") {
+                texts += row.filter { $0.type == .text }.map(\.stringValue)
+            }
+        }
+        return texts
+    }
+
+    /// A schema row `CREATE TABLE x AS SELECT ...` (in the file's page 1 or in the backup) passed the check of its
+    /// prefix and ran: a recursive query made recovery never end, a bounded one wrote what it computed.
+    func testSchemaQueriesAreNeverRun() throws {
+        let query = "CREATE TABLE x AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1000) "
+            + "SELECT i, '\(Self.marker)' AS t FROM c"
+        let path = try makeSample()
+        try addSchemaRows([("table", "x", "x", 0, query)], to: path)
+        let recovered = makeDatabase("recovered.db")
+        let report = try Database.recover(from: path, into: recovered)
+        XCTAssertTrue(report.problems.contains("table x was not recreated: CREATE TABLE ... AS runs a query; recovery does not run one from the file"),
+                      "\(report.problems)")
+        XCTAssertEqual(try recovered.getRows(sql: "SELECT count(*) FROM sqlite_master WHERE name = 'x'")[0][0].int64Value, 0)
+        XCTAssertFalse(try allText(recovered).contains(Self.marker))
+        XCTAssertEqual(report.tables.first { $0.name == "articles" }?.rowsRecovered, 200)
+
+        // The same row in the backup, page 1 destroyed.
+        let copy = try makeSample("copy.db")
+        var backup = try XCTUnwrap(try DatabaseBackup.load(from: copy + "-sift-backup"))
+        backup.schema.append(DatabaseBackup.SchemaEntry(type: "table", name: "x", tableName: "x", rootPage: 0, sql: query))
+        try JSONEncoder().encode(backup).write(to: URL(fileURLWithPath: copy + "-sift-backup"))
+        var bytes = try read(copy)
+        overwrite(&bytes, page: 1, seed: 3)
+        try write(bytes, to: copy)
+        let fromBackup = makeDatabase("from-backup.db")
+        let backupReport = try Database.recover(from: copy, into: fromBackup)
+        XCTAssertTrue(backupReport.usedBackup)
+        XCTAssertEqual(try fromBackup.getRows(sql: "SELECT count(*) FROM sqlite_master WHERE name = 'x'")[0][0].int64Value, 0)
+        XCTAssertFalse(try allText(fromBackup).contains(Self.marker))
+        XCTAssertEqual(backupReport.tables.first { $0.name == "articles" }?.rowsRecovered, 200)
+    }
+
+    /// Defaults and CHECK constraints that call functions are left out, named in the report; the table and its
+    /// rows are kept. Views and triggers are not recreated; a synced index's triggers are, written by Sift.
+    func testConstraintsViewsAndTriggersFromTheFile() throws {
+        let path = try makeSample(mode: .trigger)
+        try RawConnection(path: path).exec("""
+            PRAGMA writable_schema = ON;
+            UPDATE sqlite_master SET sql = 'CREATE TABLE tags(tag TEXT DEFAULT (randomblob(1000000000)), \
+            weight REAL CHECK (zeroblob(weight) IS NOT NULL))' WHERE name = 'tags'
+            """)
+        try addSchemaRows([
+            ("index", "tags_weight", "tags", 0, "CREATE INDEX tags_weight ON tags(weight DESC)"),
+            ("index", "tags_blob", "tags", 0, "CREATE INDEX tags_blob ON tags(randomblob(1000000))"),
+            ("view", "endless", "endless", 0, "CREATE VIEW endless AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) SELECT i FROM c"),
+            ("trigger", "spy", "articles", 0, "CREATE TRIGGER spy AFTER INSERT ON articles BEGIN INSERT INTO tags VALUES('\(Self.marker)', 0); END"),
+        ], to: path)
+        let recovered = makeDatabase("recovered.db")
+        let report = try Database.recover(from: path, into: recovered)
+        XCTAssertEqual(report.problems, [
+            "table tags: column tag: DEFAULT left out: calls randomblob()",
+            "table tags: column weight: CHECK constraint left out: calls zeroblob()",
+            "index tags_blob was not recreated: it indexes an expression that calls randomblob()",
+            "view endless was not recreated: recovery does not run the SQL of a damaged file's views and triggers "
+                + "(create it again from its definition if you trust it)",
+            "trigger spy was not recreated: recovery does not run the SQL of a damaged file's views and triggers "
+                + "(create it again from its definition if you trust it)",
+        ])
+        XCTAssertEqual(report.tables.first { $0.name == "tags" }?.rowsRecovered, 50)
+        XCTAssertEqual(try recovered.getRows(sql: "SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger', 'view') ORDER BY name")
+            .map { $0[0].stringValue }, ["sift_articles_fts_ad", "sift_articles_fts_ai", "sift_articles_fts_au", "sqlite_autoindex_sift_fts_sync_1",
+                                         "tags_weight"])
+        // The synced index follows plain SQL writes through the triggers Sift wrote.
+        try recovered.exec(sql: "INSERT INTO articles(id, title, body, views) VALUES(1000, 'zeppelin', 'airship', 0)")
+        let hits: SearchResults<Article> = try recovered.search("zeppelin", in: "articles_fts")
+        XCTAssertEqual(hits.hits.compactMap(\.object.id), [1000])
+        XCTAssertFalse(try allText(recovered).contains(Self.marker))
     }
 }
