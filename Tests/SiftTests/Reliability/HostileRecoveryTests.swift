@@ -7,6 +7,15 @@ import XCTest
 final class HostileRecoveryTests: SiftTestCase {
     static let marker = "hostile-marker"
 
+    /// A thousand recoveries write and remove thousands of files: on Linux they go to memory (/dev/shm) when it
+    /// is there.
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        if FileManager.default.isWritableFile(atPath: "/dev/shm") {
+            directory = URL(fileURLWithPath: "/dev/shm").appendingPathComponent("sift-tests-\(UUID().uuidString)", isDirectory: true)
+        }
+    }
+
     /// A synced database of `rows` articles (every 40th long enough for overflow pages) and a table of tags,
     /// closed and backed up.
     private func makeSample(_ name: String = "original.db", rows: Int = 200, mode: SyncMode = .explicit) throws -> String {
@@ -328,5 +337,220 @@ final class HostileRecoveryTests: SiftTestCase {
         let hits: SearchResults<Article> = try recovered.search("zeppelin", in: "articles_fts")
         XCTAssertEqual(hits.hits.compactMap(\.object.id), [1000])
         XCTAssertFalse(try allText(recovered).contains(Self.marker))
+    }
+
+    // MARK: - The net
+
+    /// Statements a crafted schema row may hold; each would leave the marker in a table, change the database, or
+    /// never end, if recovery ran it.
+    static let hostileSQL: [(type: String, sql: String)] = [
+        ("table", "CREATE TABLE h AS SELECT '\(marker)' AS v"),
+        ("table", "CREATE TABLE h AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) SELECT i, '\(marker)' FROM c"),
+        ("table", "CREATE TABLE IF NOT EXISTS h AS VALUES('\(marker)')"),
+        ("table", "CREATE TABLE h(a DEFAULT (randomblob(1000000000)), b DEFAULT '\(marker)')"),
+        ("table", "CREATE TABLE h(a CHECK (zeroblob(1000000000) IS NOT NULL))"),
+        ("table", "CREATE TABLE h(a, b AS ((SELECT '\(marker)')))"),
+        ("table", "CREATE TABLE h(a); INSERT INTO tags VALUES('\(marker)', 0)"),
+        ("table", "CREATE TABLE h(a CHECK (a IN (WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) SELECT i FROM c)))"),
+        ("table", "CREATE TABLE h(a DEFAULT (load_extension('/nonexistent')))"),
+        ("table", "CREATE TEMP TABLE h(a)"),
+        ("table", "PRAGMA user_version = 77"),
+        ("table", "CREATE TABLE h(a) WITHOUT ROWID AS SELECT 1"),
+        ("table", "CREATE TABLE \"h\"\"; PRAGMA user_version = 77; --\"(a)"),
+        ("table", "CREATE VIRTUAL TABLE h USING fts5(a, content='tags', rank='\(marker)')"),
+        ("table", "CREATE VIRTUAL TABLE h USING fts4(a)"),
+        ("table", "CREATE VIRTUAL TABLE h USING fts5vocab(articles_fts, row)"),
+        ("table", "CREATE VIRTUAL TABLE h USING fts5(a, tokenize = (SELECT '\(marker)'))"),
+        ("table", "CREATE TABLE h(" + (0..<3_000).map { "c\($0)" }.joined(separator: ", ") + ")"),
+        ("table", "CREATE TABLE h(a CHECK (" + String(repeating: "(", count: 5_000) + "1" + String(repeating: ")", count: 5_000) + "))"),
+        ("table", "CREATE TABLE h('a"),
+        ("index", "CREATE INDEX h ON articles((SELECT '\(marker)'))"),
+        ("index", "CREATE INDEX h ON articles(randomblob(1000000000))"),
+        ("index", "CREATE INDEX h ON tags(tag) WHERE tag IN (SELECT '\(marker)')"),
+        ("index", "CREATE INDEX h ON tags(printf('%.*c', 100000000, 'x'))"),
+        ("index", "CREATE TABLE h AS SELECT '\(marker)'"),
+        ("view", "CREATE VIEW h AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) SELECT i FROM c"),
+        ("view", "CREATE TABLE h AS SELECT '\(marker)'"),
+        ("trigger", "CREATE TRIGGER h AFTER INSERT ON articles BEGIN INSERT INTO tags VALUES('\(marker)', 0); END"),
+        ("trigger", "CREATE TRIGGER h AFTER INSERT ON tags BEGIN SELECT zeroblob(1000000000); END"),
+        ("table", "CREATE TABLE h(a INTEGER PRIMARY KEY, b TEXT DEFAULT '\(marker)' CHECK (length(b) < 1000))"),
+    ]
+
+    /// At least 1,000 mutants of a small synced database, its write-ahead log and its backup (seeded): commit
+    /// frames claiming huge sizes with random salts, cell pointers aimed at one cell, overflow chains that loop or
+    /// run long, hostile schema rows in page 1 and in the backup, random bytes, truncation, huge varints, flipped
+    /// bytes. Each is recovered: a report or a typed error, never a trap, never a hang, and no schema SQL run (no
+    /// table holds what a schema row's query would write, no view or trigger but Sift's own, user_version 0).
+    func testHostileFilesGetAReportOrATypedError() throws {
+        let original = try makeSample(rows: 200)
+        let base = try read(original)
+        let sampleBackup = try XCTUnwrap(try DatabaseBackup.load(from: original + "-sift-backup"))
+        let pageCount = base.count / 4096
+        let tagsRoot = try root(of: "tags", in: original)
+        let layout = PageFile(bytes: base)
+        let btree = (1...pageCount).filter { layout.kind(of: $0) != nil }
+        /// Each b-tree page's cell offsets (in the file), read from its header.
+        let cells: [Int: [Int]] = Dictionary(uniqueKeysWithValues: btree.map { page in
+            let start = (page - 1) * 4096, h = start + (page == 1 ? 100 : 0)
+            let leaf = base[h] == 10 || base[h] == 13
+            let count = Int(base[h + 3]) << 8 | Int(base[h + 4])
+            return (page, (0..<count).map { start + (Int(base[h + (leaf ? 8 : 12) + 2 * $0]) << 8 | Int(base[h + (leaf ? 9 : 13) + 2 * $0])) })
+        })
+        let chained = btree.filter { layout.kind(of: $0) == .tableLeaf }.flatMap { page in
+            (cells[page] ?? []).compactMap { cell in Self.overflowLink(base, cell: cell).map { (cell: cell, link: $0) } }
+        }
+        XCTAssertGreaterThan(chained.count, 3)
+        var generator = SplitMix(seed: 2024)
+        func random(_ bound: Int) -> Int { bound <= 0 ? 0 : Int(generator.next() % UInt64(bound)) }
+        func u32(_ value: Int) -> [UInt8] { [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
+        func page(_ number: Int) -> [UInt8] { Array(base[(number - 1) * 4096..<number * 4096]) }
+
+        let damaged = path("mutant.db")
+        var mutants = 0
+        var outcomes: [String: Int] = [:]
+        var kinds: [String: Int] = [:]
+        /// The sample's bytes with `row` added to its schema (by SQLite, with writable_schema).
+        func withSchemaRow(_ row: (String, String, String, Int, String)) throws -> [UInt8] {
+            let scratch = path("scratch.db")
+            try write(base, to: scratch)
+            try addSchemaRows([row], to: scratch)
+            return try read(scratch)
+        }
+        func recover(_ kind: String, bytes: [UInt8], wal: [UInt8]? = nil, backup: DatabaseBackup? = nil, hostile: String? = nil,
+                     file: StaticString = #filePath, line: UInt = #line) throws {
+            try write(bytes, to: damaged)
+            try? FileManager.default.removeItem(atPath: damaged + "-wal")
+            try? FileManager.default.removeItem(atPath: damaged + "-shm")
+            if let wal { try write(wal, to: damaged + "-wal") }
+            // The sample's backup for half of the mutants, none for the others.
+            let backupPath = path("mutant-backup")
+            try? FileManager.default.removeItem(atPath: backupPath)
+            if let chosen = backup ?? (random(2) == 0 ? sampleBackup : nil) {
+                try write(Array(try JSONEncoder().encode(chosen)), to: backupPath)
+            }
+            let target = makeDatabase("target.db")
+            // No fsync: a thousand recoveries must not wait on the disk.
+            target.setConfig(named: Database.journalModeConfigName, with: { handle in
+                try handle.exec(sql: "PRAGMA journal_mode=MEMORY")
+                try handle.exec(sql: "PRAGMA synchronous=OFF")
+            }, orderBy: Int.min + 1)
+            mutants += 1
+            kinds[kind, default: 0] += 1
+            do {
+                let report = try Database.recover(from: damaged, into: target, backup: backupPath)
+                outcomes["report (\(report.method.rawValue))", default: 0] += 1
+                XCTAssertEqual(try target.getRows(sql: "PRAGMA user_version")[0][0].int64Value, 0, kind, file: file, line: line)
+                XCTAssertEqual(try target.getRows(sql: "SELECT name FROM sqlite_master WHERE type IN ('view', 'trigger') AND name NOT LIKE 'sift\\_%' ESCAPE '\\'")
+                    .count, 0, kind, file: file, line: line)
+                if let hostile {
+                    XCTAssertFalse(try allText(target).contains(Self.marker), "\(kind): \(hostile.prefix(80))", file: file, line: line)
+                }
+            } catch let error as SiftError {
+                outcomes["typed error (\(error.code))", default: 0] += 1
+            }
+            target.close()
+            try target.removeFiles()
+        }
+
+        // Write-ahead logs: commit frames claiming huge sizes, random salts, frames for pages far past the end.
+        for round in 0..<150 {
+            var bytes = base
+            if round % 2 == 0 { overwrite(&bytes, page: btree[random(btree.count)], seed: UInt64(round)) }
+            let claims = [0xFFFF_FFFF, 1 << 31, random(1 << 32), 1_000_000, pageCount + random(10), 0]
+            let frames = (0..<(1 + random(4))).map { i -> (page: UInt32, commit: UInt32, data: [UInt8]) in
+                let number = [1, 1 + random(pageCount), pageCount + 1 + random(1000), random(1 << 32)][random(4)]
+                var data = page(1 + random(pageCount))
+                if random(3) == 0 { data[random(4096)] = UInt8(random(256)) }
+                return (UInt32(truncatingIfNeeded: number), UInt32(truncatingIfNeeded: i == 0 || random(2) == 0 ? claims[random(claims.count)] : 0), data)
+            }
+            var log = Self.log(pageSize: 4096, salts: (UInt32(truncatingIfNeeded: generator.next()), UInt32(truncatingIfNeeded: generator.next())), frames: frames)
+            if random(4) == 0 { log[32 + 8 + random(8)] ^= 0xFF }  // a frame's salt no longer the header's
+            if random(4) == 0 { log = Array(log.prefix(random(log.count))) }
+            try recover("wal", bytes: bytes, wal: log)
+        }
+        // Cell pointers aimed at one cell (up to as many as the page holds), with its payload size made huge.
+        for round in 0..<150 {
+            var bytes = base
+            let number = btree[random(btree.count)]
+            let start = (number - 1) * 4096, h = start + (number == 1 ? 100 : 0)
+            let leaf = bytes[h] == 10 || bytes[h] == 13
+            let pointers = h + (leaf ? 8 : 12)
+            let target = (cells[number] ?? []).isEmpty || random(5) == 0 ? start + 200 + random(3800) : (cells[number] ?? [])[random(cells[number]?.count ?? 0)]
+            let count = min(1 + random(2_000), (start + 4096 - pointers) / 2 - 1, (target - pointers) / 2)
+            guard count > 0 else { continue }
+            bytes.replaceSubrange(h + 3..<h + 5, with: [UInt8(count >> 8), UInt8(count & 0xFF)])
+            for i in 0..<count { bytes.replaceSubrange(pointers + 2 * i..<pointers + 2 * i + 2, with: [UInt8((target - start) >> 8), UInt8((target - start) & 0xFF)]) }
+            if round % 3 == 0 { bytes.replaceSubrange(target..<target + 5, with: [0x83, 0xFF, 0xFF, 0xFF, 0x7F]) }  // a payload of about 1 GiB
+            try recover("pointers", bytes: bytes)
+        }
+        // Overflow chains that loop, end on a page of another tree, point past the end, or run through every page.
+        for round in 0..<150 {
+            var bytes = base
+            let cell = chained[random(chained.count)]
+            let first = Int(bytes[cell.link]) << 24 | Int(bytes[cell.link + 1]) << 16 | Int(bytes[cell.link + 2]) << 8 | Int(bytes[cell.link + 3])
+            switch round % 5 {
+            case 0: bytes.replaceSubrange((first - 1) * 4096..<(first - 1) * 4096 + 4, with: u32(first))  // a page linking to itself
+            case 1: bytes.replaceSubrange(cell.link..<cell.link + 4, with: u32([1, 0, pageCount + 1 + random(100), random(1 << 32)][random(4)]))
+            case 2: // every page linked to the next, the first page of the chain first, the payload size raised
+                for number in 2...pageCount {
+                    bytes.replaceSubrange((number - 1) * 4096..<(number - 1) * 4096 + 4, with: u32(number == pageCount ? 2 : number + 1))
+                }
+                bytes.replaceSubrange(cell.cell..<cell.cell + 3, with: [0xFF, 0xFF, 0x7F])
+            case 3: // the chain's pages linked into a loop through a random page
+                for number in [first, 1 + random(pageCount), 1 + random(pageCount)] where number > 1 {
+                    bytes.replaceSubrange((number - 1) * 4096..<(number - 1) * 4096 + 4, with: u32(first))
+                }
+            default: // another cell's chain: two cells sharing one
+                let other = chained[random(chained.count)]
+                bytes.replaceSubrange(cell.link..<cell.link + 4, with: bytes[other.link..<other.link + 4])
+            }
+            if random(2) == 0 { overwrite(&bytes, page: btree[random(btree.count)], seed: UInt64(round)) }
+            try recover("chains", bytes: bytes)
+        }
+        // Hostile schema rows: in page 1 (the file otherwise sound, or damaged), or in the backup (page 1 destroyed).
+        for (i, hostile) in Self.hostileSQL.enumerated() {
+            for root in [0, tagsRoot] {
+                let table = hostile.type == "index" ? "tags" : "h\(root)"
+                var bytes = try withSchemaRow((hostile.type, "h\(root)", table, root, hostile.sql))
+                if i % 2 == 1 { overwrite(&bytes, page: btree[random(btree.count)], seed: UInt64(i)) }
+                try recover("schema", bytes: bytes, hostile: hostile.sql)
+                var withHostile = sampleBackup
+                withHostile.schema.append(DatabaseBackup.SchemaEntry(type: hostile.type, name: "h\(root)", tableName: table, rootPage: root, sql: hostile.sql))
+                var destroyed = base
+                overwrite(&destroyed, page: 1, seed: UInt64(i))
+                try recover("schema", bytes: destroyed, backup: withHostile, hostile: hostile.sql)
+            }
+        }
+        // Random bytes: whole files, and pages of the database overwritten.
+        for round in 0..<100 {
+            var bytes: [UInt8]
+            if round % 2 == 0 {
+                bytes = (0..<random(40_000)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            } else {
+                bytes = base
+                for _ in 0..<(1 + random(6)) { overwrite(&bytes, page: 1 + random(pageCount), seed: generator.next()) }
+            }
+            try recover("random bytes", bytes: bytes)
+        }
+        // Truncation anywhere (the header then says more pages than there are).
+        for _ in 0..<100 { try recover("truncated", bytes: Array(base.prefix(random(base.count)))) }
+        // Huge varints: a cell's payload size and rowid, and a record header's lengths, made 9 bytes of 0xFF.
+        for round in 0..<100 {
+            var bytes = base
+            let number = btree[random(btree.count)]
+            guard let cell = cells[number]?.randomElement(using: &generator) else { continue }
+            let at = cell + [0, 1, 2, 3, 4, 5, 8][round % 7]
+            bytes.replaceSubrange(at..<min(at + 9, bytes.count), with: [UInt8](repeating: round % 2 == 0 ? 0xFF : 0x80, count: min(9, bytes.count - at)))
+            try recover("huge varints", bytes: bytes)
+        }
+        // Bytes flipped anywhere.
+        for _ in 0..<150 {
+            var bytes = base
+            for _ in 0..<(1 + random(50)) { bytes[random(bytes.count)] = UInt8(random(256)) }
+            try recover("flipped bytes", bytes: bytes)
+        }
+        print("hostile recovery mutants: \(mutants); by kind: \(kinds.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")); "
+              + "outcomes: \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+        XCTAssertGreaterThanOrEqual(mutants, 1_000)
     }
 }
