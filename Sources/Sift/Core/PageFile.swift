@@ -155,16 +155,17 @@ struct PageFile {
         return kind
     }
 
-    /// The cell offsets (absolute) of page `number`, each inside the page's usable area past the pointer array.
+    /// The cell offsets (absolute) of page `number`, each inside the page's usable area past the pointer array,
+    /// each once: pointers that repeat one (a real page has none) do not make its cell read again.
     private func cellOffsets(of number: Int, kind: PageKind) -> [Int]? {
         guard let start = offset(of: number), let h = headerOffset(of: number), let count = u16(h + 3) else { return nil }
         let pointers = h + (kind == .tableLeaf || kind == .indexLeaf ? 8 : 12)
         let low = pointers + 2 * count - start
         var offsets: [Int] = []
-        offsets.reserveCapacity(count)
+        var seen = Set<Int>(minimumCapacity: count)
         for i in 0..<count {
             guard let cell = u16(pointers + 2 * i), cell >= low, cell < usableSize else { return nil }
-            offsets.append(start + cell)
+            if seen.insert(cell).inserted { offsets.append(start + cell) }
         }
         return offsets
     }
@@ -184,8 +185,9 @@ struct PageFile {
 
     /// The cells of a table leaf page, or of an index page (leaf or interior: an index b-tree keeps an entry once,
     /// wherever it sits; its rowid is 0); a cell whose lengths do not fit the page is left out and counted in
-    /// `unreadable`.
-    func cells(of number: Int) -> (cells: [Cell], unreadable: Int)? {
+    /// `unreadable`. `chained` holds the overflow pages read so far: each is read for one cell only (a real file
+    /// never shares one), so however many cells point into a chain, it is copied once.
+    func cells(of number: Int, chained: inout Set<Int>) -> (cells: [Cell], unreadable: Int)? {
         guard let kind = kind(of: number), kind != .tableInterior, let start = offset(of: number),
               let offsets = cellOffsets(of: number, kind: kind) else { return nil }
         let end = start + usableSize
@@ -196,7 +198,7 @@ struct PageFile {
             guard let size = PageFile.varint(bytes, at: at, end: end), size.value >= 0,
                   let rowid = kind == .tableLeaf ? PageFile.varint(bytes, at: at + size.byteCount, end: end) : (0, 0),
                   let payload = payload(at: at + size.byteCount + rowid.byteCount, size: Int(clamping: size.value), pageEnd: end,
-                                        index: kind != .tableLeaf) else {
+                                        index: kind != .tableLeaf, chained: &chained) else {
                 unreadable += 1
                 continue
             }
@@ -206,9 +208,10 @@ struct PageFile {
     }
 
     /// A cell's payload of `size` bytes starting at `start` (index pages keep less of it locally): the local part, then the overflow chain as
-    /// far as it can be followed (a page whose link is not a page of the file, or a last page whose link is not 0,
-    /// is garbage and ends it).
-    private func payload(at start: Int, size: Int, pageEnd: Int, index: Bool) -> (bytes: [UInt8], overflow: [Int])? {
+    /// far as it can be followed (a page whose link is not a page of the file, a page already read for another
+    /// cell (in `chained`) or for this one, or a last page whose link is not 0, is garbage and ends it). A size
+    /// that the file's declared pages could not hold is garbage: nil.
+    private func payload(at start: Int, size: Int, pageEnd: Int, index: Bool, chained: inout Set<Int>) -> (bytes: [UInt8], overflow: [Int])? {
         let u = usableSize
         let maxLocal = index ? (u - 12) * 64 / 255 - 23 : u - 35
         var local = size
@@ -217,14 +220,15 @@ struct PageFile {
             let k = minLocal + (size - minLocal) % (u - 4)
             local = k <= maxLocal ? k : minLocal
         }
-        guard size <= 1 << 30, start + local <= pageEnd else { return nil }
+        guard size <= 1 << 30, start + local <= pageEnd, size - local <= declaredPageCount * (u - 4) else { return nil }
         var result = Array(bytes[start..<start + local])
         var overflow: [Int] = []
         guard local < size else { return (result, overflow) }
         guard var next = u32(start + local) else { return nil }
-        result.reserveCapacity(size)
+        // Memory for what the pages present can hold, not for what the cell claims.
+        result.reserveCapacity(local + min(size - local, max(0, pageCount - chained.count) * (u - 4)))
         while result.count < size {
-            guard overflow.count < pageCount, let page = offset(of: next), !overflow.contains(next) else { break }
+            guard overflow.count < pageCount, let page = offset(of: next), chained.insert(next).inserted else { break }
             let take = min(size - result.count, u - 4)
             // An overflow page starts with the next one's number, 0 on the last: garbage rarely says so.
             guard let following = u32(page), following <= declaredPageCount, (following == 0) == (result.count + take == size) else { break }
@@ -239,7 +243,7 @@ struct PageFile {
     func freelistPages() -> Set<Int> {
         guard hasValidHeader, var trunk = u32(32), let total = u32(36) else { return [] }
         var pages: Set<Int> = []
-        while trunk != 0, pages.count <= total, let start = offset(of: trunk), !pages.contains(trunk) {
+        while trunk != 0, pages.count <= min(total, pageCount), let start = offset(of: trunk), !pages.contains(trunk) {
             pages.insert(trunk)
             guard let next = u32(start), let count = u32(start + 4), count <= usableSize / 4 - 2 else { break }
             for i in 0..<count {
@@ -251,6 +255,10 @@ struct PageFile {
     }
 
     // MARK: - Records
+
+    /// SQLite's hard limit on a table's columns (SQLITE_MAX_COLUMN can be raised to it, no further): a record
+    /// header listing more values is garbage.
+    static let maximumColumns = 32767
 
     /// The values of a record (https://sqlite.org/fileformat2.html#record_format) of `size` bytes, or nil when its
     /// header's lengths do not add up to exactly that size: the check that tells a record from garbage. When only
@@ -269,7 +277,7 @@ struct PageFile {
             types.append(type.value)
             contentSize += byteCount
             at += type.byteCount
-            guard contentSize <= size else { return nil }
+            guard contentSize <= size, types.count <= PageFile.maximumColumns else { return nil }
         }
         guard at == headerEnd, headerEnd + contentSize == size else { return nil }
         var values: [FundamentalValue] = []
@@ -386,7 +394,9 @@ extension PageFile {
 
     /// `bytes` with the committed frames of a write-ahead log applied (https://sqlite.org/fileformat2.html#walformat):
     /// frames are taken while their salts match the log's header and their running checksums hold, up to the last
-    /// commit frame among them, which also gives the database's size. A log that is not one changes nothing.
+    /// commit frame among them, which also gives the database's size. That size is believed up to the pages the file
+    /// has plus one per frame (a commit grows the database only by pages it writes to the log): a crafted commit
+    /// frame claiming billions of pages sizes nothing. A log that is not one changes nothing.
     static func applyingWAL(_ wal: [UInt8], to bytes: [UInt8]) -> (bytes: [UInt8], pageSize: Int?) {
         guard wal.count >= 32 else { return (bytes, nil) }
         let word = { (offset: Int) -> UInt32 in
@@ -422,9 +432,10 @@ extension PageFile {
         }
         guard let committed else { return (bytes, pageSize) }
         var result = bytes
-        let size = committed.pages * pageSize
+        let pages = min(committed.pages, bytes.count / pageSize + committed.frames)
+        let size = pages * pageSize
         if result.count < size { result += [UInt8](repeating: 0, count: size - result.count) } else { result.removeLast(result.count - size) }
-        for frame in frames[..<committed.frames] where frame.page >= 1 && frame.page <= committed.pages {
+        for frame in frames[..<committed.frames] where frame.page >= 1 && frame.page <= pages {
             result.replaceSubrange((frame.page - 1) * pageSize..<frame.page * pageSize, with: wal[frame.offset..<frame.offset + pageSize])
         }
         return (result, pageSize)

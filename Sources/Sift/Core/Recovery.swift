@@ -8,6 +8,10 @@ import SiftCipher
 /// every page is read by ``PageFile``: the schema from page 1's b-tree (or, when that is unreadable, from the
 /// backup), each table's rows by walking its b-tree from its root page, and leaf pages that no tree reaches any
 /// more (their parent was destroyed) by matching their records to the tables' column layouts.
+///
+/// The schema's SQL is never run as the file has it: ``SchemaParser`` writes each table, index and FTS5 table again
+/// from what it declares, and views and triggers (SQL that would run later, on every read or write) are not
+/// recreated; both are reported in ``RecoveryReport/problems``.
 struct Recovery {
     typealias Entry = DatabaseBackup.SchemaEntry
 
@@ -93,17 +97,24 @@ struct Recovery {
         try handle.execute("PRAGMA foreign_keys=OFF")
         defer { try? handle.execute("PRAGMA foreign_keys=ON") }
         try handle.inTransaction {
+            // The file's CREATE statements are parsed and written again (never run as they are); a statement that
+            // cannot be is reported and its object left out.
+            let statements = Dictionary(schema.filter { ($0.type == "table" || $0.type == "index") && $0.sql != nil
+                && !$0.name.lowercased().hasPrefix("sqlite_") }.map { ($0, Recovery.statement(for: $0)) }, uniquingKeysWith: { a, _ in a })
+            let kind = { (entry: Entry) in try? statements[entry]?.get().kind }
             // Virtual tables first: they create their internal (shadow) tables, whatever names the damaged schema
             // gives those; tables then present that no entry created are shadows, and are not created again.
             let tables = schema.filter { $0.type == "table" && !$0.name.lowercased().hasPrefix("sqlite_") }
-            for entry in tables where Recovery.isVirtual(entry.sql) { create(entry, on: handle, problems: &report.problems) }
+            for entry in tables where kind(entry) == .virtualTable { create(entry, statements[entry], on: handle, problems: &report.problems) }
             let virtualSQL = try Recovery.tableSQL(on: handle).filter { Recovery.isVirtual($0.sql) }
             let shadows = Set(try Recovery.tableSQL(on: handle).map { $0.name.lowercased() }).subtracting(virtualSQL.map { $0.name.lowercased() })
             let shadowOf = { (name: String) -> (name: String, sql: String)? in
                 guard shadows.contains(name.lowercased()) else { return nil }
                 return virtualSQL.first { name.lowercased().hasPrefix($0.name.lowercased() + "_") } ?? ("", "")
             }
-            for entry in tables where !Recovery.isVirtual(entry.sql) && shadowOf(entry.name) == nil { create(entry, on: handle, problems: &report.problems) }
+            for entry in tables where kind(entry) != .virtualTable && shadowOf(entry.name) == nil {
+                create(entry, statements[entry], on: handle, problems: &report.problems)
+            }
             let layouts = try Recovery.layouts(on: handle) { name in
                 guard let virtual = shadowOf(name) else { return true }
                 return virtualTables.copiesRows(ofShadowTable: name, of: virtual.name, sql: virtual.sql)
@@ -148,15 +159,20 @@ struct Recovery {
                 report.lostPages = pages.lostPages()
             }
             report.tables = layouts.compactMap { counts[$0.name] }.filter { shadowOf($0.name) == nil }
-            for type in ["index", "trigger", "view"] {
-                for entry in schema where entry.type == type && entry.sql != nil && shadowOf(entry.tableName) == nil
-                    && !entry.name.lowercased().hasPrefix("sqlite_") {
-                    create(entry, on: handle, problems: &report.problems)
-                }
+            for entry in schema where entry.type == "index" && shadowOf((try? statements[entry]?.get())?.tableName ?? entry.tableName) == nil {
+                create(entry, statements[entry], on: handle, problems: &report.problems)
             }
             let rebuilt = virtualTables.rebuild(virtualSQL.map(\.name), on: handle)
             report.rebuiltIndexes = rebuilt.rebuilt
             report.problems += rebuilt.problems
+            // Views and triggers are SQL that would run later, on every read or write: a damaged (or crafted)
+            // file's are not recreated. The full-text layer recreates the triggers of its synced indexes itself.
+            let recreated = Set(try Recovery.names(of: ["trigger", "view"], on: handle))
+            for entry in schema where (entry.type == "trigger" || entry.type == "view") && entry.sql != nil
+                && shadowOf(entry.tableName) == nil && !entry.name.lowercased().hasPrefix("sqlite_")
+                && !recreated.contains(entry.name.lowercased()) {
+                create(entry, Recovery.statement(for: entry), on: handle, problems: &report.problems)
+            }
         }
         let violations = try handle.count("SELECT count(*) FROM pragma_foreign_key_check")
         if violations > 0 {
@@ -165,32 +181,66 @@ struct Recovery {
         return report
     }
 
-    /// The `CREATE` statement each kind of schema row holds: a damaged (or crafted) file's schema is not trusted
-    /// to run anything else in the new database.
+    /// The `CREATE` statement each kind of schema row holds.
     static let createStatements = [
         "table": #"^CREATE\s+(VIRTUAL\s+)?TABLE\s"#, "index": #"^CREATE\s+(UNIQUE\s+)?INDEX\s"#,
         "view": #"^CREATE\s+VIEW\s"#, "trigger": #"^CREATE\s+TRIGGER\s"#,
     ]
 
-    private func create(_ entry: Entry, on handle: Handle, problems: inout [String]) {
-        guard let sql = entry.sql else { return }
-        guard let pattern = Recovery.createStatements[entry.type],
+    /// What the new database gets for a schema row of the damaged file (or of the backup): its `CREATE`
+    /// statement parsed and written again by ``SchemaParser``, never run as the file has it, or why not (a
+    /// statement of another kind than its row, a view or trigger, anything ``SchemaParser`` refuses).
+    static func statement(for entry: Entry) -> Result<SchemaStatement, SchemaParser.Refusal> {
+        guard let sql = entry.sql, let pattern = createStatements[entry.type],
               sql.range(of: pattern, options: [.regularExpression, .caseInsensitive]) != nil else {
-            problems.append("\(entry.type) \(entry.name) was not recreated: its schema row holds no CREATE \(entry.type.uppercased()) statement")
-            return
+            return .failure(SchemaParser.Refusal(reason: "its schema row holds no CREATE \(entry.type.uppercased()) statement"))
+        }
+        guard entry.type == "table" || entry.type == "index" else {
+            return .failure(SchemaParser.Refusal(reason: "recovery does not run the SQL of a damaged file's views and triggers "
+                                                 + "(create it again from its definition if you trust it)"))
         }
         do {
-            try handle.execute(sql)
+            let statement = try SchemaParser.parse(sql)
+            guard (statement.kind == .index) == (entry.type == "index") else {
+                return .failure(SchemaParser.Refusal(reason: "its schema row holds no CREATE \(entry.type.uppercased()) statement"))
+            }
+            return .success(statement)
+        } catch let refusal as SchemaParser.Refusal {
+            return .failure(refusal)
+        } catch {
+            return .failure(SchemaParser.Refusal(reason: "\(error)"))
+        }
+    }
+
+    /// Runs the statement Sift wrote for `entry`; why there is none, what it left out and a failure go to `problems`.
+    private func create(_ entry: Entry, _ parsed: Result<SchemaStatement, SchemaParser.Refusal>?, on handle: Handle,
+                        problems: inout [String]) {
+        let statement: SchemaStatement
+        switch parsed {
+        case nil: return
+        case .failure(let refusal)?:
+            problems.append("\(entry.type) \(entry.name) was not recreated: \(refusal.reason)")
+            return
+        case .success(let parsed)?: statement = parsed
+        }
+        problems += statement.notes.map { "\(entry.type) \(statement.name): \($0)" }
+        do {
+            try handle.execute(statement.sql)
         } catch {
             problems.append("\(entry.type) \(entry.name) could not be recreated: \((error as? SiftError)?.message ?? "\(error)")")
         }
     }
 
     /// An identifier double-quoted, quotes doubled byte by byte (Core sits below the query builder's quoting).
-    static func quote(_ name: String) -> String {
-        var bytes: [UInt8] = [34]
-        for byte in name.utf8 where byte != 0 { bytes += byte == 34 ? [34, 34] : [byte] }
-        return String(decoding: bytes + [34], as: UTF8.self)
+    static func quote(_ name: String) -> String { SchemaParser.quote(name) }
+
+    /// The names (lowercased) of the new database's schema objects of `types`.
+    static func names(of types: [String], on handle: Handle) throws -> [String] {
+        try handle.withStatement("SELECT lower(name) FROM sqlite_master WHERE type IN (\(types.map(SchemaParser.literal).joined(separator: ", ")))") { stmt in
+            var names: [String] = []
+            while try handle.step(stmt) { names.append(RawStatement.text(stmt, 0)) }
+            return names
+        }
     }
 
     static func isVirtual(_ sql: String?) -> Bool {
@@ -387,6 +437,8 @@ struct PageSource {
     let file: PageFile
     /// Pages already read as part of a b-tree (or as an overflow page of one of its cells).
     private(set) var claimed: Set<Int> = []
+    /// Overflow pages already followed for a cell, readable or not: none is read twice.
+    private var chained: Set<Int> = []
 
     init(file: PageFile) { self.file = file }
 
@@ -462,7 +514,7 @@ struct PageSource {
 
     /// The rows of one table leaf page (or index page) whose records can be read; their overflow pages become claimed.
     mutating func rows(ofLeaf page: Int) -> [Recovery.Row] {
-        guard let leaf = file.cells(of: page) else { return [] }
+        guard let leaf = file.cells(of: page, chained: &chained) else { return [] }
         claimed.insert(page)
         return leaf.cells.compactMap { cell in
             guard let record = file.values(ofRecord: cell.payload, size: cell.payloadSize) else { return nil }

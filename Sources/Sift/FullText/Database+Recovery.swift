@@ -8,9 +8,17 @@ extension Database {
     /// reads the file's pages itself: every table b-tree from its root page, and the leaf pages cut off from their
     /// tree (matched to a table by the shape of their records). Where the file's own schema is unreadable (a
     /// damaged first page, a zeroed header) the backup written by ``backup()`` supplies the tables, their root
-    /// pages and the page size: keep one. Indexes, triggers and views are recreated; full-text indexes are rebuilt
-    /// from the recovered content, and synced indexes stay synced. Foreign keys are not enforced while rows arrive;
-    /// rows whose parent was lost are kept and reported in ``RecoveryReport/problems``.
+    /// pages and the page size: keep one. Full-text indexes are rebuilt from the recovered content, and synced
+    /// indexes stay synced. Foreign keys are not enforced while rows arrive; rows whose parent was lost are kept and
+    /// reported in ``RecoveryReport/problems``.
+    ///
+    /// The schema read from the file (or the backup) is never run as it stands: each `CREATE TABLE`,
+    /// `CREATE INDEX` and `CREATE VIRTUAL TABLE ... USING fts5(...)` is parsed and written again by Sift, names
+    /// quoted. A CHECK constraint or a default that calls a function outside a small set of cheap ones is left out;
+    /// a statement that would run a query (`CREATE TABLE ... AS SELECT`), a generated column or an index over such
+    /// a function, another kind of virtual table, and every view and trigger are not recreated (their SQL would run
+    /// later, on reads and writes): each is named in ``RecoveryReport/problems``. The triggers of a synced index in
+    /// trigger mode are written again by Sift from its sync record.
     ///
     /// Close the damaged database first (``close(onClosed:)``), and configure `destination` as the damaged one was
     /// (an ICU tokenizer, for instance) so its full-text tables can be recreated. Recovery takes seconds per
@@ -95,6 +103,16 @@ struct FullTextRecovery: VirtualTableRecovering {
                 // Score bounds copied from the damaged file describe rows that are not there.
                 try? ScoreBounds.indexDropped(name, on: handle)
                 problems.append("full-text index \(name) could not be rebuilt: \((error as? SiftError)?.message ?? "\(error)")")
+            }
+        }
+        // A synced index in trigger mode gets its triggers from Sift, written from the recovered sync record (the
+        // damaged file's triggers are not run).
+        let names = Set(rebuilt.map { $0.lowercased() })
+        for index in (try? SyncedIndex.load(on: handle)) ?? [] where index.mode == .trigger && names.contains(index.index.lowercased()) {
+            do {
+                for sql in index.triggerSQL { try handle.execute(sql) }
+            } catch {
+                problems.append("the triggers of full-text index \(index.index) could not be recreated: \((error as? SiftError)?.message ?? "\(error)")")
             }
         }
         return (rebuilt, problems)
