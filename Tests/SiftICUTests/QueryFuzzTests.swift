@@ -179,6 +179,64 @@ final class QueryFuzzTests: XCTestCase {
         XCTAssertGreaterThan(hits, 0, "the corpus should answer some of the searches")
     }
 
+    // MARK: - Connector punctuation
+
+    /// A word next to a token of connector punctuation only (general category Pc: `_`, `‿`, `⁀`, `＿`...) is a
+    /// valid query in every mode with every tokenizer.
+    ///
+    /// sift_icu keeps "__" as a word after a word (ICU's word breaker) and drops it alone; FTS5 tokenizes each string of
+    /// the expression alone, so `("hello" "__")` held an empty phrase, FTS5 left it out of the AND and the phrase
+    /// weights no longer fit: "SQL logic error" in `.allTerms`, `.prefix` and `near`.
+    func testConnectorPunctuationTokensAreValidQueriesInEveryMode() throws {
+        try database.create(table: "fz", of: FuzzDocument.self)
+        for (name, tokenizer) in zip(Self.indexNames, Self.tokenizers) {
+            try database.create(virtualTable: name, of: FuzzDocumentIndex.self, syncedWith: "fz", tokenizer: tokenizer)
+        }
+        try database.insert(objects: [
+            FuzzDocument(id: 1, title: "hello world", body: "snake_case and hello__there"),
+            FuzzDocument(id: 2, title: "goodbye", body: "hello ‿ tie and ＿ fullwidth, hello __ there"),
+            FuzzDocument(id: 3, title: "北京", body: "北京大学 hello"),
+        ], intoTable: "fz")
+        let connectors = ["_", "__", "‿", "‿‿", "⁀⁀", "⁔⁔", "︳︳", "︴︴", "﹍﹍", "﹎﹎", "﹏﹏", "＿＿", "_‿⁀⁔︳︴﹍﹎﹏＿"]
+        let texts = connectors.flatMap { ["hello \($0)", "\($0) hello", "hello \($0) world", "北京 \($0)", $0] } + ["hello_ ‿‿", "hel‿lo"]
+        let modes: [SearchQuery.Mode?] = [.allTerms, .anyTerm, .phrase, .prefix, nil]  // nil: near
+        var failures: [String] = [], compared = 0
+        for (index, tokenizer) in zip(Self.indexNames, Self.tokenizers) {
+            for text in texts {
+                for mode in modes {
+                    let query = mode.map { SearchQuery(text, mode: $0) } ?? SearchQuery.near(text)
+                    let label = "\(index) \(String(reflecting: text)) \(mode.map { "\($0)" } ?? "near")"
+                    do {
+                        let found = try ids(query, index)
+                        // Connector punctuation without a token of its own adds no condition: the word alone finds
+                        // the same rows. (sift_icu folds ︳ to _ and keeps "︳︳" as the token "__" even alone; trigram
+                        // searches a short word together with its neighbour, as a substring.)
+                        let arguments = database.declaredTokenize(tokenizer).split(separator: " ").map(String.init)
+                        if tokenizer != "trigram", let mode, mode != .phrase,
+                           let connector = connectors.first(where: { text == "hello \($0)" }),
+                           try database.tokenize(connector, with: arguments, reason: .query).isEmpty {
+                            XCTAssertEqual(found, try ids(SearchQuery("hello", mode: mode), index), label)
+                            compared += 1
+                        }
+                    } catch {
+                        failures.append("\(label): \(error)")
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(failures, [], failures.joined(separator: "\n"))
+        XCTAssertGreaterThan(compared, 40, "most connectors have no token of their own")
+        // A phrase copied from a document finds it: the connector stays between its words.
+        for index in Self.indexNames {
+            XCTAssertTrue(try ids(SearchQuery("hello __ there", mode: .phrase), index).contains(2), index)
+        }
+    }
+
+    private func ids(_ query: SearchQuery, _ index: String) throws -> [Int] {
+        let results: SearchResults<FuzzDocument> = try database.search(query, in: index)
+        return results.hits.map(\.object.id).sorted()
+    }
+
     /// Whether `sequence` holds `phrase` as consecutive tokens.
     static func contains(_ sequence: [String], _ phrase: [String]) -> Bool {
         guard !phrase.isEmpty, phrase.count <= sequence.count else { return false }
