@@ -128,6 +128,15 @@ final class SearchQueryTests: XCTestCase {
                   #"("hello") NOT ("x")"#, spans: Spans.contextual)
     }
 
+    func testAnNGramPhraseIsTheSubstringAsTyped() throws {
+        // Each word holds grams of its own: separate strings in every mode but .phrase, which keeps the white space.
+        for space in ["  ", "\t", "\u{2028}\u{2028}", " \n "] {
+            let text = "quick" + space + "fox"
+            try check(SearchQuery(text), .all([.string("quick"), .string("fox")]), #"("quick" "fox")"#, spans: Spans.trigrams)
+            try check(SearchQuery(text, mode: .phrase), .all([.string(text)]), "(\"\(text)\")", spans: Spans.trigrams)
+        }
+    }
+
     func testSpansInsideACharacterAreWidenedToWholeCharacters() throws {
         // Ɐ is E2 B1 AF: "xⱯy" is x at 0, Ɐ at 1..<4, y at 4.
         XCTAssertEqual(try SearchQuery.segments("xⱯy", Spans.fixed([2..<5])), [word("Ɐy")])
