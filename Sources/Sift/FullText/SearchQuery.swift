@@ -119,7 +119,8 @@ public struct SearchQuery: Sendable, Hashable {
             tree = .trusted(expression)
         case .text(let text, let mode):
             // Stopwords go before the cap of maxTerms words, so a long question keeps more of its other words.
-            var segments = try SearchQuery.segments(text, spans, skipping: mode == .anyTerm ? stopwords : [])
+            // A phrase is one string, tokenized as a whole like the text it was copied from: its words stay together.
+            var segments = try SearchQuery.segments(text, spans, skipping: mode == .anyTerm ? stopwords : [], phrase: mode == .phrase)
             if segments.isEmpty && mode == .anyTerm && !stopwords.isEmpty { segments = try SearchQuery.segments(text, spans) }
             guard !segments.isEmpty else { return nil }
             var terms: [(term: FTS5Expression, count: Double)]
@@ -213,9 +214,12 @@ public struct SearchQuery: Sendable, Hashable {
 
     /// The pieces of `text` the tokenizer finds: overlapping pieces merged (n-gram tokenizers) and touching
     /// CJK pieces joined into one run (per-character tokenizers), at most `maxTerms`, leaving out the words
-    /// whose lower-case text is one of `stopwords`.
+    /// whose lower-case text is one of `stopwords`. Each segment is to be an FTS5 string of its own, so only those the
+    /// tokenizer finds a token in when given the segment alone are kept; with `phrase` the segments are to be joined
+    /// into one string, which FTS5 tokenizes as a whole: an n-gram tokenizer's run keeps its words together, as
+    /// typed, and a segment needs no token of its own.
     static func segments(_ text: String, _ spans: (String) throws -> [Range<Int>],
-                         skipping stopwords: Set<String> = []) throws -> [Segment] {
+                         skipping stopwords: Set<String> = [], phrase: Bool = false) throws -> [Segment] {
         // NUL would end the expression early inside FTS5's parser; it is a separator like any control character.
         // (Bytes, not `Character`s: NUL followed by a combining mark is one `Character`.)
         var utf8 = Array(text.utf8)
@@ -252,16 +256,24 @@ public struct SearchQuery: Sendable, Hashable {
         // An n-gram tokenizer's grams run across spaces ("ck f", "k fo"), which merges every word into one
         // segment: "quick fox" would become the substring "quick fox". Split such a segment back into its words
         // when each word holds whole grams of its own (shorter words cannot be searched alone: they stay joined).
+        // A phrase keeps the run: it is the substring as typed, with whatever white space is between its words.
         merged = merged.flatMap { run -> [Run] in
-            guard run.parts.count == 1, run.spans.count > 1 else { return [run] }
+            guard !phrase, run.parts.count == 1, run.spans.count > 1 else { return [run] }
             let words = SearchQuery.words(in: run.range, of: utf8)
             guard words.count > 1,
                   words.allSatisfy({ word in run.spans.contains { word.contains($0.lowerBound) && $0.upperBound <= word.upperBound } })
             else { return [run] }
             return words.map { Run($0, cjk: isCJK($0)) }
         }
-        if merged.count > maxTerms { merged.removeLast(merged.count - maxTerms) }
         func piece(_ range: Range<Int>) -> String { String(decoding: utf8[range], as: UTF8.self) }
+        // FTS5 tokenizes each string of the expression on its own, and a tokenizer may find a token in a text that
+        // the same piece alone does not hold: after a word, ICU's word breaker makes "__" or "‿‿" (connector
+        // punctuation) a word of its own, which sift_icu keeps; alone it is punctuation and dropped. Such a string
+        // is an empty phrase, and FTS5 leaves an empty phrase out of an AND or a NEAR group and numbers the
+        // phrases after it one lower, so the query's phrase weights no longer fit its phrases (a step error).
+        // So a segment that becomes a string of its own must hold a token on its own.
+        if !phrase { merged = try merged.filter { run in try spans(piece(run.range)).contains { !$0.isEmpty } } }
+        if merged.count > maxTerms { merged.removeLast(merged.count - maxTerms) }
         return merged.map { Segment(text: piece($0.range), isCJK: $0.cjk, parts: $0.parts.map(piece)) }
     }
 

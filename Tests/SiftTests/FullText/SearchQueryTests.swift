@@ -28,6 +28,14 @@ enum Spans {
         return (0...(ranges.count - 3)).map { ranges[$0].lowerBound..<ranges[$0 + 2].upperBound }
     }
 
+    /// A tokenizer whose tokens depend on their neighbours, as `sift_icu`'s on connector punctuation: space-separated
+    /// words, where a word of underscores only is a token in a text that holds a letter and nothing alone.
+    static func contextual(_ text: String) -> [Range<Int>] {
+        let letters = text.unicodeScalars.contains { $0.properties.isAlphabetic }
+        let bytes = Array(text.utf8)
+        return spaceSeparated(text).filter { letters || !bytes[$0].allSatisfy { $0 == UInt8(ascii: "_") } }
+    }
+
     /// These spans, whatever the text.
     static func fixed(_ spans: [Range<Int>]) -> (String) -> [Range<Int>] { { _ in spans } }
 
@@ -103,6 +111,30 @@ final class SearchQueryTests: XCTestCase {
         XCTAssertEqual(try SearchQuery.segments("ab", Spans.trigrams), [], "too short for a trigram")
         // An overlapping span extends the last part of a per-character run.
         XCTAssertEqual(try SearchQuery.segments("北京大", Spans.fixed([0..<3, 3..<6, 3..<9])), [run("北", "京大")])
+    }
+
+    func testSegmentsWithoutATokenOfTheirOwnAreLeftOut() throws {
+        // FTS5 tokenizes each string alone: "__" would be an empty phrase, which FTS5 leaves out of an AND or NEAR.
+        XCTAssertEqual(try SearchQuery.segments("hello __ world", Spans.contextual), [word("hello"), word("world")])
+        XCTAssertEqual(try SearchQuery.segments("__ __", Spans.contextual), [])
+        try check(SearchQuery("hello __"), .all([.string("hello")]), #"("hello")"#, spans: Spans.contextual)
+        try check(SearchQuery("hello __", mode: .prefix), .all([.prefix("hello")]), #"("hello"*)"#, spans: Spans.contextual)
+        try check(SearchQuery.near("hello __ world"), .near(["hello", "world"], distance: 10), #"(NEAR("hello" "world", 10))"#,
+                  spans: Spans.contextual)
+        // A phrase is tokenized as a whole, as the text it was copied from: "__" stays between its words.
+        try check(SearchQuery("hello __ world", mode: .phrase), .all([.string("hello __ world")]), #"("hello __ world")"#,
+                  spans: Spans.contextual)
+        try check(SearchQuery("hello", excluding: "x __"), .excluding(.all([.string("hello")]), .any([.string("x")])),
+                  #"("hello") NOT ("x")"#, spans: Spans.contextual)
+    }
+
+    func testAnNGramPhraseIsTheSubstringAsTyped() throws {
+        // Each word holds grams of its own: separate strings in every mode but .phrase, which keeps the white space.
+        for space in ["  ", "\t", "\u{2028}\u{2028}", " \n "] {
+            let text = "quick" + space + "fox"
+            try check(SearchQuery(text), .all([.string("quick"), .string("fox")]), #"("quick" "fox")"#, spans: Spans.trigrams)
+            try check(SearchQuery(text, mode: .phrase), .all([.string(text)]), "(\"\(text)\")", spans: Spans.trigrams)
+        }
     }
 
     func testSpansInsideACharacterAreWidenedToWholeCharacters() throws {
