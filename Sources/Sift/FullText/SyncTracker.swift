@@ -21,16 +21,12 @@ final class SyncTracker {
     final class TargetStatements {
         var insert: OpaquePointer?
         var delete: OpaquePointer?
-        /// Reads the impacts' layout (`TopKImpacts.metaReader`); nil when the index has none (`impactsLooked`:
-        /// whether that was looked up).
-        var readMeta: OpaquePointer?
-        var impactsLooked = false
-        /// Keeps the impacts exact through row changes at or below their watermark, made on first use.
-        var follower: TopKImpacts.RowFollower?
+        /// What the index's score bounds are told of its row changes (the bounds' one interface for them).
+        let bounds: IndexBoundsFollower
+        init(_ index: SyncedIndex) { bounds = IndexBoundsFollower(index) }
         deinit {
             sqlite3_finalize(insert)
             sqlite3_finalize(delete)
-            sqlite3_finalize(readMeta)
         }
     }
 
@@ -84,7 +80,7 @@ final class SyncTracker {
                 let positions = index.columns.compactMap { column in names.firstIndex(of: column).map(Int32.init) }
                 guard positions.count == index.columns.count else { continue }
                 loaded.append(Target(index: index, name: Array(index.content.utf8CString), positions: positions,
-                                     statements: TargetStatements()))
+                                     statements: TargetStatements(index)))
             }
         }
         let wasActive = isActive
@@ -197,11 +193,7 @@ final class SyncTracker {
 
     func flush(on handle: Handle) throws {
         defer { discardPending() }
-        var extending: Set<Int> = []
-        // Per target, the impacts' layout when they are valid (read once per flush: another connection may have
-        // moved the watermark since the last), and the changes of rows at or below the watermark, which they follow.
-        var metas: [Int: TopKImpacts.Meta?] = [:]
-        var following: [Int: TopKImpacts.RowChanges] = [:]
+        var touched: Set<Int> = []
         for change in pending {
             let target = targets[change.target]
             let statements = target.statements
@@ -215,52 +207,20 @@ final class SyncTracker {
                     try apply(insert, change.newRowid, change.start + change.oldCount, change.newCount, on: handle)
                 }
             }
-            if !statements.impactsLooked {
-                statements.impactsLooked = true
-                // Unobserved: an observed step here would flush the changes being applied again.
-                statements.readMeta = try TopKImpacts.metaReader(target.index.index, on: handle)
-            }
-            guard let read = statements.readMeta else { continue }
-            if metas[change.target] == nil { metas[change.target] = try TopKImpacts.readMeta(read, on: handle) }
-            guard let watermark = (metas[change.target] ?? nil)?.watermark else { continue }
-            // Rows at rowid 0 or below, like those above the watermark, are the impacts' tail.
-            if change.oldCount > 0 && change.oldRowid >= 1 && change.oldRowid <= watermark {
-                follow(change.oldRowid, added: false, change.start, change.oldCount, into: &following[change.target, default: .init()])
-            }
-            if change.newCount > 0 && change.newRowid <= watermark {
-                if change.newRowid >= 1 {
-                    follow(change.newRowid, added: true, change.start + change.oldCount, change.newCount,
-                           into: &following[change.target, default: .init()])
-                }
-            } else if change.newCount > 0, change.newRowid - watermark > TopKImpacts.tailRows(watermark: watermark, on: handle) {
-                extending.insert(change.target)
-            }
+            // The row's text as FTS5 indexed it: the old values, then the new ones.
+            try statements.bounds.rowChanged(old: change.oldCount > 0 ? change.oldRowid : nil,
+                                             new: change.newCount > 0 ? change.newRowid : nil,
+                                             columns: target.positions.count, text: { side, column in
+                let at = change.start + (side == 0 ? 0 : change.oldCount) + column
+                guard let value = values[at], sqlite3_value_type(value) != SQLITE_NULL,
+                      let text = sqlite3_value_text(value) else { return nil }
+                return UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
+            }, on: handle)
+            touched.insert(change.target)
         }
-        // The impacts follow the changes, and rows inserted one by one join them once their tail is long enough
-        // (in this transaction, after the changes are applied: making a follower and extending step observed
-        // statements).
+        // The bounds follow once the changes are applied (what they step is observed: the recorded values go first).
         discardPending()
-        for (t, changes) in following {
-            guard let meta = metas[t] ?? nil else { continue }
-            let statements = targets[t].statements
-            // Made again when the impacts may have been built anew since (their listed terms change then).
-            if try statements.follower?.schemaVersion != handle.schemaVersion() {
-                statements.follower = try TopKImpacts.RowFollower(targets[t].index, on: handle)
-            }
-            try statements.follower?.follow(changes, meta, on: handle)
-        }
-        for t in extending { try TopKImpacts.extend(targets[t].index, on: handle) }
-    }
-
-    /// Adds the row at `rowid` whose text is `count` recorded values from `start` (as FTS5 reads them) to the
-    /// changes the impacts follow.
-    private func follow(_ rowid: Int64, added: Bool, _ start: Int, _ count: Int, into changes: inout TopKImpacts.RowChanges) {
-        changes.added.append(added)
-        changes.rows.append(rowid, columns: count) { c in
-            guard let value = values[start + c], sqlite3_value_type(value) != SQLITE_NULL,
-                  let text = sqlite3_value_text(value) else { return nil }
-            return UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
-        }
+        for t in touched { try targets[t].statements.bounds.statementApplied(on: handle) }
     }
 
     private func apply(_ stmt: OpaquePointer, _ rowid: Int64, _ start: Int, _ count: Int, on handle: Handle) throws {
@@ -311,11 +271,7 @@ final class SyncTracker {
                 }
             }
             try impacts.finish(on: handle)
-            // It may have created them: look again at the next change.
-            sqlite3_finalize(target.statements.readMeta)
-            target.statements.readMeta = nil
-            target.statements.follower = nil
-            target.statements.impactsLooked = false
+            target.statements.bounds.bulkLoaded()
         }
     }
 
