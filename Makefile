@@ -1,5 +1,5 @@
 # The README's commands. Each installs the Debian packages Sift links first (scripts/install-deps.sh).
-.PHONY: demo test tsan docs deps
+.PHONY: demo test tsan asan fuzz docs deps
 
 deps:
 	@scripts/install-deps.sh
@@ -16,6 +16,17 @@ test: deps
 # The library's tests (the concurrency tests among them) under Thread Sanitizer, in a build folder of its own.
 tsan: deps
 	swift test --sanitize=thread --scratch-path .build-tsan --filter 'SiftTests\.'
+
+# The library's tests under AddressSanitizer (the C targets compiled with it too: SiftRank's decoders, SiftSnippet,
+# SiftCipher), in a build folder of its own. Memory errors only: on Linux XCTest keeps every test case (and what they
+# hold) and Foundation's file reads keep their buffers, so LeakSanitizer would report theirs; `make fuzz` checks the
+# C decoders for leaks.
+asan: deps
+	ASAN_OPTIONS=detect_leaks=0 swift test --sanitize=address --scratch-path .build-asan --filter 'SiftTests\.'
+
+# libFuzzer targets for SiftRank's decoders (Tests/Fuzz), each run for a bounded time under ASan and UBSan.
+fuzz: deps
+	Tests/Fuzz/run.sh
 
 # The DocC documentation of Sift and SiftICU (Sources/*/*.docc), warnings as errors, into .build/plugins/Swift-DocC.
 # Browse it with `swift package --disable-sandbox preview-documentation --target Sift`.

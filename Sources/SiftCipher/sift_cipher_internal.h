@@ -8,12 +8,11 @@
 #define SIFT_CIPHER_IV_SIZE 16
 #define SIFT_CIPHER_HMAC_SIZE 64
 
-/// The keys for one salt. Immutable once made; lives as long as its context.
+/// The keys for one salt. Handed out by value: a context's cache evicts, so no one keeps a pointer into it.
 typedef struct sift_keyset {
     unsigned char salt[SIFT_CIPHER_SALT_SIZE];
     unsigned char key[SIFT_CIPHER_KEY_SIZE];
     unsigned char hmac_key[SIFT_CIPHER_KEY_SIZE];
-    struct sift_keyset *next;
 } sift_keyset;
 
 /// libcrypto state for one open file (used by one connection, so by one thread at a time).
@@ -21,13 +20,16 @@ typedef struct sift_page_crypto {
     EVP_CIPHER_CTX *encrypt;
     EVP_CIPHER_CTX *decrypt;
     EVP_MAC_CTX *mac;
-    const sift_keyset *loaded;
+    int loaded;               /// whether `keys` are the keys loaded in the three contexts
+    sift_keyset keys;
 } sift_page_crypto;
 
-/// The keys for `salt`, derived on first request (once per context and salt); NULL when libcrypto fails.
-const sift_keyset *sift_cipher_keys(sift_cipher *cipher, const unsigned char *salt);
-/// The keys a new (empty) file gets: a random salt chosen once per context, or the raw key's salt.
-const sift_keyset *sift_cipher_new_file_keys(sift_cipher *cipher);
+/// Copies the keys for `salt` into `out`: from the context's cache, else derived (and cached, evicting the least
+/// recently used of SIFT_CIPHER_KEY_CACHE salts). Returns 1, or 0 when libcrypto fails.
+int sift_cipher_keys(sift_cipher *cipher, const unsigned char *salt, sift_keyset *out);
+/// The keys a new (empty) file gets: a random salt chosen once per context, or the raw key's salt. Returns 1, or 0
+/// when libcrypto fails.
+int sift_cipher_new_file_keys(sift_cipher *cipher, sift_keyset *out);
 /// The context registered under `id`, with a reference the caller releases; NULL if none.
 sift_cipher *sift_cipher_retain_id(uint64_t id);
 

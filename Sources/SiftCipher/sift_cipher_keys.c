@@ -25,7 +25,11 @@ struct sift_cipher {
     pthread_mutex_t lock;       // guards what follows
     int has_new_salt;
     unsigned char new_salt[SIFT_CIPHER_SALT_SIZE];
-    sift_keyset *keysets;
+    // The keys of the salts met last: cache_used[i] is when entry i was last used (0: empty), on cache_clock.
+    sift_keyset cache[SIFT_CIPHER_KEY_CACHE];
+    uint64_t cache_used[SIFT_CIPHER_KEY_CACHE];
+    uint64_t cache_clock;
+    int derivations;
     struct sift_cipher *next_registered;
 };
 
@@ -133,12 +137,6 @@ sift_cipher *sift_cipher_create_raw(const void *key, int key_len, const void *sa
 }
 
 static void destroy(sift_cipher *c) {
-    for (sift_keyset *k = c->keysets; k != NULL;) {
-        sift_keyset *next = k->next;
-        OPENSSL_cleanse(k, sizeof *k);
-        free(k);
-        k = next;
-    }
     OPENSSL_cleanse(c->pass, (size_t)c->pass_len);
     free(c->pass);
     pthread_mutex_destroy(&c->lock);
@@ -175,8 +173,15 @@ uint64_t sift_cipher_id(const sift_cipher *c) { return c->id; }
 
 int sift_cipher_derivations(sift_cipher *c) {
     pthread_mutex_lock(&c->lock);
+    int count = c->derivations;
+    pthread_mutex_unlock(&c->lock);
+    return count;
+}
+
+int sift_cipher_cached_keys(sift_cipher *c) {
+    pthread_mutex_lock(&c->lock);
     int count = 0;
-    for (const sift_keyset *k = c->keysets; k != NULL; k = k->next) count++;
+    for (int i = 0; i < SIFT_CIPHER_KEY_CACHE; i++) count += c->cache_used[i] != 0;
     pthread_mutex_unlock(&c->lock);
     return count;
 }
@@ -202,38 +207,44 @@ static int derive(const sift_cipher *c, const unsigned char *salt, sift_keyset *
 }
 
 // Caller holds c->lock.
-static const sift_keyset *keys_locked(sift_cipher *c, const unsigned char *salt) {
+static int keys_locked(sift_cipher *c, const unsigned char *salt, sift_keyset *out) {
     // A raw key with its salt uses that salt whatever the file says (as SQLCipher does).
     if (c->raw_salt) salt = c->salt;
-    for (sift_keyset *k = c->keysets; k != NULL; k = k->next) {
-        if (memcmp(k->salt, salt, SIFT_CIPHER_SALT_SIZE) == 0) return k;
+    int victim = 0;
+    for (int i = 0; i < SIFT_CIPHER_KEY_CACHE; i++) {
+        if (c->cache_used[i] != 0 && memcmp(c->cache[i].salt, salt, SIFT_CIPHER_SALT_SIZE) == 0) {
+            c->cache_used[i] = ++c->cache_clock;
+            *out = c->cache[i];
+            return 1;
+        }
+        if (c->cache_used[i] < c->cache_used[victim]) victim = i;
     }
-    sift_keyset *made = calloc(1, sizeof *made);
-    if (made == NULL) return NULL;
-    if (!derive(c, salt, made)) {
-        OPENSSL_cleanse(made, sizeof *made);
-        free(made);
-        return NULL;
+    sift_keyset made;
+    int ok = derive(c, salt, &made);
+    c->derivations++;
+    if (ok) {
+        c->cache[victim] = made;
+        c->cache_used[victim] = ++c->cache_clock;
+        *out = made;
     }
-    made->next = c->keysets;
-    c->keysets = made;
-    return made;
+    OPENSSL_cleanse(&made, sizeof made);
+    return ok;
 }
 
-const sift_keyset *sift_cipher_keys(sift_cipher *c, const unsigned char *salt) {
+int sift_cipher_keys(sift_cipher *c, const unsigned char *salt, sift_keyset *out) {
     pthread_mutex_lock(&c->lock);
-    const sift_keyset *keys = keys_locked(c, salt);
+    int ok = keys_locked(c, salt, out);
     pthread_mutex_unlock(&c->lock);
-    return keys;
+    return ok;
 }
 
-const sift_keyset *sift_cipher_new_file_keys(sift_cipher *c) {
+int sift_cipher_new_file_keys(sift_cipher *c, sift_keyset *out) {
     pthread_mutex_lock(&c->lock);
-    const sift_keyset *keys = NULL;
+    int ok = 0;
     if (!c->has_new_salt && RAND_bytes(c->new_salt, SIFT_CIPHER_SALT_SIZE) == 1) c->has_new_salt = 1;
-    if (c->has_new_salt) keys = keys_locked(c, c->new_salt);
+    if (c->has_new_salt) ok = keys_locked(c, c->new_salt, out);
     pthread_mutex_unlock(&c->lock);
-    return keys;
+    return ok;
 }
 
 // MARK: - Pages
@@ -248,13 +259,13 @@ static void fetch_algorithms(void) {
 }
 
 static int load(sift_page_crypto *p, const sift_keyset *keys) {
-    if (p->loaded == keys) return 1;
+    if (p->loaded && memcmp(&p->keys, keys, sizeof *keys) == 0) return 1;
     pthread_once(&fetch_once, fetch_algorithms);
     if (fetched_cipher == NULL || fetched_mac == NULL) return 0;
     if (p->encrypt == NULL && (p->encrypt = EVP_CIPHER_CTX_new()) == NULL) return 0;
     if (p->decrypt == NULL && (p->decrypt = EVP_CIPHER_CTX_new()) == NULL) return 0;
     if (p->mac == NULL && (p->mac = EVP_MAC_CTX_new(fetched_mac)) == NULL) return 0;
-    p->loaded = NULL;
+    p->loaded = 0;
     OSSL_PARAM params[] = {
         OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, "SHA512", 0),
         OSSL_PARAM_construct_end(),
@@ -264,7 +275,8 @@ static int load(sift_page_crypto *p, const sift_keyset *keys) {
         || EVP_MAC_init(p->mac, keys->hmac_key, SIFT_CIPHER_KEY_SIZE, params) != 1) {
         return 0;
     }
-    p->loaded = keys;
+    p->keys = *keys;
+    p->loaded = 1;
     return 1;
 }
 
@@ -272,7 +284,7 @@ void sift_page_crypto_free(sift_page_crypto *p) {
     EVP_CIPHER_CTX_free(p->encrypt);
     EVP_CIPHER_CTX_free(p->decrypt);
     EVP_MAC_CTX_free(p->mac);
-    memset(p, 0, sizeof *p);
+    OPENSSL_cleanse(p, sizeof *p);
 }
 
 // HMAC-SHA512 over `data` (ciphertext + IV) and the page number, little-endian.
@@ -330,7 +342,7 @@ int sift_page_decrypt(sift_page_crypto *p, const sift_keyset *keys, uint32_t pgn
 
 struct sift_cipher_pages {
     sift_cipher *cipher;
-    const sift_keyset *keys;
+    sift_keyset keys;
     sift_page_crypto crypto;
 };
 
@@ -339,8 +351,7 @@ sift_cipher_pages *sift_cipher_pages_create(sift_cipher *cipher, const void *sal
     sift_cipher_pages *pages = calloc(1, sizeof *pages);
     if (pages == NULL) return NULL;
     pages->cipher = sift_cipher_retain_id(cipher->id);
-    pages->keys = pages->cipher ? sift_cipher_keys(pages->cipher, salt) : NULL;
-    if (pages->keys == NULL) {
+    if (pages->cipher == NULL || !sift_cipher_keys(pages->cipher, salt, &pages->keys)) {
         sift_cipher_pages_free(pages);
         return NULL;
     }
@@ -348,12 +359,13 @@ sift_cipher_pages *sift_cipher_pages_create(sift_cipher *cipher, const void *sal
 }
 
 int sift_cipher_pages_decrypt(sift_cipher_pages *pages, uint32_t pgno, const void *in, void *out) {
-    return sift_page_decrypt(&pages->crypto, pages->keys, pgno, pages->cipher->page_size, in, out);
+    return sift_page_decrypt(&pages->crypto, &pages->keys, pgno, pages->cipher->page_size, in, out);
 }
 
 void sift_cipher_pages_free(sift_cipher_pages *pages) {
     if (pages == NULL) return;
     sift_page_crypto_free(&pages->crypto);
     sift_cipher_release(pages->cipher);
+    OPENSSL_cleanse(pages, sizeof *pages);
     free(pages);
 }

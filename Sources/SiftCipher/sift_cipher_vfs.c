@@ -18,7 +18,9 @@ typedef struct cipher_file {
     int page_size;
     sift_cipher *cipher;        // retained by a main file, borrowed by its WAL and journal
     struct cipher_file *main;   // for a WAL or journal, the main database file it belongs to
-    const sift_keyset *keys;    // for a main file, the keys of its salt once known
+    int has_keys;               // for a main file: `keys` are the keys of its salt, once known
+    sift_keyset keys;
+    int foreign_salts;          // for a main file: salts page 1 brought from its WAL or journal while it had none
     sift_page_crypto crypto;
     unsigned char *page;        // scratch page
     // WAL: the page number of the frame header written last, for the frame data written next.
@@ -28,7 +30,8 @@ typedef struct cipher_file {
     // writes it to the main file unchanged: the main file then gets the WAL's ciphertext, not a second encryption.
     unsigned char *last_plain, *last_cipher;
     uint32_t last_pgno;
-    const sift_keyset *last_keys;
+    int last_valid;             // whether last_plain and last_cipher hold that page, encrypted with last_salt's keys
+    unsigned char last_salt[SIFT_CIPHER_SALT_SIZE];
     // Main file: its WAL while open.
     struct cipher_file *wal;
     // Memory files.
@@ -63,40 +66,77 @@ static cipher_file *owner(cipher_file *f) { return f->kind == KIND_MAIN ? f : f-
 // The keys of the main file's salt: read from its first bytes, or a new file's salt when it is empty.
 static const sift_keyset *main_keys(cipher_file *f) {
     cipher_file *m = owner(f);
-    if (m->keys) return m->keys;
+    if (m->has_keys) return &m->keys;
     sqlite3_int64 size = 0;
     unsigned char salt[SIFT_CIPHER_SALT_SIZE];
     if (m->real->pMethods->xFileSize(m->real, &size) != SQLITE_OK) return NULL;
     if (size >= SIFT_CIPHER_SALT_SIZE && real_read(m, salt, sizeof salt, 0) == SQLITE_OK) {
-        m->keys = sift_cipher_keys(m->cipher, salt);
+        m->has_keys = sift_cipher_keys(m->cipher, salt, &m->keys);
     } else {
-        m->keys = sift_cipher_new_file_keys(m->cipher);
+        m->has_keys = sift_cipher_new_file_keys(m->cipher, &m->keys);
     }
-    if (m->keys == NULL) sift_cipher_fail(SIFT_CIPHER_CRYPTO, 0);
-    return m->keys;
+    if (!m->has_keys) sift_cipher_fail(SIFT_CIPHER_CRYPTO, 0);
+    return m->has_keys ? &m->keys : NULL;
 }
 
-// The keys for page 1 as read: its first 16 bytes are the salt.
-static const sift_keyset *page_one_keys(cipher_file *f, const unsigned char *page) {
+// How many salts page 1 may bring from the WAL or journal of a main file that has none yet, per open: one is
+// the database's (its pages are all in the WAL until the first checkpoint), the rest are not worth a derivation.
+#define FOREIGN_SALTS 2
+
+// The keys for page 1 as read (its first 16 bytes are the salt): the main file's, or copied into `out`. NULL when
+// libcrypto fails, or (*refused set) for a copy of page 1 in the WAL or journal whose salt is not the main file's:
+// every page is encrypted with the main file's keys, so such a copy cannot authenticate, and deriving keys for
+// the salt of each such frame would cost 256,000 PBKDF2 iterations a frame to whoever wrote the file. Only while
+// the main file is empty may page 1 bring its salt, and at most FOREIGN_SALTS of them per open.
+static const sift_keyset *page_one_keys(cipher_file *f, const unsigned char *page, sift_keyset *out, int *refused) {
     cipher_file *m = owner(f);
-    if (m->keys && memcmp(m->keys->salt, page, SIFT_CIPHER_SALT_SIZE) == 0) return m->keys;
-    const sift_keyset *keys = sift_cipher_keys(m->cipher, page);
-    if (keys == NULL) sift_cipher_fail(SIFT_CIPHER_CRYPTO, 1);
-    else m->keys = keys;
-    return keys;
+    *refused = 0;
+    if (m->has_keys && memcmp(m->keys.salt, page, SIFT_CIPHER_SALT_SIZE) == 0) return &m->keys;
+    // A raw key with its salt derives nothing from the salt read (and reads a file whose salt bytes are lost).
+    if (f->kind != KIND_MAIN && !sift_cipher_has_salt(m->cipher)) {
+        sqlite3_int64 size = 0;
+        unsigned char salt[SIFT_CIPHER_SALT_SIZE];
+        if (m->real->pMethods->xFileSize(m->real, &size) == SQLITE_OK && size >= SIFT_CIPHER_SALT_SIZE) {
+            *refused = real_read(m, salt, sizeof salt, 0) != SQLITE_OK
+                || memcmp(salt, page, SIFT_CIPHER_SALT_SIZE) != 0;
+        } else {
+            *refused = m->foreign_salts >= FOREIGN_SALTS;
+            if (!*refused) m->foreign_salts++;
+        }
+        if (*refused) return NULL;
+    }
+    if (!sift_cipher_keys(m->cipher, page, out)) {
+        sift_cipher_fail(SIFT_CIPHER_CRYPTO, 1);
+        return NULL;
+    }
+    return out;
 }
 
-// Decrypts one page read into `page` (in place). Returns SQLITE_OK, or the error for SQLite.
+// Decrypts one page read into `page` (in place). Returns SQLITE_OK, or the error for SQLite; on success the salt
+// of the keys used goes to `used_salt` (NULL: not wanted).
 // `tolerant`: a page that does not authenticate reads as zeros (a frame or journal record SQLite is about to
 // reject by its own checksum: torn by a crash, or left from an earlier generation of the file).
-static int decrypt_page(cipher_file *f, uint32_t pgno, unsigned char *page, int tolerant) {
+static int decrypt_page(cipher_file *f, uint32_t pgno, unsigned char *page, int tolerant, unsigned char *used_salt) {
     if (pgno == 1 && f->kind == KIND_MAIN && memcmp(page, "SQLite format 3", SIFT_CIPHER_SALT_SIZE) == 0) {
         sift_cipher_fail(SIFT_CIPHER_NOT_ENCRYPTED, 1);
         return SQLITE_NOTADB;
     }
-    const sift_keyset *keys = pgno == 1 ? page_one_keys(f, page) : main_keys(f);
-    if (keys == NULL) return SQLITE_IOERR_READ;
-    int rc = sift_page_decrypt(&f->crypto, keys, pgno, f->page_size, page, page);
+    sift_keyset found;
+    int refused = 0;
+    const sift_keyset *keys = pgno == 1 ? page_one_keys(f, page, &found, &refused) : main_keys(f);
+    if (keys == NULL && !refused) return SQLITE_IOERR_READ;
+    // A refused salt is a page that does not authenticate.
+    int rc = keys ? sift_page_decrypt(&f->crypto, keys, pgno, f->page_size, page, page) : 1;
+    if (rc == 0) {
+        cipher_file *m = owner(f);
+        if (used_salt) memcpy(used_salt, keys->salt, SIFT_CIPHER_SALT_SIZE);
+        // Page 1 authenticated with its salt's keys: they are the main file's from now on.
+        if (keys == &found) {
+            m->keys = found;
+            m->has_keys = 1;
+        }
+    }
+    OPENSSL_cleanse(&found, sizeof found);
     if (rc == 0) return SQLITE_OK;
     if (rc < 0) {
         sift_cipher_fail(SIFT_CIPHER_CRYPTO, pgno);
@@ -144,7 +184,7 @@ static int main_read(cipher_file *f, unsigned char *out, int amt, sqlite3_int64 
         } else if (rc != SQLITE_OK) {
             return rc;
         } else {
-            rc = decrypt_page(f, (uint32_t)(index + 1), page, 0);
+            rc = decrypt_page(f, (uint32_t)(index + 1), page, 0, NULL);
             if (rc != SQLITE_OK) return rc;
             if (!whole) memcpy(out, page + within, (size_t)n);
         }
@@ -174,8 +214,10 @@ static int main_write(cipher_file *f, const unsigned char *in, int amt, sqlite3_
             }
         }
         cipher_file *wal = f->wal;
+        const sift_keyset *keys = main_keys(f);
         int rc;
-        if (wal && wal->last_keys && wal->last_pgno == pgno && wal->last_keys == main_keys(f)
+        if (wal && wal->last_valid && wal->last_pgno == pgno && keys
+            && memcmp(wal->last_salt, keys->salt, SIFT_CIPHER_SALT_SIZE) == 0
             && memcmp(wal->last_plain, page, (size_t)ps) == 0) {
             rc = real_write(f, wal->last_cipher, ps, off + done);
         } else {
@@ -248,13 +290,13 @@ static int wal_io(cipher_file *f, unsigned char *buf, int amt, sqlite3_int64 off
                         int remember = whole && header_here != frame && f->last_cipher != NULL;
                         if (remember) {
                             memcpy(f->last_cipher, page, (size_t)ps);
-                            f->last_keys = NULL;
+                            f->last_valid = 0;
                         }
-                        rc = decrypt_page(f, pgno, page, header_here == frame);
+                        rc = decrypt_page(f, pgno, page, header_here == frame, remember ? f->last_salt : NULL);
                         if (rc == SQLITE_OK && remember) {
                             memcpy(f->last_plain, page, (size_t)ps);
                             f->last_pgno = pgno;
-                            f->last_keys = pgno == 1 ? owner(f)->keys : main_keys(f);
+                            f->last_valid = 1;
                         }
                         if (rc == SQLITE_OK && !whole) memcpy(buf, page + data, (size_t)n);
                     }
@@ -288,7 +330,7 @@ static int journal_read(cipher_file *f, unsigned char *buf, int amt, sqlite3_int
     rc = real_read(f, number, 4, off - 4);
     if (rc != SQLITE_OK) return rc;
     // A record SQLite would reject by its checksum (torn by a crash) reads as zeros.
-    return decrypt_page(f, read_be32(number), buf, 1);
+    return decrypt_page(f, read_be32(number), buf, 1, NULL);
 }
 
 static int journal_write(cipher_file *f, const unsigned char *buf, int amt, sqlite3_int64 off) {
@@ -314,6 +356,7 @@ static int cipher_close(sqlite3_file *file) {
         free(f->last_plain);
     }
     free(f->last_cipher);
+    OPENSSL_cleanse(&f->keys, sizeof f->keys);
     if (f->kind == KIND_WAL && f->main->wal == f) f->main->wal = NULL;
     if (f->kind == KIND_MAIN) sift_cipher_release(f->cipher);
     return rc;

@@ -38,24 +38,27 @@ static inline uint64_t leb128(const unsigned char **at, const unsigned char *end
 }
 
 /* Reads the postings' next row: moves `rowid` to it and puts its count in each column in `counts` (NULL: skips
-   them); 0 at their end. A distance of 0 and a distance past the largest rowid (damaged postings) end them. */
+   them); 0 at their end. A distance of 0 and a distance that would reach INT64_MAX (damaged postings) end them; a
+   count above INT32_MAX reads as INT32_MAX. */
 static inline int next_row(const unsigned char **at, const unsigned char *end, int columns, int64_t *rowid,
                            int32_t *counts) {
     if (*at >= end) return 0;
     uint64_t delta = leb128(at, end);
-    if (delta == 0 || delta >= (uint64_t)INT64_MAX - (uint64_t)*rowid) return 0;
-    *rowid += (int64_t)delta;
+    /* INT64_MAX - rowid, computed without overflow: any rowid, negative ones included, fits in 64 unsigned bits. */
+    uint64_t room = (uint64_t)INT64_MAX - (uint64_t)*rowid;
+    if (delta == 0 || delta >= room) return 0;
+    *rowid = (int64_t)((uint64_t)*rowid + delta);
     for (int i = 0; i < columns; i++) {
-        int32_t count = (int32_t)leb128(at, end);
-        if (counts) counts[i] = count;
+        uint64_t count = leb128(at, end);
+        if (counts) counts[i] = count > INT32_MAX ? INT32_MAX : (int32_t)count;
     }
     return 1;
 }
 
 int sift_postings_decode(const unsigned char *postings, int bytes, int columns, int64_t base, int64_t *rowids,
                          int32_t *counts, int *whole) {
-    *whole = 1;
-    if (!postings || bytes <= 0) return 0;
+    *whole = columns >= 0;
+    if (!postings || bytes <= 0 || columns < 0) return 0;
     const unsigned char *at = postings, *end = postings + bytes;
     int rows = 0;
     int64_t rowid = base;
@@ -168,10 +171,10 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
         cursor *c = &storage[t];
         c->at = postings[t];
         c->end = postings[t] ? postings[t] + (bytes[t] > 0 ? bytes[t] : 0) : NULL;
-        c->changed = changed;
-        c->changed_end = changed ? changed + changed_count : NULL;
-        c->extra = extras ? extras[t].rowids : NULL;
-        c->extra_end = extras && extras[t].rowids ? extras[t].rowids + extras[t].count : NULL;
+        c->changed = changed_count > 0 ? changed : NULL;
+        c->changed_end = c->changed ? changed + changed_count : NULL;
+        c->extra = extras && extras[t].count > 0 ? extras[t].rowids : NULL;
+        c->extra_end = c->extra ? c->extra + extras[t].count : NULL;
         c->extra_counts = extras ? extras[t].counts : NULL;
         c->stored = base;
         c->rows = 0;
@@ -187,9 +190,13 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
     int64_t block = -1, block_end = INT64_MIN;
     int block_skipped = 0, have_coefficients = 0;
     double coefficients[SIFT_POSTINGS_MAX_TERMS * MAX_COLUMNS];
-    int full = top->count >= top->capacity;
+    /* A collector of no rows keeps none: the rows are only counted. */
+    int keeps = top->capacity > 0;
+    int full = keeps && top->count >= top->capacity;
     double limit = full ? top->scores[top->capacity - 1] : 0;
     limit += 1e-9 * fmax(1, fabs(limit));
+    /* Impact blocks hold a byte and three per column: a stride too short for the query's columns means none. */
+    int blocks_fit = top->stride >= 1 + 3 * q->columns;
     for (;;) {
         int64_t rowid = INT64_MAX;
         int holding = 0;
@@ -199,9 +206,13 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
         for (int t = 0; t < q->terms; t++) holding += present[t] = cursors[t]->rowid == rowid;
         if (q->requires_all && holding < q->terms) goto next;
         top->matched++;
+        if (!keeps) goto next;
         if (rowid >= block_end) {
             block = top->block > 0 && rowid >= 0 ? rowid / top->block : -1;
-            block_end = block >= 0 ? (block + 1) * top->block : INT64_MAX;
+            /* The next block's first rowid, INT64_MAX when it would pass it (block * top->block <= rowid). */
+            block_end = block < 0 ? INT64_MAX
+                        : block * top->block <= INT64_MAX - top->block ? block * top->block + top->block
+                                                                      : INT64_MAX;
             have_coefficients = 0;
             block_skipped = full && top->block_bounds && block >= 0 && block < top->block_count &&
                             top->block_bounds[block] <= limit;
@@ -210,8 +221,11 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
         if (full) {
             if (!have_coefficients) {
                 for (int t = 0; t < q->terms; t++) {
-                    size_t at = (size_t)block * (size_t)top->stride;
-                    int known = block >= 0 && t < top->terms && top->blocks[t] && at + (size_t)top->stride <= top->bytes[t];
+                    /* The block's bytes, when the term's blocks reach it: its index is compared with their number
+                       before it is multiplied, so that a large rowid cannot wrap the offset around. */
+                    int known = block >= 0 && blocks_fit && t < top->terms && top->blocks[t] &&
+                                (uint64_t)block < top->bytes[t] / (size_t)top->stride;
+                    size_t at = known ? (size_t)block * (size_t)top->stride : 0;
                     for (int c = 0; c < q->columns; c++) {
                         int shortest = 1;
                         if (known && top->blocks[t][at + 1 + 3 * c] != 0)

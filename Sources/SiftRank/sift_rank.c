@@ -84,12 +84,17 @@ static int phrase_idf(const Fts5ExtensionApi *api, Fts5Context *fts, rank_query 
                       double *idf) {
     if (q->idf[p] < 0) {
         int given = q->given[p] >= 0 && (model != MODEL_INB2 || q->given_instances[p] >= 0);
-        sqlite3_int64 counts[2] = {given ? (sqlite3_int64)q->given[p] : 0, given ? (sqlite3_int64)q->given_instances[p] : 0};
-        int rc = given                 ? SQLITE_OK
-                 : model == MODEL_INB2 ? api->xQueryPhrase(fts, p, counts, count_row_instances)
-                                       : api->xQueryPhrase(fts, p, counts, count_row);
-        if (rc != SQLITE_OK) return rc;
-        q->idf[p] = sift_score_idf(model == MODEL_INB2, (double)q->rows, (double)counts[0], (double)counts[1]);
+        /* Given counts stay doubles: a caller's number may be beyond any integer type. */
+        double having = given ? q->given[p] : 0, instances = given ? q->given_instances[p] : 0;
+        if (!given) {
+            sqlite3_int64 counts[2] = {0, 0};
+            int rc = model == MODEL_INB2 ? api->xQueryPhrase(fts, p, counts, count_row_instances)
+                                         : api->xQueryPhrase(fts, p, counts, count_row);
+            if (rc != SQLITE_OK) return rc;
+            having = (double)counts[0];
+            instances = (double)counts[1];
+        }
+        q->idf[p] = sift_score_idf(model == MODEL_INB2, (double)q->rows, having, instances);
     }
     *idf = q->idf[p];
     return SQLITE_OK;
@@ -132,7 +137,7 @@ static int phrase_weights(sqlite3_context *context, const char *function, rank_q
         for (; *s >= '0' && *s <= '9'; s++) value = value * 10 + (*s - '0');
         if (*s == '.')
             for (s++; *s >= '0' && *s <= '9'; s++) value += (*s - '0') * (scale /= 10);
-        if (*s != ' ' && *s != 0) break;
+        if ((*s != ' ' && *s != 0) || !isfinite(value)) break;
         q->qtf[p] = value;
     }
     while (s && *s == ' ') s++;
@@ -173,8 +178,10 @@ static int phrase_counts(sqlite3_context *context, rank_query *q, sqlite3_value 
                 double instances = 0;
                 if (*++s < '0' || *s > '9') break;
                 for (; *s >= '0' && *s <= '9'; s++) instances = instances * 10 + (*s - '0');
+                if (!isfinite(instances)) break;
                 q->given_instances[p] = instances;
             }
+            if (!isfinite(n)) break;
         }
         if (*s != ' ' && *s != 0) break;
     }
@@ -347,6 +354,11 @@ static void sift_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     sqlite3_int64 rowid = api->xRowid(fts);
     sqlite3_int64 block = top->block > 0 && rowid >= 1 && rowid <= top->watermark ? rowid / top->block : -1;
     top->matched++;
+    /* A collector of no rows keeps none: the row is only counted. */
+    if (top->capacity < 1) {
+        sqlite3_result_int(context, 1);
+        return;
+    }
     int full = top->count >= top->capacity;
     /* Once full: a row bounded by the k-th score (within rounding) could at best tie with it. */
     double threshold = full ? top->scores[top->capacity - 1] : 0, limit = threshold + 1e-9 * fmax(1, fabs(threshold));
@@ -358,7 +370,9 @@ static void sift_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     rank_call call;
     if (!rank_setup(api, fts, context, argc - 2, argv, model, 1, &call)) return;
     rank_query *q = call.q;
+    /* Phrases before `ignored` have no blocks (a negative count ignores none). */
     int ignored = sqlite3_value_int(argv[argc - 2]);
+    if (ignored < 0) ignored = 0;
     double score = 0;
     int rc = row_counts(api, fts, q);
     if (rc == SQLITE_OK && full) {
@@ -366,14 +380,19 @@ static void sift_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
            with the shortest sizes its columns can have: one token, and no fewer than the shortest size among the
            rows of its block holding one of its terms there (the impacts). */
         int lengths[64];
+        /* Impact blocks hold a byte and three per column: a stride too short for the columns means none. */
+        int blocks_fit = top->stride >= 1 + 3 * columns;
         for (int c = 0; c < columns; c++) {
             int least = 1;
             for (int p = 0; p < q->phrases; p++) {
                 if (q->tf[p * columns + c] <= 0) continue;
                 int t = p - ignored;
-                if (block < 0 || t < 0 || t >= top->terms || !top->blocks[t]) continue;
+                if (block < 0 || !blocks_fit || t < 0 || t >= top->terms || !top->blocks[t]) continue;
+                /* The block's index is compared with the number of blocks before it is multiplied, so that a
+                   large rowid cannot wrap the offset around. */
+                if ((uint64_t)block >= top->bytes[t] / (size_t)top->stride) continue;
                 size_t at = (size_t)block * (size_t)top->stride;
-                if (at + (size_t)top->stride > top->bytes[t] || top->blocks[t][at + 1 + 3 * c] == 0) continue;
+                if (top->blocks[t][at + 1 + 3 * c] == 0) continue;
                 int shortest = 65535 - (top->blocks[t][at + 2 + 3 * c] | top->blocks[t][at + 3 + 3 * c] << 8);
                 if (shortest > least) least = shortest;
             }

@@ -97,7 +97,7 @@ struct sift_topk_terms {
     char **terms;
     int *lengths;
     int columns;          /* the width counts was allocated for */
-    int32_t *counts;      /* per term and column, this row's instances */
+    int32_t *counts;      /* per term (capacity of them) and column, this row's instances */
     uint8_t *is_touched;
     int32_t *touched;
     int touched_count;
@@ -109,10 +109,14 @@ static uint32_t sift_topk_hash(const char *bytes, int length) {
     return hash;
 }
 
+/* The most terms a set holds: its table keeps at least twice as many slots, at most 2^30. */
+#define MAX_TERMS (1 << 29)
+
 sift_topk_terms *sift_topk_terms_new(int capacity) {
     if (capacity < 1) capacity = 1;
+    if (capacity > MAX_TERMS) return NULL;
     uint32_t slots = 16;
-    while (slots < 2u * (uint32_t)capacity && slots < (1u << 30)) slots <<= 1;
+    while (slots < 2u * (uint32_t)capacity) slots <<= 1;
     sift_topk_terms *set = calloc(1, sizeof *set);
     if (!set) return NULL;
     set->capacity = capacity;
@@ -195,7 +199,8 @@ int sift_topk_collect_row(sift_topk_terms *set, void *tokenizer, const char *con
     if (!set || columns < 1 || columns > 64) return SQLITE_MISUSE;
     if (set->columns != columns) {
         free(set->counts);
-        set->counts = calloc((size_t)(set->count > 0 ? set->count : 1) * (size_t)columns, sizeof *set->counts);
+        /* Room for every term the set may hold, so that a term added after this row still has its counts. */
+        set->counts = calloc((size_t)set->capacity * (size_t)columns, sizeof *set->counts);
         set->columns = set->counts ? columns : 0;
         if (!set->counts) return SQLITE_NOMEM;
     }
@@ -216,9 +221,10 @@ int sift_topk_collect_row(sift_topk_terms *set, void *tokenizer, const char *con
         int32_t *counts = set->counts + (size_t)index * (size_t)columns;
         if (rc == SQLITE_OK) {
             indexes[k] = index;
+            int32_t *row_stats = stats + 2 * (size_t)columns * (size_t)k;
             for (int c = 0; c < columns; c++) {
-                stats[2 * columns * k + 2 * c] = counts[c];
-                stats[2 * columns * k + 2 * c + 1] = counts[c] > 0 ? sizes[c] : 0;
+                row_stats[2 * c] = counts[c];
+                row_stats[2 * c + 1] = counts[c] > 0 ? sizes[c] : 0;
             }
         }
         memset(counts, 0, sizeof *counts * (size_t)columns);

@@ -44,6 +44,10 @@ static int collect_token(void *context, int flags, const char *token, int length
     token_list *list = context;
     if (flags & FTS5_TOKEN_COLOCATED) return SQLITE_OK;
     if (list->count == list->capacity) {
+        if (list->capacity > (1 << 28)) {
+            list->failed = 1;
+            return SQLITE_NOMEM;
+        }
         int capacity = list->capacity ? list->capacity * 2 : 64;
         int *grown = sqlite3_realloc64(list->start, sizeof(int) * 4 * (sqlite3_uint64)capacity);
         if (!grown) {
@@ -60,7 +64,9 @@ static int collect_token(void *context, int flags, const char *token, int length
         list->char_end = grown + 3 * capacity;
         list->capacity = capacity;
     }
+    /* The tokenizer's offsets are not trusted: both ends are kept within the text. */
     if (start < 0) start = 0;
+    if (start > list->bytes) start = list->bytes;
     if (end > list->bytes) end = list->bytes;
     if (end < start) end = start;
     int i = list->count++;
@@ -208,6 +214,7 @@ static void sift_snippet(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_
         if (end > last) end = last;
         int open_at = list.start[begin], close_at = list.end[end];
         if (open_at < at) continue;
+        if (close_at < open_at) close_at = open_at; /* offsets out of order: the tokenizer's, not trusted */
         sqlite3_str_append(out, list.text + at, open_at - at);
         sqlite3_str_appendall(out, open);
         sqlite3_str_append(out, list.text + open_at, close_at - open_at);

@@ -18,6 +18,9 @@ public final class Handle: @unchecked Sendable {
     var hooks = TraceHooks()
     /// Open transaction levels: 0 none, 1 a transaction, more are savepoints.
     var transactionDepth = 0
+    /// The first error after which SQLite had rolled back the open transaction itself (an I/O error, a page
+    /// failing authentication): what its COMMIT reports, rather than "no transaction is active".
+    private var rollbackCause: SiftError?
     /// What watches this connection (see ``ConnectionObserver``); nil when no layer provides one.
     private(set) var observer: (any ConnectionObserver)?
     /// Whether steps call the observer; the observer turns it on when it has something to watch.
@@ -108,9 +111,11 @@ public final class Handle: @unchecked Sendable {
     func error(_ rc: Int32, sql: String?, operation: SiftError.Operation) -> SiftError {
         let extended = sqlite3_extended_errcode(raw)
         let message = String(cString: sqlite3_errmsg(raw))
-        return Handle.explain(SiftError(code: SiftError.Code(rawValue: rc), extendedCode: extended, message: message,
-                                        sql: sql, path: path, tag: pool.tag, operation: operation),
-                              path: path, encrypted: isEncrypted)
+        let error = Handle.explain(SiftError(code: SiftError.Code(rawValue: rc), extendedCode: extended, message: message,
+                                             sql: sql, path: path, tag: pool.tag, operation: operation),
+                                   path: path, encrypted: isEncrypted)
+        if transactionDepth > 0, rollbackCause == nil, sqlite3_get_autocommit(raw) != 0 { rollbackCause = error }
+        return error
     }
 
     /// `error` with its cipher failure (wrong key, missing key, tampering), if it has one.
@@ -369,6 +374,7 @@ public final class Handle: @unchecked Sendable {
 
     func beginTransaction() throws {
         if transactionDepth == 0 {
+            rollbackCause = nil
             // IMMEDIATE takes the write lock now, so a later write cannot fail with a deadlock-style BUSY.
             try execute("BEGIN IMMEDIATE")
         } else {
@@ -379,6 +385,8 @@ public final class Handle: @unchecked Sendable {
 
     func commitTransaction() throws {
         precondition(transactionDepth > 0)
+        // SQLite rolled the transaction back on an error the caller may have handled: that error, not COMMIT's.
+        if let rollbackCause, sqlite3_get_autocommit(raw) != 0 { throw rollbackCause }
         if transactionDepth == 1 {
             try execute("COMMIT")
         } else {

@@ -29,7 +29,11 @@ extern "C" {
 /// Size of the AES-256 key.
 #define SIFT_CIPHER_KEY_SIZE 32
 
-/// A key context: a passphrase (or raw key) and the keys derived from it, one derivation per salt.
+/// How many salts' keys a key context keeps: a derivation costs 256,000 PBKDF2 iterations, and a file has one salt.
+#define SIFT_CIPHER_KEY_CACHE 8
+
+/// A key context: a passphrase (or raw key) and the keys derived from it, one derivation per salt (the keys of at
+/// most SIFT_CIPHER_KEY_CACHE salts are kept, the least recently used evicted).
 typedef struct sift_cipher sift_cipher;
 
 /// Why the last cipher operation on this thread failed.
@@ -67,8 +71,12 @@ uint64_t sift_cipher_id(const sift_cipher *cipher);
 /// The context's page size.
 int sift_cipher_page_size(const sift_cipher *cipher);
 
-/// How many key derivations the context has run (one per salt met): the KDF is paid once per context.
+/// How many key derivations the context has run (one per salt met, and again for a salt met after its keys were
+/// evicted): the KDF is paid once per context and file.
 int sift_cipher_derivations(sift_cipher *cipher);
+
+/// How many salts' keys the context keeps now (at most SIFT_CIPHER_KEY_CACHE).
+int sift_cipher_cached_keys(sift_cipher *cipher);
 
 /// The failure recorded on this thread since the last call (and the page it concerned), then clears it.
 sift_cipher_failure sift_cipher_take_failure(uint32_t *page);
