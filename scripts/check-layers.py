@@ -61,14 +61,20 @@ CASE_DECL = re.compile(r"^\s*(?:indirect\s+)?case\s+([A-Za-z_]\w*(?:\s*(?:\([^)]
 
 def declarations(path):
     """What a file declares: top-level types, protocols and typealiases (brace depth 0); members, that is funcs,
-    vars and lets at depth 1 (in types and extensions alike), and enum cases at any depth (reached as `.name`)."""
-    types, members, depth = set(), set(), 0
+    vars and lets at depth 1 (in types and extensions alike) and at depth 2 in a type nested in one, and enum cases
+    at any depth (reached as `.name`)."""
+    types, members, depth, nested = set(), set(), 0, False
     for line in strip(open(path, encoding="utf-8").read()).split("\n"):
+        # A type nested in a type (depth 1): its members are at depth 2.
+        if depth == 1 and TYPE_DECL.match(line):
+            nested = True
+        elif depth == 1 and MEMBER_DECL.match(line):
+            nested = False
         if depth == 0:
             m = TYPE_DECL.match(line)
             if m:
                 types.add(m.group(2))
-        elif depth == 1:
+        elif depth == 1 or (depth == 2 and nested):
             m = MEMBER_DECL.match(line)
             if m:
                 members.add(m.group(2))
@@ -83,7 +89,8 @@ def declarations(path):
 STANDARD = {"count", "insert", "filter", "first", "last", "contains", "append", "remove", "map", "values", "keys",
             "min", "max", "decode", "encode", "description", "index", "isEmpty", "reduce", "sorted", "joined",
             "rawValue", "container", "singleValueContainer", "unkeyedContainer", "nestedContainer", "encodeNil", "decodeNil",
-            "codingPath", "userInfo", "allKeys", "load", "resume", "stride"}  # resume: every continuation's; stride: the stdlib's stride(from:to:by:)
+            "codingPath", "userInfo", "allKeys", "load", "resume", "stride",  # resume: every continuation's; stride: the stdlib's stride(from:to:by:)
+            "success", "failure", "prefix"}  # Result's cases; Sequence.prefix
 
 
 def main():

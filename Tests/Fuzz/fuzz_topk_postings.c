@@ -102,6 +102,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         extras[t].counts = extra_counts[t];
     }
 
+    /* The chunk's last rowid and the rows recorded per term: from the input, or unchecked. */
+    uint8_t checks = take_u8(&in);
+    int64_t step = take_u8(&in) * 64;
+    int64_t last = (checks & 1) && base <= INT64_MAX - step ? base + step : INT64_MAX;
+    int64_t expected[SIFT_POSTINGS_MAX_TERMS];
+    for (int t = 0; t < terms; t++) expected[t] = take_u8(&in);
+
     /* The terms' postings share the rest of the input. */
     const unsigned char *postings[SIFT_POSTINGS_MAX_TERMS];
     int bytes[SIFT_POSTINGS_MAX_TERMS];
@@ -111,7 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         bytes[t] = (flags & 0x40) && t == 0 ? -(int)n : (int)n;
     }
 
-    sift_topk_postings(&query, &top, base, postings, bytes, changed, changed_count, (flags & 0x02) ? extras : NULL);
+    sift_topk_postings(&query, &top, base, last, postings, bytes, (checks & 2) ? expected : NULL, changed, changed_count,
+                       (flags & 0x02) ? extras : NULL);
     if (top.count < 0 || top.count > (capacity > 0 ? capacity : 0)) abort();
     for (int i = 1; i < top.count; i++)
         if (!(top.scores[i - 1] >= top.scores[i]) && !isnan(top.scores[i - 1]) && !isnan(top.scores[i])) abort();

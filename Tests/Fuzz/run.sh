@@ -25,9 +25,10 @@ declare -A sources=(
     [rank]="Sources/SiftRank/sift_rank.c Sources/SiftRank/sift_topk.c Sources/SiftRank/sift_postings.c"
     [topk_terms]="Sources/SiftRank/sift_topk.c"
     [snippet]="Sources/SiftSnippet/sift_snippet.c"
+    [bound]="Sources/SiftRank/sift_bound.c"
 )
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(postings_decode topk_postings rank topk_terms snippet)
+[ ${#targets[@]} -eq 0 ] && targets=(postings_decode topk_postings rank topk_terms snippet bound)
 
 mkdir -p "$build"
 failed=0

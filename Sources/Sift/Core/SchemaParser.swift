@@ -105,7 +105,7 @@ enum SchemaParser {
 // MARK: - Tokens
 
 extension SchemaParser {
-    struct Token: Equatable {
+    struct SQLToken: Equatable {
         enum Kind: Equatable {
             /// A bare word: a keyword or an unquoted name.
             case word
@@ -132,9 +132,9 @@ extension SchemaParser {
     /// SQLite's tokenizer (https://sqlite.org/lang_keywords.html, tokenize.c), without parameters: a schema
     /// statement has none.
     enum Lexer {
-        static func tokens(of sql: String) throws -> [Token] {
+        static func tokens(of sql: String) throws -> [SQLToken] {
             let b = Array(sql.utf8)
-            var tokens: [Token] = []
+            var tokens: [SQLToken] = []
             var i = 0
             func text(_ range: Range<Int>) -> String { String(decoding: b[range], as: UTF8.self) }
             func isWordByte(_ c: UInt8) -> Bool { isLetter(c) || isDigit(c) || c == 95 || c == 36 || c >= 0x80 }
@@ -158,12 +158,12 @@ extension SchemaParser {
                     guard hex.count % 2 == 0, hex.allSatisfy({ isDigit($0) || (65...70).contains($0 & ~0x20) }) else {
                         throw Refusal(reason: "its statement has a malformed blob literal")
                     }
-                    tokens.append(Token(kind: .blob, text: text(i..<j + 1)))
+                    tokens.append(SQLToken(kind: .blob, text: text(i..<j + 1)))
                     i = j + 1
                 case _ where isLetter(c) || c == 95 || c >= 0x80:
                     var j = i
                     while j < b.count && isWordByte(b[j]) { j += 1 }
-                    tokens.append(Token(kind: .word, text: text(i..<j)))
+                    tokens.append(SQLToken(kind: .word, text: text(i..<j)))
                     i = j
                 case _ where isDigit(c) || (c == UInt8(ascii: ".") && isDigit(next)):
                     var j = i
@@ -186,7 +186,7 @@ extension SchemaParser {
                         }
                     }
                     guard j == b.count || !isWordByte(b[j]) else { throw Refusal(reason: "its statement has a malformed number") }
-                    tokens.append(Token(kind: .number, text: text(i..<j)))
+                    tokens.append(SQLToken(kind: .number, text: text(i..<j)))
                     i = j
                 case UInt8(ascii: "'"), UInt8(ascii: "\""), UInt8(ascii: "`"):
                     var value: [UInt8] = []
@@ -206,25 +206,25 @@ extension SchemaParser {
                         j += 1
                     }
                     guard closed else { throw Refusal(reason: "its statement has an unterminated quote") }
-                    tokens.append(Token(kind: c == UInt8(ascii: "'") ? .string : .quoted, text: String(decoding: value, as: UTF8.self)))
+                    tokens.append(SQLToken(kind: c == UInt8(ascii: "'") ? .string : .quoted, text: String(decoding: value, as: UTF8.self)))
                     i = j + 1
                 case UInt8(ascii: "["):
                     var j = i + 1
                     while j < b.count && b[j] != UInt8(ascii: "]") { j += 1 }
                     guard j < b.count else { throw Refusal(reason: "its statement has an unterminated quote") }
-                    tokens.append(Token(kind: .quoted, text: text((i + 1)..<j)))
+                    tokens.append(SQLToken(kind: .quoted, text: text((i + 1)..<j)))
                     i = j + 1
                 default:
                     let three = i + 3 <= b.count ? text(i..<i + 3) : ""
                     let two = i + 2 <= b.count ? text(i..<i + 2) : ""
                     if three == "->>" {
-                        tokens.append(Token(kind: .symbol, text: three))
+                        tokens.append(SQLToken(kind: .symbol, text: three))
                         i += 3
                     } else if ["||", "<=", ">=", "==", "!=", "<>", "<<", ">>", "->"].contains(two) {
-                        tokens.append(Token(kind: .symbol, text: two))
+                        tokens.append(SQLToken(kind: .symbol, text: two))
                         i += 2
                     } else if "(),;+-*/%=<>&|~.".utf8.contains(c) {
-                        tokens.append(Token(kind: .symbol, text: text(i..<i + 1)))
+                        tokens.append(SQLToken(kind: .symbol, text: text(i..<i + 1)))
                         i += 1
                     } else {
                         throw Refusal(reason: "its statement has a character SQL does not allow there (\(text(i..<i + 1)))")
@@ -240,13 +240,13 @@ extension SchemaParser {
 
 extension SchemaParser {
     fileprivate struct Parser {
-        let tokens: [Token]
+        let tokens: [SQLToken]
         var p = 0
         var notes: [String] = []
 
-        init(tokens: [Token]) { self.tokens = tokens }
+        init(tokens: [SQLToken]) { self.tokens = tokens }
 
-        func peek(_ offset: Int = 0) -> Token? { p + offset < tokens.count ? tokens[p + offset] : nil }
+        func peek(_ offset: Int = 0) -> SQLToken? { p + offset < tokens.count ? tokens[p + offset] : nil }
         func isWord(_ keyword: String, at offset: Int = 0) -> Bool { peek(offset)?.isWord(keyword) == true }
         func isSymbol(_ symbol: String, at offset: Int = 0) -> Bool { peek(offset)?.isSymbol(symbol) == true }
 
@@ -300,7 +300,7 @@ extension SchemaParser {
         }
 
         /// The tokens up to the parenthesis that closes the one just taken, which is taken too.
-        mutating func enclosed() throws -> ArraySlice<Token> {
+        mutating func enclosed() throws -> ArraySlice<SQLToken> {
             let start = p
             var depth = 1
             while let token = peek() {
@@ -320,8 +320,8 @@ extension SchemaParser {
         }
 
         /// The parts of `tokens` between top-level commas.
-        static func split(_ tokens: ArraySlice<Token>) -> [ArraySlice<Token>] {
-            var parts: [ArraySlice<Token>] = []
+        static func split(_ tokens: ArraySlice<SQLToken>) -> [ArraySlice<SQLToken>] {
+            var parts: [ArraySlice<SQLToken>] = []
             var depth = 0
             var start = tokens.startIndex
             for i in tokens.indices {
@@ -683,7 +683,7 @@ extension SchemaParser {
             isPlainWord(name) ? name : quote(name)
         }
 
-        static func render(_ tokens: ArraySlice<Token>) -> Result<String, Refusal> {
+        static func render(_ tokens: ArraySlice<SQLToken>) -> Result<String, Refusal> {
             let tokens = Array(tokens)
             guard !tokens.isEmpty else { return .failure(Refusal(reason: "is empty")) }
             var out: [String] = []
