@@ -211,6 +211,27 @@ final class ScoreBoundsPathTests: XCTestCase {
         }
     }
 
+    /// An index that stores its own text (no content table, so no sync layer) gets no bounds, however large, and
+    /// verify says why.
+    func testAnIndexWithoutContentTableGetsNoBounds() throws {
+        let database = try makeDatabase(TopKIndexModel.self, rows: 0)
+        try database.create(virtualTable: "notes_fts", of: TopKIndexModel.self)
+        let notes = (0..<300).map { _ -> TopKIndexModel in
+            let note = TopKIndexModel()
+            (note.title, note.body) = (document().title, document().body)
+            return note
+        }
+        try database.insert(objects: notes, intoTable: "notes_fts")
+        try database.optimize(index: "notes_fts")
+        try database.rebuild(index: "notes_fts")
+        XCTAssertNil(try database.read { handle in try TopKImpacts.meta("notes_fts", on: handle) })
+        let verification = try database.verify(index: "notes_fts")
+        XCTAssertTrue(verification.isConsistent, "\(verification)")
+        XCTAssertEqual(verification.searchPlan, "exhaustive: it is not a synced index")
+        let hits: SearchResults<TopKIndexModel> = try database.search("w1x", in: "notes_fts")
+        XCTAssertGreaterThan(hits.hits.count, 0)
+    }
+
     /// A trigram index gets bounds like any other, and stays exact.
     func testTrigramIndexStaysExact() throws {
         let database = try makeDatabase(TrigramIndexModel.self, rows: 400)
