@@ -38,8 +38,9 @@ extension TopKSearch {
         var statements: [(stmt: OpaquePointer, sql: String, cached: Bool)] = []
         defer { for s in statements { handle.relinquish(s.stmt, sql: s.sql, cached: s.cached) } }
         for (t, term) in terms.enumerated() {
-            let sql = "SELECT chunk, postings, df, \(TopKImpacts.intact(TopKImpacts.termChecked)) FROM \(table) "
-                + "WHERE term = ? AND chunk >= 0 ORDER BY chunk /* \(t) */"
+            // The rows' checksums were compared by `TopKImpacts.stored` when the search was planned, in the same
+            // snapshot (a search is one read transaction): not hashed again here.
+            let sql = "SELECT chunk, postings, df FROM \(table) WHERE term = ? AND chunk >= 0 ORDER BY chunk /* \(t) */"
             let (stmt, cached) = try handle.acquire(sql)
             statements.append((stmt, sql, cached))
             sqlite3_bind_text(stmt, 1, term.token, -1, sift_sqlite_transient())
@@ -49,7 +50,7 @@ extension TopKSearch {
         func step(_ t: Int) throws -> Int64 {
             guard try handle.step(statements[t].stmt) else { return .max }
             let chunk = sqlite3_column_int64(statements[t].stmt, 0)
-            guard chunk <= lastChunk, sqlite3_column_int64(statements[t].stmt, 3) == 1 else {
+            guard chunk <= lastChunk else {
                 throw TopKImpacts.Stale(reason: "a chunk of \(terms[t].token) is damaged")
             }
             return chunk
