@@ -13,7 +13,7 @@ with a `\\w+` pattern instead of ICU, so its figures differ a little from `sift 
     /tmp/r/bin/python scripts/ranking-replica.py --proximity mindist     # + Tao & Zhai's proximity (measured, not in Sift)
     /tmp/r/bin/python scripts/ranking-replica.py --qtf once --only medline
     /tmp/r/bin/python scripts/ranking-replica.py --bm25s --k1 0.9 --b 0.4    # the bm25s library itself
-    /tmp/r/bin/python scripts/ranking-replica.py --form inb2                # Sift's default since session 24 (InB2, c 1)
+    /tmp/r/bin/python scripts/ranking-replica.py --form inb2                # Sift's default ranking (InB2, c 1)
 """
 import argparse
 import collections
