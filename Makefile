@@ -8,9 +8,11 @@ deps:
 demo: deps
 	swift run sift demo
 
-# The folder-dependency check (scripts/check-layers.py), then the whole test suite (CI runs this through .ci/run).
+# The folder-dependency check (scripts/check-layers.py), the names check (scripts/check-names.sh: no session or
+# issue numbers in files), then the whole test suite (CI runs this through .ci/run).
 test: deps
 	scripts/check-layers.py
+	scripts/check-names.sh
 	swift test
 
 # The library's tests (the concurrency tests among them) under Thread Sanitizer, in a build folder of its own.

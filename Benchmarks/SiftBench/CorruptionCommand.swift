@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import SiftTools
 
-/// `sift-bench corruption`: the corruption suite at full size (issue 16): documents recovered by Sift and by
+/// `sift-bench corruption`: the corruption suite at full size: documents recovered by Sift and by
 /// SQLite's `.recover` from the same damaged copies of a synced corpus.
 struct CorruptionCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -35,7 +35,7 @@ struct RelevanceCommand: ParsableCommand {
                       titleWeight: CorpusSearchOptions.defaultTitleWeight, feedback: nil),
         Configuration(label: "default + feedback (RM3)", tokenizer: "sift_icu", ranking: .default,
                       titleWeight: CorpusSearchOptions.defaultTitleWeight, feedback: .rm3),
-        Configuration(label: "the default analysis with bm25f (k1 1.2, b 0.75; default until session 24)", tokenizer: "sift_icu",
+        Configuration(label: "the default analysis with bm25f (k1 1.2, b 0.75; the default before inB2)", tokenizer: "sift_icu",
                       ranking: .bm25f(), titleWeight: CorpusSearchOptions.defaultTitleWeight, feedback: nil),
         Configuration(label: "first default (sift_icu stem none, bm25, title 1)", tokenizer: "sift_icu stem none",
                       ranking: .bm25, titleWeight: 1, feedback: nil),

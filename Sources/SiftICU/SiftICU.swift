@@ -46,7 +46,7 @@ public enum SiftICU {
     /// phrases and the other modes find them, and a question made of nothing else keeps them. Measured on the four
     /// English test collections against no list, Lucene's 33-word list and an idf cut-off (ignoring words in more
     /// than half the rows): this list raised nDCG@10 on cranfield, cisi and npl and left medline level, and
-    /// questions run 2-3 times faster (Benchmarks/README.md). Other languages have no list: their questions keep every word.
+    /// questions run 2-3 times faster (`sift eval`). Other languages have no list: their questions keep every word.
     public static let englishStopwords: Set<String> = [
         "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be",
         "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "did", "do", "does",
@@ -68,7 +68,7 @@ public enum SiftICU {
     /// written in kana is still found, and a question of nothing else keeps them; Lucene's CJK analysis
     /// (`CJKBigramFilter`) likewise searches kana only in pairs. Hiragana are the most frequent tokens of Japanese
     /// text, so leaving them out also makes such questions faster (jsquad-valid: 79 -> 132 questions a second).
-    /// jsquad-valid's nDCG@10: every character 0.9476, hiragana left out 0.9480, all kana 0.9490 (Benchmarks/README.md).
+    /// jsquad-valid's nDCG@10: every character 0.9476, hiragana left out 0.9480, all kana 0.9490 (`sift eval`).
     public static let kanaStopwords: Set<String> = Set(
         (Array(0x3041...0x3096) + Array(0x30A1...0x30FA) + [0x30FC, 0x309D, 0x309E, 0x30FD, 0x30FE])
             .compactMap(Unicode.Scalar.init).map { String($0) })

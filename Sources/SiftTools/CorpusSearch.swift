@@ -53,7 +53,7 @@ public struct CorpusSearchOptions: Sendable, Hashable {
     /// A title word weighs twice a body word (BM25F column weight): a short title says more about a document in
     /// fewer words, as field-weighting studies found (Robertson, Zaragoza and Taylor, "Simple BM25 extension to
     /// multiple weighted fields", 2004), and 2 is a cautious value. Measured: +0.006 nDCG@10 on cranfield and cisi,
-    /// the two English test collections with titles; the CJK collections stay level (Benchmarks/README.md).
+    /// the two English test collections with titles; the CJK collections stay level (`sift eval`).
     public static let defaultTitleWeight: Double = 2
     /// Paging, markers and snippet size (the title is highlighted and the body snippeted, whatever they say).
     public var search: SearchOptions

@@ -1,7 +1,7 @@
 import Foundation
 import Sift
 
-/// The corruption suite (issue 16): builds a corpus database with a synced full-text index, damages copies of it
+/// The corruption suite: builds a corpus database with a synced full-text index, damages copies of it
 /// in the ways files get damaged, and counts the documents recovered by `Database.recover(from:into:)` and by
 /// SQLite's own `.recover` (the `sqlite3` shell) on the same damaged files. Run at full size by
 /// `sift-bench corruption`, at a small size by the tests.

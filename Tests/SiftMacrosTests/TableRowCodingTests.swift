@@ -69,7 +69,7 @@ extension Counted {
     }
 }
 
-/// The seed's class shape: optional properties, the implicit `init()`.
+/// WCDB Swift's model shape: a class with optional properties and the implicit `init()`.
 @TableRowCoding
 final class Sample: TableCodable {
     var identifier: Int? = nil

@@ -1,4 +1,4 @@
-/// Column definitions' namespace, as in the seed documents (`ColumnDef.DefaultType`).
+/// Column definitions' namespace, as in WCDB Swift's API (`ColumnDef.DefaultType`).
 public enum ColumnDef {
     /// A column's `DEFAULT`.
     public enum DefaultType: Sendable, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,

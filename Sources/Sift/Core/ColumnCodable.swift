@@ -122,7 +122,7 @@ extension Data: ColumnCodable {
 }
 extension Date: ColumnCodable {
     public static var columnType: ColumnType { .integer64 }
-    /// Stored as whole seconds since 1970, the timestamp format of the seed documents (sub-second parts are dropped).
+    /// Stored as whole seconds since 1970 in an INTEGER column (sub-second parts are dropped).
     public func archivedValue() -> FundamentalValue { FundamentalValue(Int64(timeIntervalSince1970.rounded(.down))) }
     public init?(with value: FundamentalValue) {
         // A REAL written by other programs keeps its fraction.

@@ -169,8 +169,8 @@ extension Database {
 }
 
 extension TableCodable {
-    /// The seed's `Model.migrate(toVersion:migrationBlock:)`: `migrate(table:of:toVersion:_:)` on the
-    /// table named after the model unless `table` is given.
+    /// The model-side form, as AHDataModel's `Model.migrate(ToVersion:migrationBlock:)`:
+    /// `migrate(table:of:toVersion:_:)` on the table named after the model unless `table` is given.
     ///
     ///     try User.migrate(in: database, toVersion: 1) { migrator in
     ///         try migrator.renameProperty(from: "sex", to: "gender")

@@ -108,7 +108,7 @@ public final class Migrator {
     }
 
     /// Runs one SQL statement, with `values` bound to its `?` parameters: the escape hatch for what the other
-    /// methods do not cover. The seed's intermediate table does not exist here: statements name ``table`` itself.
+    /// methods do not cover. There is no intermediate table (as AHDataModel's migrator has): statements name ``table`` itself.
     ///
     ///     try migrator.exec(sql: "UPDATE user SET score = score * ? WHERE score > 0", values: [10])
     public func exec(sql: String, values: [ColumnEncodable] = []) throws {

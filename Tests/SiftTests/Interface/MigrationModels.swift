@@ -1,7 +1,7 @@
 import Foundation
 import Sift
 
-/// The seed's user table as it shipped first (version 0): `sex`, separate names.
+/// The user table of AHDataModel's migration examples as it shipped first (version 0): `sex`, separate names.
 final class UserV0: TableCodable {
     var id: Int? = nil
     var sex: String? = nil

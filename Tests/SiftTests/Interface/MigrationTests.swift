@@ -3,7 +3,7 @@ import Foundation
 import XCTest
 @testable import Sift
 
-/// Versioned migrations: the seeds' examples, chains from every starting version, rollback of a failed step,
+/// Versioned migrations: AHDataModel's examples, chains from every starting version, rollback of a failed step,
 /// table rebuilds, synced indexes that follow, and what other connections see.
 final class MigrationTests: SiftTestCase {
     private func columns(_ database: Database, _ table: String, _ field: String = "name") throws -> [String] {
@@ -29,7 +29,7 @@ final class MigrationTests: SiftTestCase {
         return users.sorted { ($0.id ?? 0) < ($1.id ?? 0) }
     }
 
-    // MARK: - The seeds' examples
+    // MARK: - AHDataModel's examples
 
     func testRenamePropertySexToGender() throws {
         let database = makeDatabase()

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import Sift
 
-/// Backup, recovery and the detection of damaged files (issue 16, seed 003's repair kit).
+/// Backup, recovery and the detection of damaged files (with WCDB's repair kit as the model of the API).
 final class RecoveryTests: SiftTestCase {
     /// A synced database of `rows` articles (some with bodies long enough for overflow pages) and a second table
     /// of another shape, closed (its WAL checkpointed) and backed up. Returns the articles as written.

@@ -2,8 +2,8 @@ import Foundation
 import XCTest
 import Sift
 
-/// Seed 001 (CRUD): every sample, with the rows the text says are written, returned or deleted.
-final class Seed001Tests: SiftTestCase {
+/// WCDB Swift's CRUD documentation: every sample, with the rows the text says are written, returned or deleted.
+final class CRUDExampleTests: SiftTestCase {
     typealias Sample = CRUD.Sample
 
     private func fixture(_ rows: [(Int, String?)]) throws -> Database {
@@ -168,7 +168,7 @@ final class Seed001Tests: SiftTestCase {
         XCTAssertEqual(descriptionColumn.map(\.stringValue), ["sample1", "sample1", "sample2", "sample2", "sample2"])
         let distinctDescriptionColumn = try database.getDistinctColumn(on: Sample.Properties.description, fromTable: "sampleTable")
         XCTAssertEqual(distinctDescriptionColumn.map(\.stringValue), ["sample1", "sample2"])
-        // The seed leaves out fromTable here; its evident intent is the same table.
+        // WCDB's text leaves out fromTable here; its evident intent is the same table.
         let value = try database.getValue(on: Sample.Properties.description, fromTable: "sampleTable", offset: 1)
         XCTAssertEqual(value.stringValue, "sample1")
         let maxIdentifier = try database.getValue(on: Sample.Properties.identifier.max(), fromTable: "sampleTable")

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 import Sift
 
-// Seed 003, section 3.2: the WCDB Swift usage sample (a manager singleton and a chained select),
+// The WCDB Swift usage sample (a manager singleton and a chained select),
 // adapted only where it uses iOS paths.
 
 final class StationModel: TableCodable {
@@ -93,7 +93,7 @@ final class HMDataBaseManager: @unchecked Sendable {
     }
 }
 
-final class Seed003Tests: SiftTestCase {
+final class UsageSampleTests: SiftTestCase {
     func testManagerSample() throws {
         let manager = HMDataBaseManager(path: path("HMDB/HMDB.db"))
         let table = String(describing: StationModel.self)

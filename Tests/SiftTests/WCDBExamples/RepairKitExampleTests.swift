@@ -2,9 +2,9 @@ import Foundation
 import XCTest
 import Sift
 
-// Seed 003, section 1.2.5: WCDB's repair kit. Back up the metadata while the database is sound; when an error is
-// SQLite's code 11 or 26 (SQLITE_CORRUPT, SQLITE_NOTADB), recover into a new database, off the main thread, with
-// the damaged one closed. The model is the seed's Message (localID, content, createTime, modifiedTime).
+// WCDB's repair kit, as its documentation describes it: back up the metadata while the database is sound; when an
+// error is SQLite's code 11 or 26 (SQLITE_CORRUPT, SQLITE_NOTADB), recover into a new database, off the main thread,
+// with the damaged one closed. The model is that documentation's Message (localID, content, createTime, modifiedTime).
 
 final class RepairMessage: TableCodable {
     var localID: Int = 0
@@ -27,7 +27,7 @@ final class RepairMessage: TableCodable {
     }
 }
 
-final class Seed003RepairTests: SiftTestCase {
+final class RepairKitExampleTests: SiftTestCase {
     func testBackupDetectAndRecover() throws {
         let database = makeDatabase("message.db")
         try database.create(table: "message", of: RepairMessage.self)

@@ -2,8 +2,8 @@ import Foundation
 import XCTest
 import Sift
 
-/// Seed 000 (model binding): every sample, with the SQL the text says it generates.
-final class Seed000Tests: SiftTestCase {
+/// WCDB Swift's model-binding documentation: every sample, with the SQL the text says it generates.
+final class ModelBindingExampleTests: SiftTestCase {
     private func capturingSQL(_ database: Database) -> Collected<String> {
         let sqls = Collected<String>()
         database.trace(ofSQL: { sqls.append($0) })

@@ -1,7 +1,7 @@
 import Foundation
 import Sift
 
-// The models of seed 000 (model binding), verbatim except for their namespace.
+// The models of WCDB Swift's model-binding documentation, verbatim except for their namespace.
 
 enum FieldMapping {
     class Sample: TableCodable {
@@ -119,7 +119,7 @@ enum UpgradeV2 {
             case identifier
             case content = "description"
             case title
-            // The seed declares this beside CodingKeys, where `title` is not in scope: its evident place is here.
+            // WCDB's text declares this beside CodingKeys, where `title` is not in scope: its evident place is here.
             static var indexBindings: [IndexBinding.Subfix: IndexBinding]? {
                 return [
                     "_index": IndexBinding(indexesBy: title)
