@@ -47,10 +47,13 @@ let package = Package(
         .target(name: "SiftICUCore", dependencies: ["CICU", "CSQLite", "SiftText"],
                 linkerSettings: [.linkedLibrary("stemmer")]),
         .target(name: "SiftICU", dependencies: ["Sift", "SiftICUCore", "CSQLite"]),
+        // zlib (Debian's zlib1g-dev): `sift index` reads `.gz` files through it. SiftTools only, not the library.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"])]),
         // Test-collection loading and relevance metrics, shared by `sift eval` and the relevance benchmark.
         .target(name: "SiftEvaluation"),
         // Corpus indexing and evaluation behind the `sift` command and the benchmarks.
-        .target(name: "SiftTools", dependencies: ["Sift", "SiftICU", "SiftEvaluation"]),
+        .target(name: "SiftTools", dependencies: ["Sift", "SiftICU", "SiftEvaluation", "CZlib"]),
         .executableTarget(name: "sift", dependencies: [
             "SiftTools", "Sift", "SiftICU", "SiftEvaluation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

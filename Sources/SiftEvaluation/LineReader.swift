@@ -1,6 +1,7 @@
 import Foundation
 
-/// Reads a text file line by line in fixed-size chunks, so memory is bounded by the longest line and
+/// Reads a text file (or input handed over in chunks, see `init(path:policy:chunkSize:maxLineLength:source:)`) line
+/// by line in fixed-size chunks, so memory is bounded by the longest line and
 /// not by the file. Accepts `\n` and `\r\n` endings, a last line without a newline and a leading
 /// UTF-8 byte order mark; every line is checked to be UTF-8 before anyone sees it.
 ///
@@ -15,7 +16,10 @@ public final class LineReader {
     public let url: URL
     /// `url.path`, computed once: it is not free and every error message needs it.
     let path: String
-    private let handle: FileHandle
+    /// The file, when the reader opened it itself (closed with the reader).
+    private let handle: FileHandle?
+    /// The next bytes of the input, at most the count asked for; nil or empty at the end.
+    private let source: (Int) throws -> Data?
     private let policy: MalformedLinePolicy
     private let chunkSize: Int
     private let maxLineLength: Int
@@ -28,19 +32,45 @@ public final class LineReader {
     private var lineNumber = 0
 
     /// Opens `url`. Lines that are not UTF-8 or longer than `maxLineLength` bytes go to `policy`.
-    public init(url: URL, policy: MalformedLinePolicy = .strict,
-                chunkSize: Int = LineReader.defaultChunkSize,
-                maxLineLength: Int = LineReader.defaultMaxLineLength) throws {
+    public convenience init(url: URL, policy: MalformedLinePolicy = .strict,
+                            chunkSize: Int = LineReader.defaultChunkSize,
+                            maxLineLength: Int = LineReader.defaultMaxLineLength) throws {
+        let handle = try FileHandle(forReadingFrom: url)
+        self.init(url: url, path: url.path, handle: handle, policy: policy, chunkSize: chunkSize, maxLineLength: maxLineLength) {
+            try handle.read(upToCount: $0)
+        }
+    }
+
+    /// Reads the lines of input that is not a plain file, such as a file decompressed as it is read: `source`
+    /// returns the next bytes, at most the count it is given, and nil or empty data at the end (as
+    /// `FileHandle.read(upToCount:)` does). `nextLine()` throws what `source` throws; `path` names the input in
+    /// `InputError`s. Lines that are not UTF-8 or longer than `maxLineLength` bytes go to `policy`.
+    ///
+    /// ```swift
+    /// let handle = try FileHandle(forReadingFrom: url)
+    /// let lines = LineReader(path: url.path) { try handle.read(upToCount: $0) }
+    /// ```
+    public convenience init(path: String, policy: MalformedLinePolicy = .strict,
+                            chunkSize: Int = LineReader.defaultChunkSize,
+                            maxLineLength: Int = LineReader.defaultMaxLineLength,
+                            source: @escaping (Int) throws -> Data?) {
+        self.init(url: URL(fileURLWithPath: path), path: path, handle: nil, policy: policy, chunkSize: chunkSize,
+                  maxLineLength: maxLineLength, source: source)
+    }
+
+    private init(url: URL, path: String, handle: FileHandle?, policy: MalformedLinePolicy, chunkSize: Int, maxLineLength: Int,
+                 source: @escaping (Int) throws -> Data?) {
         precondition(chunkSize > 0 && maxLineLength > 0, "chunk size and line limit must be positive")
         self.url = url
-        self.path = url.path
-        self.handle = try FileHandle(forReadingFrom: url)
+        self.path = path
+        self.handle = handle
+        self.source = source
         self.policy = policy
         self.chunkSize = chunkSize
         self.maxLineLength = maxLineLength
     }
 
-    deinit { try? handle.close() }
+    deinit { try? handle?.close() }
 
     /// The next line (without its line ending) and its 1-based number; `nil` at the end of the file.
     public func nextLine() throws -> (number: Int, text: String)? {
@@ -133,7 +163,7 @@ public final class LineReader {
             scanned -= start
             start = 0
         }
-        guard let data = try handle.read(upToCount: chunkSize), !data.isEmpty else {
+        guard let data = try source(chunkSize), !data.isEmpty else {
             reachedEnd = true
             return
         }

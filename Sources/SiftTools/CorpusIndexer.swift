@@ -14,7 +14,9 @@ public struct IndexOptions: Sendable {
     public var strict: Bool
     /// Documents per transaction: each committed batch survives an interruption or a later error.
     public var batchSize: Int
-    /// Larger files in a folder are skipped, which is what bounds memory: a file is read whole.
+    /// Larger files in a folder are skipped, which is what bounds memory: a file is read whole. A gzip file
+    /// (`notes.txt.gz`) is decompressed only up to this size and skipped when its contents are larger
+    /// (`GzipProblem.tooLarge`), so a gzip bomb is reported without being decompressed further.
     public var maxFileSize: Int
 
     /// Detected formats, default fields, batches of 1,000, files up to 64 MiB.
@@ -137,6 +139,10 @@ public final class CorpusIndexer {
                 } catch let failure as FileReading.Failure {
                     // The record file is skipped from where reading failed; its documents are not swept as stale.
                     try skip(failure)
+                } catch let error as SiftToolError {
+                    // A gzip record file's data is damaged or truncated: skipped from there, as above.
+                    guard case .badArchive = error else { throw error }
+                    try skip(file: error)
                 }
             }
             try flush()
@@ -187,7 +193,11 @@ public final class CorpusIndexer {
 
     /// Reports a source file that cannot be read and goes on, or with `strict` stops on it.
     private func skip(_ failure: FileReading.Failure) throws {
-        let error = SiftToolError.unreadable(failure.path, detail: failure.reason)
+        try skip(file: .unreadable(failure.path, detail: failure.reason))
+    }
+
+    /// Reports a file that is skipped (unreadable, not text, a bad gzip archive) and goes on, or with `strict` stops on it.
+    private func skip(file error: SiftToolError) throws {
         if options.strict { throw error }
         report.skipped += 1
         onProblem?(error.description)
@@ -228,8 +238,9 @@ public final class CorpusIndexer {
     /// Files whose charset declaration (`<meta charset>`, `<?xml encoding>`) is looked for even when they do not start with `<`.
     private static let markupExtensions: Set<String> = ["html", "htm", "xhtml", "xml", "svg"]
 
+    /// A file whose extension, or whose name inside for a gzip file (`notes.txt.gz`), is one read in folders.
     private func isCandidate(_ url: URL) -> Bool {
-        let ext = url.pathExtension.lowercased()
+        let ext = FileReading.contentExtension(url)
         return Self.textExtensions.contains(ext) || options.extraExtensions.contains { $0.lowercased() == ext }
     }
 
@@ -307,20 +318,20 @@ public final class CorpusIndexer {
         }
         let data: Data
         do {
-            data = try FileReading.contents(of: path)
+            data = try FileReading.isGzip(url) ? GzipReader.contents(of: path, limit: options.maxFileSize) : FileReading.contents(of: path)
         } catch let failure as FileReading.Failure {
             try skip(failure)
             return nil
+        } catch let error as SiftToolError {
+            try skip(file: error)
+            return nil
         }
-        let ext = url.pathExtension.lowercased()
+        let ext = FileReading.contentExtension(url)
         let text: String
         switch TextExtraction.decode(data, isMarkup: Self.markupExtensions.contains(ext)) {
         case .success(let decoded): text = decoded.text
         case .failure(let reason):
-            let error = SiftToolError.notText(path, reason: reason.description)
-            if options.strict { throw error }
-            report.skipped += 1
-            onProblem?(error.description)
+            try skip(file: .notText(path, reason: reason.description))
             return nil
         }
         var title: String?
@@ -369,7 +380,7 @@ public final class CorpusIndexer {
         try FileReading.checkReadable(path)
         let lines: LineReader
         do {
-            lines = try LineReader(url: url, policy: policy)
+            lines = try FileReading.lines(of: url, policy: policy)
         } catch {
             throw FileReading.Failure(path: path, reason: FileReading.reason(error))
         }
@@ -412,11 +423,14 @@ public final class CorpusIndexer {
         try removeStale(source: path)
     }
 
-    /// The next line of a record file; a file that cannot be read any further is a `FileReading.Failure`.
+    /// The next line of a record file; a file that cannot be read any further is a `FileReading.Failure`, damaged
+    /// gzip data a `SiftToolError.badArchive`.
     private func nextLine(_ lines: LineReader, path: String) throws -> (number: Int, text: String)? {
         do {
             return try lines.nextLine()
         } catch let error as InputError {
+            throw error
+        } catch let error as SiftToolError {
             throw error
         } catch {
             throw FileReading.Failure(path: path, reason: FileReading.reason(error))
@@ -496,7 +510,9 @@ public final class CorpusIndexer {
         switch format {
         case .folder: return files(in: url).reduce(0) { $0 + $1.size }
         case .beir: return size(url.appendingPathComponent("corpus.jsonl"))
-        case .jsonl, .csv, .tsv: return size(url)
+        case .jsonl, .csv, .tsv:
+            // Progress counts the bytes of lines read, so the total of a gzip file is its decompressed size.
+            return FileReading.isGzip(url) ? GzipReader.recordedSize(of: url.path) ?? size(url) : size(url)
         }
     }
 }

@@ -28,12 +28,13 @@ public final class DelimitedReader {
     /// Bytes consumed so far, line endings counted as one byte: for progress, not for seeking.
     public private(set) var bytesRead = 0
 
-    /// Opens `url` as CSV (`quoting` true, separator `,`) or TSV (`quoting` false, separator tab).
-    /// Bad records (and lines that are not UTF-8) go to `policy` with their line number. Throws
-    /// `SiftToolError.unreadable` when the file cannot be opened, as `next()` does when it cannot be read.
+    /// Opens `url` as CSV (`quoting` true, separator `,`) or TSV (`quoting` false, separator tab), decompressing
+    /// it as it reads when its name ends in `.gz`. Bad records (and lines that are not UTF-8) go to `policy` with
+    /// their line number. Throws `SiftToolError.unreadable` when the file cannot be opened, as `next()` does when
+    /// it cannot be read.
     public init(url: URL, separator: Unicode.Scalar, quoting: Bool, policy: MalformedLinePolicy = .strict) throws {
         do {
-            lines = try LineReader(url: url, policy: policy)
+            lines = try FileReading.lines(of: url, policy: policy)
         } catch {
             throw SiftToolError.unreadable(url.path, detail: FileReading.reason(error))
         }
@@ -44,7 +45,8 @@ public final class DelimitedReader {
     }
 
     /// The next record's fields and the line it starts on; `nil` at the end of the file. Blank lines are skipped.
-    /// Throws `SiftToolError.unreadable` when reading the file fails, and with a `.strict` policy the first bad record's `InputError`.
+    /// Throws `SiftToolError.unreadable` when reading the file fails, `SiftToolError.badArchive` when its gzip data
+    /// is damaged or truncated, and with a `.strict` policy the first bad record's `InputError`.
     public func next() throws -> (line: Int, fields: [String])? {
         while let (number, text) = try nextLine() {
             if text.isEmpty { continue }
@@ -91,6 +93,8 @@ public final class DelimitedReader {
         do {
             next = try lines.nextLine()
         } catch let error as InputError {
+            throw error
+        } catch let error as SiftToolError {
             throw error
         } catch {
             throw SiftToolError.unreadable(path, detail: FileReading.reason(error))

@@ -1,4 +1,5 @@
 import Foundation
+import SiftEvaluation
 
 /// Reads input files, saying why one cannot be read the way the system does ("permission denied",
 /// "is a directory") instead of with Foundation's error dump.
@@ -45,8 +46,27 @@ enum FileReading {
         }
     }
 
-    /// The reason a Foundation file operation failed: the system's, when the error carries a POSIX cause.
+    /// Whether the file at `url` is gzip-compressed, going by its name: `notes.txt.gz` is `notes.txt` compressed.
+    static func isGzip(_ url: URL) -> Bool { url.pathExtension.lowercased() == "gz" }
+
+    /// The extension that says what a file holds: `txt` for `notes.txt` and for `notes.txt.gz`.
+    static func contentExtension(_ url: URL) -> String {
+        (isGzip(url) ? url.deletingPathExtension() : url).pathExtension.lowercased()
+    }
+
+    /// The lines of the record file at `url`, decompressed as they are read when it is gzip (`isGzip(_:)`).
+    /// Throws `Failure` or a Foundation error when the file cannot be opened.
+    static func lines(of url: URL, policy: MalformedLinePolicy) throws -> LineReader {
+        guard isGzip(url) else { return try LineReader(url: url, policy: policy) }
+        // No limit on the decompressed size: lines stream, so memory is bounded by the longest line, as for a plain file.
+        let gzip = try GzipReader(path: url.path)
+        return LineReader(path: url.path, policy: policy) { try gzip.read(upToCount: $0) }
+    }
+
+    /// The reason a Foundation file operation failed: the system's, when the error carries a POSIX cause (a
+    /// `Failure`'s own reason for a `Failure`).
     static func reason(_ error: Error) -> String {
+        if let failure = error as? Failure { return failure.reason }
         let nsError = error as NSError
         if nsError.domain == NSPOSIXErrorDomain { return systemReason(Int32(truncatingIfNeeded: nsError.code)) }
         if let cause = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, cause.domain == NSPOSIXErrorDomain {

@@ -14,7 +14,8 @@ public enum SourceFormat: String, Sendable, CaseIterable {
     case beir
 
     /// Tells the format from the path: a folder holding `corpus.jsonl` is BEIR, any other folder is a
-    /// folder; files go by extension.
+    /// folder; files go by extension, that of the name inside for gzip files (`data.jsonl.gz` is JSON Lines,
+    /// decompressed as it is read).
     public static func detect(_ url: URL) throws -> SourceFormat {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
@@ -24,7 +25,7 @@ public enum SourceFormat: String, Sendable, CaseIterable {
             let corpus = url.appendingPathComponent("corpus.jsonl").path
             return FileManager.default.fileExists(atPath: corpus) ? .beir : .folder
         }
-        switch url.pathExtension.lowercased() {
+        switch FileReading.contentExtension(url) {
         case "jsonl", "ndjson": return .jsonl
         case "csv": return .csv
         case "tsv", "tab": return .tsv

@@ -29,6 +29,8 @@ public enum SiftToolError: Error, Sendable, CustomStringConvertible {
     case unreadable(String, detail: String)
     /// A folder file that is not text in any charset (`reason` says why, e.g. "binary content (NUL byte at offset 3)").
     case notText(String, reason: String)
+    /// A `.gz` file whose data is truncated or damaged, or decompresses to more than the size limit (`problem` says which).
+    case badArchive(String, problem: GzipProblem)
     /// Another indexing run holds the corpus's indexing lock (see `CorpusIndexer`).
     case indexingInProgress(String)
     /// The indexing lock file beside the corpus cannot be created or locked.
@@ -68,6 +70,8 @@ public enum SiftToolError: Error, Sendable, CustomStringConvertible {
             return "\(path): cannot read: \(detail)"
         case .notText(let path, let reason):
             return "\(path): \(reason)"
+        case .badArchive(let path, let problem):
+            return "\(path): \(problem)"
         case .indexingInProgress(let path):
             return "another `sift index` is running on \(path); run this one again when it has finished"
         case .cannotLock(let path, let detail):
@@ -96,6 +100,7 @@ public enum SiftToolError: Error, Sendable, CustomStringConvertible {
         case .tokenizerMismatch(let p, let existing, let requested): return .tokenizerMismatch(path: fix(p), existing: existing, requested: requested)
         case .unreadable(let p, let detail): return .unreadable(fix(p), detail: fix(detail))
         case .notText(let p, let reason): return .notText(fix(p), reason: reason)
+        case .badArchive(let p, let problem): return .badArchive(fix(p), problem: problem)
         case .indexingInProgress(let p): return .indexingInProgress(fix(p))
         case .cannotLock(let p, let detail): return .cannotLock(fix(p), detail: fix(detail))
         case .readOnly(let p, let detail): return .readOnly(fix(p), detail: fix(detail))

@@ -11,7 +11,9 @@ struct IndexCommand: ParsableCommand {
             Formats (see Corpora/README.md) are detected from each source: a folder holding corpus.jsonl \
             is BEIR; another folder is read recursively (.txt, .md, .html; more with --extensions; files \
             that are not UTF-8 are transcoded from their declared or detected charset, binary files skipped); \
-            .jsonl/.ndjson, .csv and .tsv files by extension. Re-indexing a folder reads only files whose \
+            .jsonl/.ndjson, .csv and .tsv files by extension. Gzip files are read by the extension inside \
+            (notes.txt.gz, page.html.gz, data.jsonl.gz); a folder's .gz file that decompresses to more than \
+            64 MiB, the size limit of its files, is skipped, and so is a truncated or damaged one. Re-indexing a folder reads only files whose \
             size or modification time changed and removes documents of deleted files; re-indexing a file \
             replaces its documents. Bad lines, records and files are reported with file:line and skipped \
             (exit status 1), or stop the run with --strict (exit status 2); so are files and folders that \

@@ -37,6 +37,24 @@ final class LineReaderTests: TemporaryFilesTestCase {
         }
     }
 
+    /// A source handing over fewer bytes than asked splits lines anywhere; what it throws reaches the caller,
+    /// after the lines it completed.
+    func testLinesFromASourceAndItsError() throws {
+        struct SourceFailed: Error {}
+        var remaining = Array("é日本\r\nsecond\nthird, cut".utf8)[...]
+        let reader = LineReader(path: "source.txt") { count in
+            guard !remaining.isEmpty else { throw SourceFailed() }
+            let chunk = remaining.prefix(min(count, 3))
+            remaining = remaining.dropFirst(chunk.count)
+            return Data(chunk)
+        }
+        var read: [String] = []
+        XCTAssertThrowsError(try { while let (_, text) = try reader.nextLine() { read.append(text) } }()) { error in
+            XCTAssertTrue(error is SourceFailed, "\(error)")
+        }
+        XCTAssertEqual(read, ["é日本", "second"], "the unfinished last line is not returned")
+    }
+
     func testInvalidUTF8IsATypedErrorWithItsLineNumber() throws {
         let bytes = Array("ok\n".utf8) + [0x61, 0xFF, 0x62] + Array("\nfine".utf8)
         var read: [String] = []
