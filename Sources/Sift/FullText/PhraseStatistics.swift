@@ -27,10 +27,10 @@ struct PhraseStatistics {
     /// (the function then counts them) when the expression is not a plain list of phrases and groups of phrases;
     /// see `counts(of:in:)`.
     ///
-    /// A group (an OR of phrases inside the list) is one query word with its corrected variants (``TypoTolerance``):
-    /// each member gets the counts of the group's most frequent member, as Lucene's fuzzy query blends its terms'
-    /// document frequencies, so a rare variant (or a rare misspelling searched as typed) does not outweigh the
-    /// common word it stands for.
+    /// A group (an OR of phrases inside the list) is one query word, first, with its corrected variants
+    /// (``TypoTolerance``): each variant gets the counts of the group's most frequent member, as Lucene's fuzzy query
+    /// blends its terms' document frequencies, so a rare variant does not outweigh the common word it stands for.
+    /// The word as typed keeps its own counts: it scores as it would without typo tolerance.
     static func counts(of tree: FTS5Expression, in index: String, cache: Locked<Cache>, on handle: Handle) throws -> [Counts]? {
         var texts: [String] = [], groups: [Range<Int>] = []
         switch tree {
@@ -54,7 +54,7 @@ struct PhraseStatistics {
         guard var counts = try counts(ofPhrases: texts, in: index, cache: cache, on: handle) else { return nil }
         for group in groups {
             guard let top = counts[group].max(by: { $0.rows < $1.rows }) else { continue }
-            for i in group { counts[i] = top }
+            for i in group.dropFirst() { counts[i] = top }
         }
         return counts
     }
