@@ -43,7 +43,13 @@ public struct SearchOptions: Sendable, Hashable {
     /// a second search with words of the first one's best hits added (see ``Feedback``).
     public var feedback: Feedback?
     /// How many typos each word of an `.allTerms`, `.anyTerm` or `.prefix` query forgives (``TypoTolerance``):
-    /// ``TypoTolerance/off`` by default. Such a search always scores every matching row (no pruned plan).
+    /// ``TypoTolerance/off`` by default. A search in which a word has variants scores every matching row (no
+    /// pruned plan), and the index's term list is read again after each write to it, so it is off until its cost on
+    /// large indexes is measured. On four English test collections, ``TypoTolerance/default`` moved the nDCG@10 of
+    /// clean queries by -0.002 to +0.001 and raised that of misspelled ones to 86-99% of the clean figure.
+    ///
+    ///     var options = SearchOptions()
+    ///     options.typoTolerance = .default  // "aeroelastc" finds "aeroelastic"
     public var typoTolerance: TypoTolerance = .off
 
     /// Default options: 20 hits, ``Ranking/default`` with equal weights, no highlights, totals counted.
