@@ -221,6 +221,20 @@ final class TypoToleranceTests: SiftTestCase {
         }
     }
 
+    func testTheWordAsTypedScoresAsWithoutTypoTolerance() throws {
+        let database = try corpus()
+        // "flatter" (one row) has a more frequent variant, "flutter" (two rows): only the variant takes its counts.
+        for ranking in [Ranking.bm25f(), .inB2()] {
+            func score(_ tolerance: TypoTolerance) throws -> Double? {
+                let results: SearchResults<Article> = try database.search(SearchQuery("flatter"), in: "articles_fts",
+                                                                          options: SearchOptions(ranking: ranking, typoTolerance: tolerance))
+                return results.hits.first { $0.object.id == 2 }?.score
+            }
+            let exact = try XCTUnwrap(try score(.off))
+            XCTAssertEqual(try XCTUnwrap(try score(.default)), exact, accuracy: 1e-9, "\(ranking)")
+        }
+    }
+
     func testPrefixSearchForgivesTyposInTheTypedPart() throws {
         let database = try corpus()
         XCTAssertEqual(try ids(database, SearchQuery("aerelas", mode: .prefix), .off), [])
