@@ -52,7 +52,13 @@ public struct TestCollection: Sendable, Hashable {
     /// All queries in file order.
     public func loadQueries(policy: MalformedLinePolicy = .strict) throws -> [EvaluationQuery] {
         try requireFile(.queries)
-        let reader = try JSONLinesReader(url: url(for: .queries), policy: policy)
+        return try loadQueries(from: url(for: .queries), policy: policy)
+    }
+
+    /// Queries in the layout of `queries.jsonl` from another file, such as the collection's `queries-typos.jsonl`
+    /// (the same queries misspelled), in file order.
+    public func loadQueries(from file: URL, policy: MalformedLinePolicy = .strict) throws -> [EvaluationQuery] {
+        let reader = try JSONLinesReader(url: file, policy: policy)
         var queries: [EvaluationQuery] = []
         while let (line, object) = try reader.nextFoundationObject() {
             do {

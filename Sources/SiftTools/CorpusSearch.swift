@@ -125,12 +125,13 @@ extension CorpusDatabase {
     /// those of ``CorpusSearchOptions``, `feedback` that of ``SearchOptions``.
     public func rankedKeys(_ text: String, mode: SearchQuery.Mode = .anyTerm, limit: Int = 1000,
                            titleWeight: Double = CorpusSearchOptions.defaultTitleWeight,
-                           ranking: Ranking = .default, feedback: Feedback? = nil) throws -> [(key: String, score: Double)] {
+                           ranking: Ranking = .default, feedback: Feedback? = nil,
+                           typoTolerance: TypoTolerance = .off) throws -> [(key: String, score: Double)] {
         try translatingErrors {
             let results: SearchResults<DocumentKey> = try database.search(
                 SearchQuery(text, mode: mode), in: Self.indexTable,
                 options: SearchOptions(limit: limit, weights: titleWeight == 1 ? [:] : ["title": titleWeight],
-                                       ranking: ranking, countTotal: false, feedback: feedback))
+                                       ranking: ranking, countTotal: false, feedback: feedback, typoTolerance: typoTolerance))
             return results.hits.map { ($0.object.key, $0.score) }
         }
     }

@@ -46,13 +46,16 @@ public enum Evaluator {
     ///   - titleWeight: weight of titles relative to bodies, 2 as `sift search` (1 treats them alike, as BEIR baselines do).
     ///   - ranking: how results are scored (``Ranking/default``, as `database.search` does).
     ///   - feedback: pseudo-relevance feedback (``SearchOptions/feedback``), none by default.
+    ///   - queries: the queries' file (the collection's `queries.jsonl` when nil), e.g. its `queries-typos.jsonl`.
+    ///   - typoTolerance: the typos each query word forgives (``SearchOptions/typoTolerance``), none by default.
     ///   - onProgress: indexing progress, for a progress display.
     public static func run(collection: URL, tokenizer: String = CorpusDatabase.defaultTokenizer,
                            databasePath: String? = nil, depth: Int = TRECRunFile.defaultDepth, titleWeight: Double = CorpusSearchOptions.defaultTitleWeight,
-                           ranking: Ranking = .default, feedback: Feedback? = nil, onProgress: ((IndexProgress) -> Void)? = nil) throws -> EvaluationOutcome {
+                           ranking: Ranking = .default, feedback: Feedback? = nil, queries queriesFile: URL? = nil,
+                           typoTolerance: TypoTolerance = .off, onProgress: ((IndexProgress) -> Void)? = nil) throws -> EvaluationOutcome {
         let testCollection = TestCollection(folder: collection)
         try testCollection.validate()
-        let queries = try testCollection.loadQueries()
+        let queries = try queriesFile.map { try testCollection.loadQueries(from: $0) } ?? testCollection.loadQueries()
         let qrels = try testCollection.loadQrels()
 
         let path = databasePath ?? FileManager.default.temporaryDirectory
@@ -80,7 +83,7 @@ public enum Evaluator {
         let queryStart = Date()
         for query in queries {
             let ranked = try corpus.rankedKeys(query.text, mode: .anyTerm, limit: depth, titleWeight: titleWeight, ranking: ranking,
-                                                feedback: feedback)
+                                                feedback: feedback, typoTolerance: typoTolerance)
             run.results[query.id] = ranked.map { ScoredDocument(id: $0.key, score: $0.score) }
         }
         let querySeconds = Date().timeIntervalSince(queryStart)

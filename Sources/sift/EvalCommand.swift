@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Sift
 import SiftEvaluation
 import SiftTools
 
@@ -12,7 +13,9 @@ struct EvalCommand: ParsableCommand {
             Indexes the corpus (title and text) into a temporary database, runs every query as any-term \
             search keeping the top 1000 (ranked as --ranking says, a title word weighing --title-weight body words), and prints nDCG@10, MAP, Recall@100, MRR@10 and P@10 averaged \
             over the judged queries (trec_eval conventions), with indexing and query throughput. \
-            --run writes the ranking as a TREC run file (qid Q0 docid rank score tag) for trec_eval.
+            --run writes the ranking as a TREC run file (qid Q0 docid rank score tag) for trec_eval. \
+            --queries reads another query file of the collection (queries-typos.jsonl: the same queries misspelled); \
+            --typos on searches with typo tolerance (SearchOptions.typoTolerance, Meilisearch's defaults).
             """)
 
     @Argument(help: ArgumentHelp("The collection folder, e.g. Corpora/sample.", valueName: "collection"))
@@ -29,6 +32,17 @@ struct EvalCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Keep the index in this new database file instead of a temporary one.", valueName: "file"))
     var db: String?
 
+    @Option(help: ArgumentHelp("Read the queries from this file of the collection (or path) instead of queries.jsonl, "
+                               + "e.g. queries-typos.jsonl.", valueName: "file"))
+    var queries: String?
+
+    @Option(help: "Typo tolerance: on (Meilisearch's defaults: one typo from 5 letters, two from 9) or off (default).")
+    var typos: TypoSetting = .off
+
+    enum TypoSetting: String, ExpressibleByArgument, CaseIterable {
+        case on, off
+    }
+
     @Flag(help: "Print the numbers as one JSON object.")
     var json = false
 
@@ -40,11 +54,19 @@ struct EvalCommand: ParsableCommand {
             let progress = ProgressLine("indexing", quiet: quiet)
             let outcome = try Evaluator.run(collection: URL(fileURLWithPath: collection), tokenizer: tokenizer,
                                             databasePath: db, titleWeight: rankingOptions.titleWeight, ranking: rankingOptions.value,
-                                            feedback: rankingOptions.feedbackValue, onProgress: progress.observer)
+                                            feedback: rankingOptions.feedbackValue, queries: queriesURL,
+                                            typoTolerance: typos == .on ? .default : .off, onProgress: progress.observer)
             ProgressLine.clear()
             if let runFile { try TRECRunFile.write(outcome.run, to: URL(fileURLWithPath: runFile)) }
             print(json ? try Self.json(outcome) : Self.text(outcome))
         }
+    }
+
+    /// The queries' file: a name inside the collection folder when no such path exists as given.
+    var queriesURL: URL? {
+        guard let queries else { return nil }
+        if FileManager.default.fileExists(atPath: queries) { return URL(fileURLWithPath: queries) }
+        return URL(fileURLWithPath: collection).appendingPathComponent(queries)
     }
 
     static func text(_ outcome: EvaluationOutcome) -> String {

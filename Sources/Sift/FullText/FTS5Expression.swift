@@ -49,7 +49,10 @@ indirect enum FTS5Expression: Hashable, Sendable {
         switch self {
         case .string(let text): return FTS5Expression.quote(text)
         case .prefix(let text): return FTS5Expression.quote(text) + "*"
-        case .all(let operands): return operands.map(\.operand).joined(separator: " ")
+        case .all(let operands):
+            // FTS5 joins phrases by juxtaposition (implicit AND) but a parenthesized group only by an explicit AND.
+            let phrasesOnly = operands.allSatisfy { if case .string = $0 { true } else if case .prefix = $0 { true } else { false } }
+            return operands.map(\.operand).joined(separator: phrasesOnly ? " " : " AND ")
         case .any(let operands): return operands.map(\.operand).joined(separator: " OR ")
         case .excluding(let kept, let excluded): return kept.operand + " NOT " + excluded.operand
         case .near(let strings, let distance):

@@ -48,6 +48,7 @@ extension Database {
     /// added, or nil when the first search finds no words to add.
     func expanded(_ query: SearchQuery, _ tree: FTS5Expression, _ rank: SearchStatement.Rank?, _ condition: Condition?,
                   by feedback: Feedback, _ info: FTSTableInfo, _ tokenizer: TokenizerInstance, _ stopwords: Set<String>,
+                  variants: TypoVariant.Finder? = nil,
                   on handle: Handle) throws -> (tree: FTS5Expression, weights: [Double]?)? {
         var first = SearchStatement(index: info.name, content: info.content, columns: [], expression: tree.rendered)
         first.rank = rank
@@ -55,7 +56,7 @@ extension Database {
         let terms = try feedbackTerms(feedback, for: first, columns: info.columns, tokenizer: tokenizer, stopwords: stopwords, on: handle)
         guard !terms.isEmpty else { return nil }
         return try query.weightedTree(spans: tokenizer.querySpans, distinct: true, stopwords: stopwords,
-                                      feedback: (terms, feedback.originalWeight))
+                                      feedback: (terms, feedback.originalWeight), variants: variants)
     }
 
     /// The feedback words of a first search for `statement` (its expression, rank and condition), best first,

@@ -113,6 +113,8 @@ final class FullTextSettings: Sendable {
     let stopwords = Locked<[String: @Sendable ([String]) -> Set<String>]>([:])
     /// The phrases' rows and instances last counted, per index (`PhraseStatistics`).
     let phraseStatistics = Locked<PhraseStatistics.Cache>([:])
+    /// The terms of each index typo-tolerant searches walked, with the structure record they were read at.
+    let termDictionaries = Locked<TermDictionary.Cache>([:])
 
     /// The query stopwords of an index declared with `tokenizer` (its name and arguments).
     func stopwords(for tokenizer: [String]) -> Set<String> {

@@ -24,19 +24,39 @@ struct PhraseStatistics {
     static let capacity = 20_000
 
     /// The counts of the phrases of `tree` in FTS5's order (as `sift_rank_df` and `sift_inb2_df` take them), or nil
-    /// (the function then counts them) when the expression is not a plain list of phrases; see `counts(of:in:)`.
+    /// (the function then counts them) when the expression is not a plain list of phrases and groups of phrases;
+    /// see `counts(of:in:)`.
+    ///
+    /// A group (an OR of phrases inside the list) is one query word, first, with its corrected variants
+    /// (``TypoTolerance``): each variant gets the counts of the group's most frequent member, as Lucene's fuzzy query
+    /// blends its terms' document frequencies, so a rare variant does not outweigh the common word it stands for.
+    /// The word as typed keeps its own counts: it scores as it would without typo tolerance.
     static func counts(of tree: FTS5Expression, in index: String, cache: Locked<Cache>, on handle: Handle) throws -> [Counts]? {
+        var texts: [String] = [], groups: [Range<Int>] = []
         switch tree {
-        case .string(let text): return try counts(ofPhrases: [text], in: index, cache: cache, on: handle)
+        case .string(let text): texts = [text]
         case .all(let operands), .any(let operands):
-            var texts: [String] = []
             for operand in operands {
-                guard case .string(let text) = operand else { return nil }
-                texts.append(text)
+                switch operand {
+                case .string(let text): texts.append(text)
+                case .any(let members):
+                    let start = texts.count
+                    for member in members {
+                        guard case .string(let text) = member else { return nil }
+                        texts.append(text)
+                    }
+                    groups.append(start..<texts.count)
+                default: return nil
+                }
             }
-            return try counts(ofPhrases: texts, in: index, cache: cache, on: handle)
         default: return nil
         }
+        guard var counts = try counts(ofPhrases: texts, in: index, cache: cache, on: handle) else { return nil }
+        for group in groups {
+            guard let top = counts[group].max(by: { $0.rows < $1.rows }) else { continue }
+            for i in group.dropFirst() { counts[i] = top }
+        }
+        return counts
     }
 
     /// The counts of each phrase (text searched as one quoted phrase, no column filter), or nil in a write

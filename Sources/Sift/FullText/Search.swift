@@ -42,12 +42,23 @@ public struct SearchOptions: Sendable, Hashable {
     /// Pseudo-relevance feedback for `.anyTerm` questions under ``Ranking/bm25f(k1:b:)`` (nil: none, the default):
     /// a second search with words of the first one's best hits added (see ``Feedback``).
     public var feedback: Feedback?
+    /// How many typos each word of an `.allTerms`, `.anyTerm` or `.prefix` query forgives (``TypoTolerance``):
+    /// ``TypoTolerance/off`` by default. A search in which a word has variants scores every matching row (no
+    /// pruned plan), and the index's term list is read again after each write to it, so it is off until its cost on
+    /// large indexes is measured. On four English test collections, ``TypoTolerance/default`` moved the nDCG@10 of
+    /// clean queries by -0.002 to +0.001 and raised that of misspelled ones to 86-99% of the clean figure.
+    ///
+    ///     var options = SearchOptions()
+    ///     options.typoTolerance = .default  // "aeroelastc" finds "aeroelastic"
+    public var typoTolerance: TypoTolerance = .off
 
     /// Default options: 20 hits, ``Ranking/default`` with equal weights, no highlights, totals counted.
     public init(limit: Int = 20, offset: Int = 0, weights: [String: Double] = [:], ranking: Ranking = .default,
                 highlight: [String] = [], snippet: [String] = [], markers: Markers = Markers("[", "]"),
-                ellipsis: String = "…", snippetLength: Int = 100, countTotal: Bool = true, feedback: Feedback? = nil) {
+                ellipsis: String = "…", snippetLength: Int = 100, countTotal: Bool = true, feedback: Feedback? = nil,
+                typoTolerance: TypoTolerance = .off) {
         self.feedback = feedback
+        self.typoTolerance = typoTolerance
         self.ranking = ranking
         self.ellipsis = ellipsis
         self.snippetLength = snippetLength
@@ -107,8 +118,10 @@ extension Database {
             let info = try ftsInfo(index, on: handle)
             let tokenizer = try handle.tokenizer(info.tokenizer)
             let stopwords = pool.attachment(FullTextSettings.init).stopwords(for: info.tokenizer)
+            let variants: TypoVariant.Finder? = options.typoTolerance.isOff ? nil
+                : typoVariants(info, tokenizer, options.typoTolerance, on: handle)
             guard var weighted = try query.weightedTree(spans: tokenizer.querySpans, distinct: options.ranking.weighsQueryTerms,
-                                                        stopwords: stopwords)
+                                                        stopwords: stopwords, variants: variants)
             else {
                 return SearchResults(hits: [], totalCount: options.countTotal ? 0 : nil, expression: nil)
             }
@@ -122,7 +135,8 @@ extension Database {
             defer { if snapshot { sqlite3_exec(handle.raw, "COMMIT", nil, nil, nil) } }
             var rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
             if let feedback = options.feedback, options.ranking.weighsQueryTerms, query.takesFeedback,
-               let expanded = try expanded(query, weighted.tree, rank, condition, by: feedback, info, tokenizer, stopwords, on: handle) {
+               let expanded = try expanded(query, weighted.tree, rank, condition, by: feedback, info, tokenizer, stopwords,
+                                           variants: variants, on: handle) {
                 weighted = expanded
                 rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
             }
@@ -145,12 +159,16 @@ extension Database {
     /// The FTS5 expression Sift runs for `query` on `index` under `ranking` (nil when there is nothing to search
     /// for). ``Ranking/bm25f(k1:b:)`` searches a repeated word once and weighs it by its count, so its expression
     /// can be shorter.
-    public func expression(for query: SearchQuery, in index: String, ranking: Ranking = .default) throws -> String? {
+    /// With `typoTolerance`, each word that has corrected variants in the index is an OR-group of itself and them.
+    public func expression(for query: SearchQuery, in index: String, ranking: Ranking = .default,
+                           typoTolerance: TypoTolerance = .off) throws -> String? {
         try read { handle in
             let info = try ftsInfo(index, on: handle)
             let tokenizer = try handle.tokenizer(info.tokenizer)
+            let variants: TypoVariant.Finder? = typoTolerance.isOff ? nil : typoVariants(info, tokenizer, typoTolerance, on: handle)
             return try query.weightedTree(spans: tokenizer.querySpans, distinct: ranking.weighsQueryTerms,
-                                          stopwords: pool.attachment(FullTextSettings.init).stopwords(for: info.tokenizer))?.tree.rendered
+                                          stopwords: pool.attachment(FullTextSettings.init).stopwords(for: info.tokenizer),
+                                          variants: variants)?.tree.rendered
         }
     }
 

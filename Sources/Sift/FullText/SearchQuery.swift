@@ -109,8 +109,14 @@ public struct SearchQuery: Sendable, Hashable {
     /// `feedback` adds terms to an `.anyTerm` question (pseudo-relevance feedback, RM3's interpolation): the
     /// question's own weights are scaled to sum to `originalWeight`, the feedback terms' to `1 - originalWeight`,
     /// and a term in both gets the sum. Other modes ignore it.
+    ///
+    /// `variants` gives the corrected variants of a word as typed (and whether it is the prefix of a `.prefix`
+    /// search): each word of an `.allTerms`, `.anyTerm` or `.prefix` question (not a CJK run, not a feedback term)
+    /// that has some becomes an OR-group of itself and them, the word first, each variant weighing the word's
+    /// weight times its own (`"aeroelastc"` -> `("aeroelastc" OR "aeroelastic")`, weights 1 and 0.9).
     func weightedTree(spans: (String) throws -> [Range<Int>], distinct: Bool, stopwords: Set<String> = [],
-                      feedback: (terms: [(term: String, weight: Double)], originalWeight: Double)? = nil) throws
+                      feedback: (terms: [(term: String, weight: Double)], originalWeight: Double)? = nil,
+                      variants: TypoVariant.Finder? = nil) throws
         -> (tree: FTS5Expression, weights: [Double]?)? {
         var tree: FTS5Expression
         var weights: [Double]?
@@ -133,6 +139,13 @@ public struct SearchQuery: Sendable, Hashable {
             case .prefix: terms = segments.dropLast().map { (.string($0.text), 1) } + [(.prefix(segments[segments.count - 1].text), 1)]
             case .phrase: terms = [(.string(segments.map(\.text).joined(separator: " ")), 1)]
             }
+            // The words as typed that may have corrected variants (before feedback adds its terms).
+            var correctable: Set<FTS5Expression> = []
+            if mode != .phrase && variants != nil {
+                for (i, segment) in segments.enumerated() where !segment.isCJK {
+                    correctable.insert(mode == .prefix && i == segments.count - 1 ? .prefix(segment.text) : .string(segment.text))
+                }
+            }
             if mode == .anyTerm, let feedback, case let added = feedback.terms.reduce(0, { $0 + $1.weight }), added > 0 {
                 let own = terms.reduce(0) { $0 + $1.count }, kept = min(1, max(0, feedback.originalWeight))
                 terms = terms.map { ($0.term, kept * $0.count / own) }
@@ -140,8 +153,21 @@ public struct SearchQuery: Sendable, Hashable {
                 terms = SearchQuery.counted(terms)
             }
             if distinct { terms = SearchQuery.counted(terms) }
-            tree = mode == .anyTerm ? .any(terms.map(\.term)) : .all(terms.map(\.term))
-            weights = terms.map(\.count)
+            var operands: [FTS5Expression] = [], phraseWeights: [Double] = []
+            for (term, count) in terms {
+                var found: [TypoVariant] = []
+                if let variants, correctable.contains(term) {
+                    switch term {
+                    case .string(let word): found = try variants(word, false)
+                    case .prefix(let word): found = try variants(word, true)
+                    default: break
+                    }
+                }
+                operands.append(found.isEmpty ? term : .any([term] + found.map(\.term)))
+                phraseWeights += [count] + found.map { count * $0.weight }
+            }
+            tree = mode == .anyTerm ? .any(operands) : .all(operands)
+            weights = phraseWeights
         case .near(let text, let distance):
             let segments = try SearchQuery.segments(text, spans)
             guard !segments.isEmpty else { return nil }

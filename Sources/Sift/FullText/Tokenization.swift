@@ -51,6 +51,21 @@ final class TokenizerInstance {
     /// Calls `body` for each token of `text` (UTF-8), with the token bytes valid only during the call.
     func tokenize(_ text: String, reason: TokenizeReason,
                   _ body: (UnsafeBufferPointer<UInt8>, Int, Int, Bool) -> Void) throws {
+        try tokenize(text, flags: reason.flags, body)
+    }
+
+    /// The one token a query finds for `text` (as the prefix of a prefix query with `prefix`: FTS5 passes
+    /// `FTS5_TOKENIZE_PREFIX`, and a stemming tokenizer leaves such text unstemmed), or nil when it finds none or several.
+    func queryToken(of text: String, prefix: Bool = false) throws -> String? {
+        var tokens: [String] = []
+        try tokenize(text, flags: FTS5_TOKENIZE_QUERY | (prefix ? FTS5_TOKENIZE_PREFIX : 0)) { bytes, _, _, _ in
+            tokens.append(String(decoding: bytes, as: UTF8.self))
+        }
+        return tokens.count == 1 ? tokens[0] : nil
+    }
+
+    /// Calls `body` for each token of `text` tokenized with FTS5's `flags`.
+    private func tokenize(_ text: String, flags: Int32, _ body: (UnsafeBufferPointer<UInt8>, Int, Int, Bool) -> Void) throws {
         guard !text.isEmpty else { return }
         var text = text
         text.makeContiguousUTF8()
@@ -59,7 +74,7 @@ final class TokenizerInstance {
             let rc = text.utf8.withContiguousStorageIfAvailable { buffer in
                 withUnsafeMutablePointer(to: &context) { ctx in
                     buffer.withMemoryRebound(to: CChar.self) { chars in
-                        sift_fts5_tokenizer_run(&tokenizer, ctx, reason.flags, chars.baseAddress, Int32(chars.count), tokenCallback)
+                        sift_fts5_tokenizer_run(&tokenizer, ctx, flags, chars.baseAddress, Int32(chars.count), tokenCallback)
                     }
                 }
             } ?? SQLITE_ERROR

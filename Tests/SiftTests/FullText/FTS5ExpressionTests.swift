@@ -24,14 +24,16 @@ final class FTS5ExpressionTests: XCTestCase {
     }
 
     func testOperandsThatAreNotStringsAreParenthesized() {
-        check(.all([.any([a, b]), .prefix("c")]), #"(("a" OR "b") "c"*)"#)
+        // FTS5 takes juxtaposed phrases as AND, but a parenthesized group needs the word (`("a" OR "b") "c"` is a
+        // syntax error).
+        check(.all([.any([a, b]), .prefix("c")]), #"(("a" OR "b") AND "c"*)"#)
         check(.any([.all([a, b]), .near(["c", "d"], distance: 1)]), #"(("a" "b") OR (NEAR("c" "d", 1)))"#)
         check(.any([.excluding(a, b), c]), #"(("a" NOT "b") OR "c")"#)
         check(.excluding(.all([a]), .any([b, c])), #"("a") NOT ("b" OR "c")"#)
         check(.excluding(.columns(["t"], .all([a])), .any([b])), #"({"t"} : ("a")) NOT ("b")"#)
         check(.columns(["t"], .excluding(a, b)), #"{"t"} : ("a" NOT "b")"#)
         check(.columns(["t"], .columns(["u"], a)), #"{"t"} : ({"u"} : "a")"#)
-        check(.all([.trusted("x OR y"), c]), #"((x OR y) "c")"#)
+        check(.all([.trusted("x OR y"), c]), #"((x OR y) AND "c")"#)
         check(.excluding(.trusted("x"), .trusted("y OR z")), "(x) NOT (y OR z)")
     }
 

@@ -1,0 +1,197 @@
+import CSQLite
+
+/// An index's terms in sorted order (Unicode scalar order, which is FTS5's byte order of UTF-8), with the rows
+/// holding each, walked with an ``EditAutomaton`` to find the terms within a few edits of a word.
+///
+/// The walk goes through the terms in order and keeps the automaton's state for each scalar of the current
+/// term, so a term shares the states of its common prefix with the term before it; when a prefix can no longer
+/// match within the budget, every term beginning with it is skipped at once (found by binary search). The cost
+/// is that of the states on the paths the automaton can still follow, never an edit distance per term.
+///
+/// The terms' scalars are kept end to end in one array (with each term's start), not as an array per term: a
+/// vocabulary of millions of terms then costs a few bytes per scalar and per term, not an allocation each.
+final class TermDictionary: Sendable {
+    /// Every term's scalars, in term order.
+    private let scalars: [Unicode.Scalar]
+    /// Where each term starts in `scalars`, and its end as the last element.
+    private let termOffsets: [UInt32]
+    /// The rows holding each term (FTS5's `doc` count).
+    let rows: [Int64]
+
+    /// How many terms there are.
+    var count: Int { rows.count }
+
+    /// The scalars of the term at `position` (0 ..< count), in sorted order.
+    func term(_ position: Int) -> ArraySlice<Unicode.Scalar> {
+        scalars[Int(termOffsets[position])..<Int(termOffsets[position + 1])]
+    }
+
+    /// One term found by a walk: its position (see `term(_:)`) and the edits it costs (with the first letter's rule).
+    struct Match: Equatable, Sendable {
+        let term: Int
+        let edits: Int
+    }
+
+    /// A prefix found by a prefix walk: every term beginning with `prefix` matches with `edits`.
+    struct PrefixMatch: Equatable, Sendable {
+        let prefix: [Unicode.Scalar]
+        let edits: Int
+        /// The rows of the most frequent term beginning with the prefix.
+        let rows: Int64
+    }
+
+    /// Terms given in any order; duplicates keep their first row count.
+    init(terms given: [(term: String, rows: Int64)]) {
+        var sorted = given.map { (Array($0.term.unicodeScalars), $0.rows) }
+        sorted.sort { $0.0.lexicographicallyPrecedes($1.0) { $0.value < $1.value } }
+        var scalars: [Unicode.Scalar] = [], termOffsets: [UInt32] = [0], rows: [Int64] = []
+        var last: [Unicode.Scalar]?
+        for (term, count) in sorted where last != term {
+            scalars += term
+            termOffsets.append(UInt32(truncatingIfNeeded: scalars.count))
+            rows.append(count)
+            last = term
+        }
+        self.scalars = scalars
+        self.termOffsets = termOffsets
+        self.rows = rows
+    }
+
+    /// The term at `position` as a string.
+    func text(_ position: Int) -> String {
+        var text = ""
+        text.unicodeScalars.append(contentsOf: term(position))
+        return text
+    }
+
+    /// The terms within the automaton's budget of its word, in term order. With `firstLetterCostsTwo`, a term
+    /// whose first scalar differs from the word's costs one edit more than its distance (Meilisearch's rule: a
+    /// typo on the first letter counts twice), so within a budget of one edit the first letter must match.
+    func matches(_ automaton: EditAutomaton, firstLetterCostsTwo: Bool = true) -> [Match] {
+        var found: [Match] = []
+        walk(automaton, firstLetterCostsTwo: firstLetterCostsTwo) { position, state, depth, extra in
+            guard depth == term(position).count else { return false }
+            if let distance = automaton.distance(state), distance + extra <= automaton.maxEdits {
+                found.append(Match(term: position, edits: distance + extra))
+            }
+            return false
+        }
+        return found
+    }
+
+    /// The shortest prefixes of terms within the budget of the automaton's word that are neither a prefix of the
+    /// word nor begin with it (those the exact prefix covers), each with the edits it costs: a prefix search
+    /// with typos on its typed part. Every term beginning with a prefix found is covered by it, and no prefix
+    /// found begins with another.
+    func prefixMatches(_ automaton: EditAutomaton, firstLetterCostsTwo: Bool = true) -> [PrefixMatch] {
+        var found: [PrefixMatch] = []
+        let word = automaton.word
+        walk(automaton, firstLetterCostsTwo: firstLetterCostsTwo) { position, state, depth, extra in
+            guard let distance = automaton.distance(state), distance + extra <= automaton.maxEdits else { return false }
+            let prefix = Array(term(position).prefix(depth))
+            if prefix.starts(with: word) { return true }  // the exact prefix covers these terms
+            if word.starts(with: prefix) { return false }
+            let end = self.end(ofPrefix: prefix, from: position)
+            found.append(PrefixMatch(prefix: prefix, edits: distance + extra, rows: rows[position..<end].max() ?? 0))
+            return true
+        }
+        return found
+    }
+
+    /// Walks the terms with shared-prefix states. `visit(term, state, depth, extra)` is called for each state
+    /// reached along a term (depth scalars read; `extra` the first letter's added cost) that can still match,
+    /// and returns true to skip every term beginning with those scalars.
+    private func walk(_ automaton: EditAutomaton, firstLetterCostsTwo: Bool,
+                      _ visit: (Int, EditAutomaton.State, Int, Int) -> Bool) {
+        let word = automaton.word
+        var states = [automaton.start]
+        var path: [Unicode.Scalar] = []
+        var position = 0
+        while position < count {
+            let term = Array(self.term(position))
+            // The states of the prefix this term shares with the one before are kept; the rest are read anew.
+            var common = 0
+            while common < path.count && common < term.count && path[common] == term[common] { common += 1 }
+            path.removeLast(path.count - common)
+            states.removeLast(states.count - common - 1)
+            var skipped = false
+            while path.count < term.count {
+                let scalar = term[path.count]
+                let state = automaton.step(states[states.count - 1], scalar)
+                path.append(scalar)
+                states.append(state)
+                let extra = firstLetterCostsTwo && !word.isEmpty && path[0] != word[0] ? 1 : 0
+                if !automaton.canMatch(state, within: automaton.maxEdits - extra) || visit(position, state, path.count, extra) {
+                    skipped = true
+                    break
+                }
+            }
+            if skipped {
+                position = end(ofPrefix: path, from: position)
+            } else {
+                position += 1
+            }
+        }
+    }
+
+    /// The rows holding `term`, 0 when the index does not hold it.
+    func rows(of term: [Unicode.Scalar]) -> Int64 {
+        let first = lowerBound(term)
+        return first < count && self.term(first).elementsEqual(term) ? rows[first] : 0
+    }
+
+    /// The rows of the most frequent term beginning with `prefix`, 0 when none does.
+    func maxRows(beginningWith prefix: [Unicode.Scalar]) -> Int64 {
+        let first = lowerBound(prefix)
+        guard first < count, term(first).starts(with: prefix) else { return 0 }
+        return rows[first..<end(ofPrefix: prefix, from: first)].max() ?? 0
+    }
+
+    /// The position of the first term not before `text`.
+    private func lowerBound(_ text: [Unicode.Scalar]) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if term(middle).lexicographicallyPrecedes(text, by: { $0.value < $1.value }) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The position after the last term beginning with `prefix`, searching from `start` (a term that begins with it).
+    private func end(ofPrefix prefix: [Unicode.Scalar], from start: Int) -> Int {
+        var low = start + 1, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if term(middle).starts(with: prefix) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}
+
+extension TermDictionary {
+    /// Dictionaries per index, with the FTS5 structure record they were read at (see `PhraseStatistics`).
+    typealias Cache = [String: (structure: [UInt8], dictionary: TermDictionary)]
+
+    /// The terms of `index` from FTS5's `fts5vocab` (row form: each term with the rows holding it), kept in
+    /// `cache` for as long as the index's structure record is the same; read anew (and not kept) inside a write
+    /// transaction, whose pending rows FTS5 writes only at commit.
+    static func of(_ index: String, cache: Locked<Cache>, on handle: Handle) throws -> TermDictionary {
+        let writing = sqlite3_txn_state(handle.raw, "main") == SQLITE_TXN_WRITE
+        let structure = try handle.withStatement("SELECT block FROM \(SQLBuilder.quote(index + "_data")) WHERE id = 10") { stmt in
+            try handle.step(stmt) ? RawStatement.bytes(stmt, 0) : nil
+        }
+        if !writing, let structure, let kept = cache.withLock({ $0[index] }), kept.structure == structure { return kept.dictionary }
+        let vocabulary = "sift_typo_vocabulary"
+        try handle.execute("DROP TABLE IF EXISTS temp.\(vocabulary)")
+        try handle.execute("CREATE VIRTUAL TABLE temp.\(vocabulary) USING fts5vocab(main, \(SQLBuilder.quote(index)), row)")
+        defer { try? handle.execute("DROP TABLE IF EXISTS temp.\(vocabulary)") }
+        let terms = try handle.withStatement("SELECT term, doc FROM temp.\(vocabulary)") { stmt in
+            var terms: [(term: String, rows: Int64)] = []
+            while try handle.step(stmt) { terms.append((RawStatement.text(stmt, 0), sqlite3_column_int64(stmt, 1))) }
+            return terms
+        }
+        let dictionary = TermDictionary(terms: terms)
+        if !writing, let structure { cache.withLock { $0[index] = (structure, dictionary) } }
+        return dictionary
+    }
+}
