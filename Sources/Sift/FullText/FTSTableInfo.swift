@@ -38,6 +38,29 @@ struct FTSTableInfo: Sendable {
         }
     }
 
+    /// FTS5's structure record of `name` (row 10 of `<name>_data`): it changes with every write of the index, so
+    /// caches of what the index holds key on it (`PhraseStatistics`, `TermDictionary`); nil when it is missing.
+    static func structureRecord(of name: String, on handle: Handle) throws -> [UInt8]? {
+        try handle.withStatement("SELECT block FROM \(SQLBuilder.quote(name + "_data")) WHERE id = 10") { stmt in
+            try handle.step(stmt) ? RawStatement.bytes(stmt, 0) : nil
+        }
+    }
+
+    /// The terms of `name` in at least `minimumRows` rows, with how many rows hold each, in term order: FTS5's own
+    /// vocabulary (`fts5vocab`, row form), one pass over the index.
+    static func vocabulary(of name: String, minimumRows: Int64 = 0, on handle: Handle) throws -> [(term: String, rows: Int64)] {
+        let vocabulary = "sift_vocabulary"
+        try handle.execute("DROP TABLE IF EXISTS temp.\(vocabulary)")
+        try handle.execute("CREATE VIRTUAL TABLE temp.\(vocabulary) USING fts5vocab(main, \(SQLBuilder.quote(name)), row)")
+        defer { try? handle.execute("DROP TABLE IF EXISTS temp.\(vocabulary)") }
+        return try handle.withStatement("SELECT term, doc FROM temp.\(vocabulary) WHERE doc >= ?") { stmt in
+            try handle.bind([FundamentalValue(minimumRows)], to: stmt, sql: "")
+            var terms: [(term: String, rows: Int64)] = []
+            while try handle.step(stmt) { terms.append((RawStatement.text(stmt, 0), sqlite3_column_int64(stmt, 1))) }
+            return terms
+        }
+    }
+
     static func load(_ name: String, on handle: Handle) throws -> FTSTableInfo {
         let sql = try handle.withStatement("SELECT sql FROM sqlite_master WHERE name = ? AND type = 'table'") { stmt -> String? in
             try handle.bind([FundamentalValue(name)], to: stmt, sql: "")

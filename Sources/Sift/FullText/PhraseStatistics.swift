@@ -63,9 +63,7 @@ struct PhraseStatistics {
     /// transaction or when the index's structure cannot be read.
     static func counts(ofPhrases phrases: [String], in index: String, cache: Locked<Cache>, on handle: Handle) throws -> [Counts]? {
         guard sqlite3_txn_state(handle.raw, "main") != SQLITE_TXN_WRITE else { return nil }
-        guard let structure = try handle.withStatement("SELECT block FROM \(SQLBuilder.quote(index + "_data")) WHERE id = 10", { stmt in
-            try handle.step(stmt) ? RawStatement.bytes(stmt, 0) : nil
-        }) else { return nil }
+        guard let structure = try FTSTableInfo.structureRecord(of: index, on: handle) else { return nil }
         var known = cache.withLock { cache in cache[index].flatMap { $0.structure == structure ? $0.counts : nil } } ?? [:]
         let missing = Array(Set(phrases.filter { known[$0] == nil })).sorted()
         if !missing.isEmpty {

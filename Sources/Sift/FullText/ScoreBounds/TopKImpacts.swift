@@ -262,7 +262,8 @@ struct TopKImpacts {
                             FundamentalValue(Int64(sizes.chunk)), FundamentalValue(tablesLayout)])
         // Only terms a query finds as themselves: their rows are exactly those `MATCH '"term"'` returns.
         let tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
-        let terms = try frequentTerms(index.index, minimumRows: minimumRows(forRows: rows, on: handle), on: handle).filter { term in
+        let terms = try FTSTableInfo.vocabulary(of: index.index, minimumRows: Int64(minimumRows(forRows: rows, on: handle)), on: handle)
+            .map(\.term).filter { term in
             try TopKImpacts.token(of: term, tokenizer) == term
         }
         // Their chunk -1 rows, which row changes count in (made together: they sit on few pages).
@@ -369,19 +370,6 @@ struct TopKImpacts {
         try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(changesTable(index)))")
     }
 
-    /// The terms in at least `minimumRows` rows (FTS5's own vocabulary; one pass over the index).
-    private static func frequentTerms(_ index: String, minimumRows: Int, on handle: Handle) throws -> [String] {
-        let vocabulary = "sift_topk_vocabulary"
-        try handle.execute("DROP TABLE IF EXISTS temp.\(vocabulary)")
-        try handle.execute("CREATE VIRTUAL TABLE temp.\(vocabulary) USING fts5vocab(main, \(SQLBuilder.quote(index)), row)")
-        defer { try? handle.execute("DROP TABLE IF EXISTS temp.\(vocabulary)") }
-        return try handle.withStatement("SELECT term FROM temp.\(vocabulary) WHERE doc >= ?") { stmt in
-            try handle.bind([FundamentalValue(Int64(minimumRows))], to: stmt, sql: "")
-            var terms: [String] = []
-            while try handle.step(stmt) { terms.append(RawStatement.text(stmt, 0)) }
-            return terms
-        }
-    }
 
     /// The listed terms, in order.
     static func listedTerms(_ index: String, on handle: Handle) throws -> [String] {

@@ -177,20 +177,9 @@ extension TermDictionary {
     /// transaction, whose pending rows FTS5 writes only at commit.
     static func of(_ index: String, cache: Locked<Cache>, on handle: Handle) throws -> TermDictionary {
         let writing = sqlite3_txn_state(handle.raw, "main") == SQLITE_TXN_WRITE
-        let structure = try handle.withStatement("SELECT block FROM \(SQLBuilder.quote(index + "_data")) WHERE id = 10") { stmt in
-            try handle.step(stmt) ? RawStatement.bytes(stmt, 0) : nil
-        }
+        let structure = try FTSTableInfo.structureRecord(of: index, on: handle)
         if !writing, let structure, let kept = cache.withLock({ $0[index] }), kept.structure == structure { return kept.dictionary }
-        let vocabulary = "sift_typo_vocabulary"
-        try handle.execute("DROP TABLE IF EXISTS temp.\(vocabulary)")
-        try handle.execute("CREATE VIRTUAL TABLE temp.\(vocabulary) USING fts5vocab(main, \(SQLBuilder.quote(index)), row)")
-        defer { try? handle.execute("DROP TABLE IF EXISTS temp.\(vocabulary)") }
-        let terms = try handle.withStatement("SELECT term, doc FROM temp.\(vocabulary)") { stmt in
-            var terms: [(term: String, rows: Int64)] = []
-            while try handle.step(stmt) { terms.append((RawStatement.text(stmt, 0), sqlite3_column_int64(stmt, 1))) }
-            return terms
-        }
-        let dictionary = TermDictionary(terms: terms)
+        let dictionary = TermDictionary(terms: try FTSTableInfo.vocabulary(of: index, on: handle))
         if !writing, let structure { cache.withLock { $0[index] = (structure, dictionary) } }
         return dictionary
     }
