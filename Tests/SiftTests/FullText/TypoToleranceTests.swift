@@ -111,6 +111,32 @@ final class TypoToleranceTests: SiftTestCase {
         }
     }
 
+    func testAlignedWalkFindsTheTermsWithinTheBudgetOfEachCut() {
+        var rng = SplitMix(seed: 7)
+        let terms = vocabulary(&rng, roots: 30)
+        let dictionary = TermDictionary(terms: terms.map { (String(String.UnicodeScalarView($0)), 1) })
+        let sorted = (0..<dictionary.count).map { Array(dictionary.term($0)) }
+        for round in 0..<40 {
+            let word = Self.mutated(terms[Int(rng.next() % UInt64(terms.count))] + Self.word(round % 4, Self.alphabets[0], &rng), 1,
+                                    Self.alphabets[round % Self.alphabets.count], &rng)
+            guard !word.isEmpty else { continue }
+            for maxEdits in 0...2 {
+                for tail in [0, 2, 6] {
+                    let automaton = EditAutomaton(word, maxEdits: maxEdits)
+                    let found = dictionary.alignedMatches(automaton, tail: tail)
+                    let cuts = max(1, word.count - tail)...word.count
+                    let expected = sorted.indices.flatMap { i in
+                        cuts.compactMap { cut -> TermDictionary.AlignedMatch? in
+                            let cost = Self.distance(Array(word[..<cut]), sorted[i]) + (sorted[i].first != word.first ? 1 : 0)
+                            return cost <= maxEdits ? TermDictionary.AlignedMatch(term: i, cut: cut, edits: cost) : nil
+                        }
+                    }
+                    XCTAssertEqual(found, expected, "\(String(String.UnicodeScalarView(word))) within \(maxEdits), tail \(tail)")
+                }
+            }
+        }
+    }
+
     func testPrefixWalkCoversTheTermsBeginningWithinTheBudget() {
         var rng = SplitMix(seed: 7)
         let dictionary = TermDictionary(terms: vocabulary(&rng, roots: 20).map { (String(String.UnicodeScalarView($0)), 1) })
@@ -240,6 +266,28 @@ final class TypoToleranceTests: SiftTestCase {
         XCTAssertEqual(try ids(database, SearchQuery("aerelas", mode: .prefix), .off), [])
         XCTAssertEqual(Set(try ids(database, SearchQuery("aerelas", mode: .prefix), .default)), [1, 3])
         XCTAssertEqual(Set(try ids(database, SearchQuery("aeroelas", mode: .prefix), .default)), [1, 3])
+    }
+
+    func testTyposThatChangeTheStemFindTheWordMeant() throws {
+        let database = makeDatabase()
+        try database.create(virtualTable: "notes", of: Note.self)  // porter unicode61: a stemming tokenizer
+        try database.insert(objects: [Note("training of pilots", "a"), Note("heated plates", "b"), Note("trains and planes", "c"),
+                                      Note("making tools", "d")], intoTable: "notes")
+        func tags(_ text: String, _ tolerance: TypoTolerance) throws -> Set<String> {
+            let results: SearchResults<Note> = try database.search(SearchQuery(text), in: "notes", options: SearchOptions(typoTolerance: tolerance))
+            return Set(results.hits.map(\.object.tag))
+        }
+        // "traning" stems to "trane", two edits from "train": found through "training", one edit from it as typed.
+        XCTAssertEqual(try tags("traning", .off), [])
+        XCTAssertEqual(try tags("traning", .default), ["a", "c"])
+        // "heatfd" is its own stem; "heated", one edit away as typed, stems to "heat".
+        XCTAssertEqual(try tags("heatfd", .default), ["b"])
+        // "makng" stems to itself; "making" (one insertion) stems to "make".
+        XCTAssertEqual(try tags("makng tools", .default), ["d"])
+        // A word spelled right finds what it finds without typo tolerance ("trains" and "training" stem alike).
+        XCTAssertEqual(try tags("trains", .default), try tags("trains", .off))
+        let plates: SearchResults<Note> = try database.search(SearchQuery("plates"), in: "notes", options: SearchOptions(typoTolerance: .default))
+        XCTAssertEqual(plates.hits.map(\.object.tag), ["b", "c"], "the word as typed first, then planes (one edit)")
     }
 
     func testDictionaryFollowsChangesToTheIndex() throws {

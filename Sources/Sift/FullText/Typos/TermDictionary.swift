@@ -18,6 +18,10 @@ final class TermDictionary: Sendable {
     /// The rows holding each term (FTS5's `doc` count).
     let rows: [Int64]
 
+    /// The letters the terms are written with (alphabetic scalars, not CJK ones, whose words are never corrected),
+    /// the 64 most frequent: what a typo corrected by inserting or replacing a letter can put in a word.
+    let alphabet: [Unicode.Scalar]
+
     /// How many terms there are.
     var count: Int { rows.count }
 
@@ -29,6 +33,14 @@ final class TermDictionary: Sendable {
     /// One term found by a walk: its position (see `term(_:)`) and the edits it costs (with the first letter's rule).
     struct Match: Equatable, Sendable {
         let term: Int
+        let edits: Int
+    }
+
+    /// A term found by an aligned walk: the term is within `edits` of the word's first `cut` scalars, the rest of
+    /// the word (its last `count - cut` scalars) left over as a stemmer's suffix would be.
+    struct AlignedMatch: Equatable, Sendable {
+        let term: Int
+        let cut: Int
         let edits: Int
     }
 
@@ -52,6 +64,9 @@ final class TermDictionary: Sendable {
             rows.append(count)
             last = term
         }
+        var letters: [Unicode.Scalar: Int] = [:]
+        for scalar in scalars where scalar.properties.isAlphabetic && !SearchQuery.isCJK(scalar) { letters[scalar, default: 0] += 1 }
+        self.alphabet = letters.sorted { ($0.value, $1.key.value) > ($1.value, $0.key.value) }.prefix(64).map(\.key)
         self.scalars = scalars
         self.termOffsets = termOffsets
         self.rows = rows
@@ -73,6 +88,24 @@ final class TermDictionary: Sendable {
             guard depth == term(position).count else { return false }
             if let distance = automaton.distance(state), distance + extra <= automaton.maxEdits {
                 found.append(Match(term: position, edits: distance + extra))
+            }
+            return false
+        }
+        return found
+    }
+
+    /// The terms within the automaton's budget of the word's first `cut` scalars, for every `cut` that leaves at most
+    /// `tail` scalars of the word over (a cut of the whole word included), each term with its cuts in increasing
+    /// order and the same first letter's rule as `matches`. This is how a typed word meets the stem of the word it
+    /// stands for: "traning" is one edit from the stem "train" followed by "ing".
+    func alignedMatches(_ automaton: EditAutomaton, tail: Int, firstLetterCostsTwo: Bool = true) -> [AlignedMatch] {
+        var found: [AlignedMatch] = []
+        let length = automaton.word.count
+        let cuts = max(1, length - max(0, tail))...max(1, length)
+        walk(automaton, firstLetterCostsTwo: firstLetterCostsTwo) { position, state, depth, extra in
+            guard depth == term(position).count else { return false }
+            for cut in cuts where cut < state.row.count && state.row[cut] + extra <= automaton.maxEdits {
+                found.append(AlignedMatch(term: position, cut: cut, edits: state.row[cut] + extra))
             }
             return false
         }

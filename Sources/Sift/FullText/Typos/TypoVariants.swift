@@ -38,6 +38,8 @@ extension Database {
                 candidates = dictionary.matches(automaton, firstLetterCostsTwo: tolerance.firstLetterCostsTwo)
                     .filter { $0.edits > 0 }
                     .map { (dictionary.text($0.term), $0.edits, dictionary.rows[$0.term]) }
+                candidates += try Database.stemCorrections(of: word, token: token, budget: budget, dictionary, tokenizer, tolerance)
+                candidates = Dictionary(candidates.map { ($0.text, $0) }) { $0.edits <= $1.edits ? $0 : $1 }.map(\.value)
             }
             candidates.sort { ($0.edits, -$0.rows, $0.text) < ($1.edits, -$1.rows, $1.text) }
             var variants: [TypoVariant] = []
@@ -49,5 +51,57 @@ extension Database {
             }
             return variants
         }
+    }
+
+    /// How many scalars at the end of a typed word a stemmer may remove or rewrite (English's "ational", "ization"
+    /// and "ing" are within it): where a typo can make the word stem to something its intended word does not.
+    static let stemmedSuffixReach = 6
+
+    /// The terms a stemming tokenizer gives the words within `budget` typos of `word` that differ from its own
+    /// `token`, when the typo changed what the stemmer removed: the edits are counted on the word as typed
+    /// (folded, unstemmed), so "traning" finds "train" (the stem of "training", one edit away) though its own
+    /// stem is "trane", two from "train", and "heatfd" finds "heat" ("heated") though "heatfd" is its stem.
+    ///
+    /// Two kinds of words are tried, each one checked by stemming it: a term followed by the word's own last
+    /// scalars (the term within the budget of the word's beginning, the rest within `stemmedSuffixReach`), and
+    /// the word with one typo corrected among its last `stemmedSuffixReach` scalars (the letters inserted or
+    /// replaced from the index's own). With a tokenizer that does not stem, every word so found is its own token
+    /// and the plain match has found it already.
+    private static func stemCorrections(of word: String, token: String, budget: Int, _ dictionary: TermDictionary,
+                                 _ tokenizer: TokenizerInstance, _ tolerance: TypoTolerance) throws
+        -> [(text: String, edits: Int, rows: Int64)] {
+        guard let surface = try tokenizer.queryToken(of: word, prefix: true) else { return [] }
+        let typed = Array(surface.unicodeScalars)
+        let reach = Database.stemmedSuffixReach
+        var found: [(text: String, edits: Int, rows: Int64)] = []
+        func stemmed(_ scalars: some Sequence<Unicode.Scalar>, edits: Int) throws {
+            var text = ""
+            text.unicodeScalars.append(contentsOf: scalars)
+            guard let stem = try tokenizer.queryToken(of: text), stem != token else { return }
+            let rows = dictionary.rows(of: Array(stem.unicodeScalars))
+            if rows > 0 { found.append((stem, edits, rows)) }
+        }
+        let automaton = EditAutomaton(typed, maxEdits: budget)
+        for match in dictionary.alignedMatches(automaton, tail: reach, firstLetterCostsTwo: tolerance.firstLetterCostsTwo) {
+            let term = dictionary.term(match.term)
+            guard match.cut < typed.count || !term.elementsEqual(token.unicodeScalars) else { continue }
+            try stemmed(term + typed[match.cut...], edits: match.edits)
+        }
+        // One typo among the last scalars: deleted, swapped with the next, replaced or inserted.
+        let start = max(0, typed.count - reach)
+        let firstCosts = tolerance.firstLetterCostsTwo ? 1 : 0
+        for i in start...typed.count {
+            let edits = 1 + (i == 0 ? firstCosts : 0)
+            guard edits <= budget else { continue }
+            if i < typed.count {
+                try stemmed(typed[..<i] + typed[(i + 1)...], edits: edits)
+                if i + 1 < typed.count { try stemmed(typed[..<i] + [typed[i + 1], typed[i]] + typed[(i + 2)...], edits: edits) }
+            }
+            for letter in dictionary.alphabet {
+                if i < typed.count && letter != typed[i] { try stemmed(typed[..<i] + [letter] + typed[(i + 1)...], edits: edits) }
+                try stemmed(typed[..<i] + [letter] + typed[i...], edits: edits)
+            }
+        }
+        return found
     }
 }
