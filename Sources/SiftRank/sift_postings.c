@@ -164,6 +164,13 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
                        const int64_t *changed, int changed_count, const sift_postings_extra *extras) {
     if (q->terms < 1 || q->terms > SIFT_POSTINGS_MAX_TERMS || q->columns < 1 || q->columns > MAX_COLUMNS)
         return SQLITE_MISUSE;
+    /* The groups a matching row must hold a term of, as bits. */
+    unsigned groups = 0;
+    for (int t = 0; t < q->terms; t++) {
+        int group = q->group ? q->group[t] : t;
+        if (group < 0 || group >= SIFT_POSTINGS_MAX_TERMS) return SQLITE_MISUSE;
+        groups |= 1u << group;
+    }
     cursor storage[SIFT_POSTINGS_MAX_TERMS], *cursors[SIFT_POSTINGS_MAX_TERMS];
     unsigned char present[SIFT_POSTINGS_MAX_TERMS];
     for (int t = 0; t < q->terms; t++) {
@@ -199,12 +206,15 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
     int blocks_fit = top->stride >= 1 + 3 * q->columns;
     for (;;) {
         int64_t rowid = INT64_MAX;
-        int holding = 0;
         for (int t = 0; t < q->terms; t++)
             if (cursors[t]->rowid < rowid) rowid = cursors[t]->rowid;
         if (rowid == INT64_MAX) return postings_intact(q, cursors, expected, last) ? SQLITE_OK : SQLITE_CORRUPT;
-        for (int t = 0; t < q->terms; t++) holding += present[t] = cursors[t]->rowid == rowid;
-        if (q->requires_all && holding < q->terms) goto next;
+        unsigned held = 0;
+        for (int t = 0; t < q->terms; t++) {
+            present[t] = cursors[t]->rowid == rowid;
+            if (present[t]) held |= 1u << (q->group ? q->group[t] : t);
+        }
+        if (q->requires_all && held != groups) goto next;
         top->matched++;
         if (!keeps) goto next;
         if (rowid >= block_end) {

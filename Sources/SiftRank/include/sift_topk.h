@@ -106,7 +106,8 @@ void sift_topk_add(sift_topk_collector *collector, int64_t rowid, double score);
  * counts and the column sizes FTS5 keeps (`docsize`: a statement `SELECT sz FROM "<index>_docsize" WHERE id =
  * ?`); a row is not scored when its block's bound (block_bounds) or its bound with the shortest sizes its block
  * allows cannot beat the collector's k-th score, as in sift_topk(). `requires_all`: only rows holding every
- * term match. Each matching row adds 1 to matched. Rows changed since the postings were written: `changed`
+ * term match, or with `group` (per term, a number below SIFT_POSTINGS_MAX_TERMS; NULL: each term its own) a term
+ * of every group (a query word and its corrected variants are a group). Each matching row adds 1 to matched. Rows changed since the postings were written: `changed`
  * (sorted rowids, `changed_count` of them) are left out of the postings, and extras[t] (NULL: none) lists those
  * holding term t now, sorted, with its count in each column (`columns` numbers a row). `last` is the chunk's last
  * rowid and expected[t] (NULL: not checked) the rows its postings of term t hold as recorded beside them. Returns an
@@ -124,6 +125,7 @@ typedef struct sift_postings_query {
     const double *avglen;       /* per column: total size / rows */
     const double *qtf, *idf;    /* per term */
     struct sqlite3_stmt *docsize;
+    const int *group;           /* per term, or NULL */
 } sift_postings_query;
 
 typedef struct sift_postings_extra {

@@ -178,6 +178,58 @@ final class TopKSearchTests: XCTestCase {
         }
         XCTAssertGreaterThan(pruned, 40, "the pruned plan ran for too few queries to test it")
     }
+
+    /// Typo-tolerant searches (each word an OR-group of itself and its corrected variants, the variants scored with
+    /// their group's counts) through the pruned plan return what FTS5's own plan does: the same search with a
+    /// condition on the rows, which never takes the pruned plan.
+    func testTypoTolerantPrunedSearchEqualsFTS5sPlan() throws {
+        var rng = SplitMix(seed: 20261126)
+        let database = try makeDatabase()
+        try database.insert(objects: (0..<700).map { _ in document(nil, &rng) }, intoTable: "docs")
+        try database.optimize(index: "docs_fts")
+        try database.insert(objects: (0..<5).map { _ in document(nil, &rng) }, intoTable: "docs")  // a tail
+        let tolerance = TypoTolerance(oneTypoLength: 3, twoTypoLength: 5, maxVariants: 6)
+        var pruned = 0, grouped = 0
+        for round in 0..<80 {
+            // Words of the vocabulary, some misspelled (a digit replaced, dropped or added: "w12x" -> "w15x").
+            let text = (0..<Int.random(in: 1...3, using: &rng)).map { _ -> String in
+                var word = Array(round % 2 == 0 ? words[Int.random(in: 0..<15, using: &rng)] : self.word(&rng))
+                switch Int.random(in: 0..<4, using: &rng) {
+                case 0: word[1] = Character(String(Int.random(in: 0...9, using: &rng)))
+                case 1: if word.count > 3 { word.remove(at: 1) }
+                case 2: word.insert("7", at: 1)
+                default: break
+                }
+                return String(word)
+            }.joined(separator: " ")
+            let mode: SearchQuery.Mode = Bool.random(using: &rng) ? .allTerms : .anyTerm
+            let query = SearchQuery(text, mode: mode)
+            let ranking: Ranking = Bool.random(using: &rng) ? .inB2() : .bm25f()
+            let options = SearchOptions(limit: Int.random(in: 1...10, using: &rng), ranking: ranking, typoTolerance: tolerance)
+            let results: SearchResults<TopKDoc> = try database.search(query, in: "docs_fts", options: options)
+            let reference: SearchResults<TopKDoc> = try database.search(query, in: "docs_fts",
+                                                                       where: Column(named: "id").isNotNull(), options: options)
+            let context = "round \(round): '\(text)' \(mode) \(ranking) limit \(options.limit)"
+            XCTAssertEqual(results.expression, reference.expression, context)
+            XCTAssertEqual(results.hits.count, reference.hits.count, context)
+            for (hit, expected) in zip(results.hits, reference.hits) {
+                XCTAssertTrue(close(hit.score, expected.score), "\(context): \(hit.score) vs \(expected.score)")
+            }
+            XCTAssertEqual(results.totalCount, reference.totalCount, context)
+            let planned = try database.read { handle -> Bool in
+                let info = try database.ftsInfo("docs_fts", on: handle)
+                let tokenizer = try handle.tokenizer(info.tokenizer)
+                let variants = database.typoVariants(info, tokenizer, tolerance, on: handle)
+                guard let weighted = try query.weightedTree(spans: tokenizer.querySpans, distinct: true, variants: variants)
+                else { return false }
+                if weighted.tree.rendered.contains(" OR ") && mode == .allTerms { grouped += 1 }
+                return try TopKSearch.plan(weighted.tree, weighted.weights, info, options, on: handle) != nil
+            }
+            if planned { pruned += 1 }
+        }
+        XCTAssertGreaterThan(pruned, 50, "the pruned plan ran for too few queries to test it")
+        XCTAssertGreaterThan(grouped, 20, "too few all-terms queries had corrected variants")
+    }
 }
 
 final class TopKImpactsTests: XCTestCase {

@@ -273,7 +273,7 @@ private final class MemoryConnection {
         one.initialize(to: 1)
         defer { one.deallocate() }
         var query = sift_postings_query(terms: 1, columns: 1, inb2: 0, requires_all: 0, k1: 1.2, b: 0.75, c: 1, weights: one,
-                                        avglen: one, qtf: one, idf: one, docsize: docsize)
+                                        avglen: one, qtf: one, idf: one, docsize: docsize, group: nil)
         return postings.withUnsafeBufferPointer { bytes in
             var pointers: [UnsafePointer<UInt8>?] = [bytes.baseAddress]
             var sizes: [Int32] = [Int32(bytes.count)]

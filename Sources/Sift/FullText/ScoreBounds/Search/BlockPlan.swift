@@ -17,8 +17,9 @@ extension TopKSearch {
         func score(_ sql: String, _ values: [FundamentalValue]) throws { try run.score(sql, values) }
         func collect(ignoring ignored: Int) -> String { run.collect(ignoring: ignored) }
         if !listed {
-            // Any term: every row with a non-listed term first (their bounds are not in the blocks).
-            let rare = terms.filter { $0.blocks == nil }.map { FTS5Expression.quote($0.token) }.joined(separator: " OR ")
+            // Every row with a non-listed term first (their bounds are not in the blocks); in an all-terms query each
+            // group then has a listed term in the blocks (else FTS5's own plan ran).
+            let rare = terms.filter { $0.blocks == nil && $0.rows > 0 }.map { FTS5Expression.quote($0.token) }.joined(separator: " OR ")
             try score("SELECT count(*) FROM \(q) WHERE \(q) MATCH ? AND rowid IN (SELECT rowid FROM \(q) WHERE \(q) MATCH ?) AND "
                       + collect(ignoring: 0), [FundamentalValue(expression), FundamentalValue(rare)])
             (run.countedAll, run.distinct) = (false, false)

@@ -33,7 +33,7 @@ extension TopKSearch {
         var query = sift_postings_query(
             terms: Int32(terms.count), columns: Int32(columns), inb2: model, requires_all: requiresAll ? 1 : 0,
             k1: k1, b: b, c: c, weights: keep(weights), avglen: keep(totals.map { rows > 0 ? $0 / rows : 0 }),
-            qtf: keep(terms.map(\.qtf)), idf: keep(terms.map(\.idf)), docsize: nil)
+            qtf: keep(terms.map(\.qtf)), idf: keep(terms.map(\.idf)), docsize: nil, group: UnsafePointer(keep(terms.map { Int32($0.group) })))
         // One statement per term (told apart for the statement cache), stepped together in chunk order.
         var statements: [(stmt: OpaquePointer, sql: String, cached: Bool)] = []
         defer { for s in statements { handle.relinquish(s.stmt, sql: s.sql, cached: s.cached) } }

@@ -45,6 +45,9 @@ struct TopKSearch {
 
     struct Term {
         let token: String
+        /// The query word it stands for: a word and its corrected variants (``TypoTolerance``) share a group, and an
+        /// all-terms query requires a term of every group.
+        let group: Int
         let qtf: Double
         var rows: Int64
         /// Its instances in those rows (InB2's F).
@@ -77,17 +80,31 @@ struct TopKSearch {
         case .string: (operands, requiresAll) = ([tree], true)
         default: return nil
         }
-        guard let phraseWeights, phraseWeights.count == operands.count, !operands.isEmpty,
+        // Each operand a phrase, or a group of them (a word and its corrected variants), in FTS5's phrase order.
+        var phrases: [(text: String, group: Int)] = []
+        for (group, operand) in operands.enumerated() {
+            switch operand {
+            case .string(let text): phrases.append((text, group))
+            case .any(let members):
+                for member in members {
+                    guard case .string(let text) = member else { return nil }
+                    phrases.append((text, group))
+                }
+            default: return nil
+            }
+        }
+        guard let phraseWeights, phraseWeights.count == phrases.count, !phrases.isEmpty,
+              operands.count <= Int(SIFT_POSTINGS_MAX_TERMS),
               let meta = try TopKImpacts.meta(info.name, on: handle), meta.valid, meta.columns == info.columns.count
         else { return nil }
         let tokenizer = try handle.tokenizer(info.tokenizer)
         var terms: [Term] = []
-        for (operand, weight) in zip(operands, phraseWeights) {
-            guard case .string(let text) = operand, let token = try TopKImpacts.token(of: text, tokenizer) else { return nil }
+        for (phrase, weight) in zip(phrases, phraseWeights) {
+            guard let token = try TopKImpacts.token(of: phrase.text, tokenizer) else { return nil }
             guard let stored = try? TopKImpacts.stored(token, in: info.name, meta, on: handle) as (df: Int64, cf: Int64, blocks: [UInt8])??
             else { return nil }  // damaged bounds (`TopKImpacts.Stale`) or a failed read: FTS5's plan
-            terms.append(Term(token: token, qtf: Double(max(0, weight)), rows: stored?.df ?? 0, instances: stored?.cf ?? 0,
-                              blocks: stored?.blocks))
+            terms.append(Term(token: token, group: phrase.group, qtf: Double(max(0, weight)), rows: stored?.df ?? 0,
+                              instances: stored?.cf ?? 0, blocks: stored?.blocks))
         }
         guard terms.contains(where: { $0.blocks != nil }) else { return nil }
         return TopKSearch(index: info.name, expression: tree.rendered, terms: terms, requiresAll: requiresAll, meta: meta,
@@ -127,26 +144,35 @@ struct TopKSearch {
         } else {
             for i in rare { (terms[i].rows, terms[i].instances) = try rowsMatching(FTS5Expression.quote(terms[i].token), in: nil, on: handle) }
         }
-        for i in terms.indices {
+        for i in terms.indices where terms[i].blocks != nil {
             let phrase = FTS5Expression.quote(terms[i].token)
-            if terms[i].blocks != nil {
-                for tail in tails {
-                    let found = try rowsMatching(phrase, in: tail, on: handle)
-                    terms[i].rows += found.rows
-                    terms[i].instances += found.instances
-                }
+            for tail in tails {
+                let found = try rowsMatching(phrase, in: tail, on: handle)
+                terms[i].rows += found.rows
+                terms[i].instances += found.instances
             }
-            terms[i].idf = bound.idf(rows: rows, having: Double(terms[i].rows), instances: Double(terms[i].instances))
+        }
+        // A group's variants are scored with the counts of its most frequent member, its first (the word as typed)
+        // with its own, as `PhraseStatistics.counts(of:)` gives them to FTS5's plan.
+        var counts = terms.map { PhraseStatistics.Counts(rows: $0.rows, instances: $0.instances) }
+        for i in terms.indices where i > 0 && terms[i - 1].group == terms[i].group {
+            let members = terms.indices.filter { terms[$0].group == terms[i].group }
+            if let top = members.max(by: { terms[$0].rows < terms[$1].rows }) {
+                counts[i] = PhraseStatistics.Counts(rows: terms[top].rows, instances: terms[top].instances)
+            }
+        }
+        for i in terms.indices {
+            terms[i].idf = bound.idf(rows: rows, having: Double(counts[i].rows), instances: Double(counts[i].instances))
         }
         // The scoring call for the expression, after `ignored` leading phrases that weigh nothing (see below): it
         // keeps the best rows in `collector` and counts the matching rows (`TopKCollector`, sift_topk.h).
-        let counts = terms.map { PhraseStatistics.Counts(rows: $0.rows, instances: $0.instances) }
         let rank: SearchStatement.Rank = switch ranking {
         case .inB2(let c): .siftInB2(c: c, weights: weights, phraseWeights: terms.map(\.qtf), counts: counts)
         case .bm25f(let k1, let b): .siftRank(k1: k1, b: b, weights: weights, phraseWeights: terms.map(\.qtf), counts: counts)
         case .bm25: .bm25(weights: weights)
         }
-        let listed = terms.allSatisfy { $0.blocks != nil }
+        // Terms no row holds (a word as typed that only its variants correct) count as listed: nothing to score.
+        let listed = terms.allSatisfy { $0.blocks != nil || $0.rows == 0 }
         // Per block of rows, the bound of its rows' scores (blocks missing a required term left out).
         let stride = ImpactBlock.stride(columns: weights.count)
         let blockCount = Int(meta.watermark / meta.block) + 1
@@ -154,26 +180,25 @@ struct TopKSearch {
         bounds.reserveCapacity(blockCount)
         let listedTerms = terms.filter { $0.blocks != nil && $0.qtf > 0 }
         // Per block, each listed term's bound (`contributions`, block-major) and their sum. A block is searched when
-        // a row of it can match: every term of an all-terms query is in it, or any term of an any-term one (a term
-        // only in columns weighing 0 is there, bound 0).
+        // a row of it can match: a term of every group of an all-terms query is in it, or any term of an any-term
+        // one (a term only in columns weighing 0 is there, bound 0). The rows holding a non-listed term are scored
+        // apart (`BlockPlan`), so in a block a group is there when one of its listed terms is.
         let width = listedTerms.count
+        let groupsRequired = listedTerms.reduce(0) { $0 | 1 << $1.group }
         var contributions = [Double](repeating: 0, count: blockCount * width)
         var blockBounds = [Double](repeating: 0, count: blockCount)
         for j in 0..<blockCount {
-            var total = 0.0, missing = false, present = false
+            var total = 0.0, groupsThere = 0
             for (t, term) in listedTerms.enumerated() {
-                guard let blocks = term.blocks, (j + 1) * stride <= blocks.count, blocks[j * stride] > 0 else {
-                    if requiresAll { missing = true; break }
-                    continue
-                }
-                present = true
+                guard let blocks = term.blocks, (j + 1) * stride <= blocks.count, blocks[j * stride] > 0 else { continue }
+                groupsThere |= 1 << term.group
                 let contribution = blocks.withUnsafeBufferPointer { buffer in
                     buffer.baseAddress.map { bound.contribution($0 + j * stride, qtf: term.qtf, idf: term.idf) } ?? 0
                 }
                 contributions[j * width + t] = contribution
                 total += contribution
             }
-            if !missing && present {
+            if groupsThere != 0 && (!requiresAll || groupsThere == groupsRequired) {
                 bounds.append((j, total))
                 blockBounds[j] = total
             }
@@ -186,7 +211,10 @@ struct TopKSearch {
         // FTS5's own plan when it scores fewer rows than the blocks would cost statements (a statement over a
         // block costs about as much as scoring `statementRows` rows, 30): all terms with a rare one, or only
         // rare-ish terms.
-        let rowsToScore = requiresAll ? terms.map(\.rows).min() ?? 0 : terms.reduce(0) { $0 + $1.rows }
+        let groups = Dictionary(grouping: terms, by: \.group).values
+        let rowsToScore = requiresAll ? groups.map { $0.reduce(0) { $0 + $1.rows } }.min() ?? 0 : terms.reduce(0) { $0 + $1.rows }
+        // A group of an all-terms query none of whose terms is listed: every match holds one of them (rare terms).
+        let rareGroup = requiresAll && groups.contains { $0.allSatisfy { $0.blocks == nil } }
         let context = TopKRun(handle: handle, index: index, expression: expression, terms: terms, rows: rows, tails: tails,
                               rank: rank, collector: collector, listedTerms: listedTerms, blockCount: blockCount,
                               contributions: contributions, blockBounds: blockBounds, bounds: bounds)
@@ -200,7 +228,7 @@ struct TopKSearch {
             let before = collector.pointer.pointee.matched
             try scorePostings(terms, rows: rows, totals: stats.dropFirst(), changed: changed, collector, on: handle)
             context.matched += collector.pointer.pointee.matched - before
-        } else if (requiresAll && !listed) || rowsToScore < Int64(statementRows * bounds.count) {
+        } else if rareGroup || rowsToScore < Int64(statementRows * bounds.count) {
             // FTS5's own plan: its AND seeks through the frequent terms' rows from the rare one's.
             try context.score(context.select, [FundamentalValue(expression)])
         } else {
