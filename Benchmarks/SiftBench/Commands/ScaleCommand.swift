@@ -57,6 +57,9 @@ struct ScaleCommand: ParsableCommand {
         """, valueName: "n"))
     var morePairs = 0
 
+    @Flag(help: "Then time typo-tolerant searches of the Zipf pairs, as generated and misspelled (SearchOptions.typoTolerance).")
+    var typos = false
+
     @Flag(help: "Time Sift's searches alone: no raw FTS5 nor exhaustive queries between them, no exactness check and no @TableRowCoding load (for profiling).")
     var siftOnly = false
 
@@ -110,6 +113,7 @@ struct ScaleCommand: ParsableCommand {
             }
             if morePairs > 0 { try alternatedPairs(count: count, directory: directory, first: indexing) }
             try searchPhase(corpus, directory: directory, title: "")
+            if typos { try typoPhase(corpus, directory: directory) }
             if churn > 0 {
                 try churnPhase(corpus, directory: directory)
                 try searchPhase(corpus, directory: directory, title: ", after \(churn) deletes and \(churn) updates")
@@ -298,9 +302,9 @@ struct ScaleCommand: ParsableCommand {
         }
     }
 
-    private func close(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-9 * max(1, abs(a), abs(b)) }
+    func close(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-9 * max(1, abs(a), abs(b)) }
 
-    private func percentiles(_ times: [Double]) -> String {
+    func percentiles(_ times: [Double]) -> String {
         let sorted = times.sorted()
         func at(_ p: Double) -> Double {
             sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)]

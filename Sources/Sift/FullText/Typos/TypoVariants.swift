@@ -38,7 +38,11 @@ extension Database {
                 candidates = dictionary.matches(automaton, firstLetterCostsTwo: tolerance.firstLetterCostsTwo)
                     .filter { $0.edits > 0 }
                     .map { (dictionary.text($0.term), $0.edits, dictionary.rows[$0.term]) }
-                candidates += try Database.stemCorrections(of: word, token: token, budget: budget, dictionary, tokenizer, tolerance)
+                // Words the index does not hold, when the tokenizer may stem (FTS5's own unicode61, ascii and
+                // trigram do not): a word it holds is nearly always spelled as meant, and its variants weigh little.
+                if wordRows == 0 && !["unicode61", "ascii", "trigram"].contains(info.tokenizer.first ?? "unicode61") {
+                    candidates += try Database.stemCorrections(of: word, token: token, budget: budget, dictionary, tokenizer, tolerance)
+                }
                 candidates = Dictionary(candidates.map { ($0.text, $0) }) { $0.edits <= $1.edits ? $0 : $1 }.map(\.value)
             }
             candidates.sort { ($0.edits, -$0.rows, $0.text) < ($1.edits, -$1.rows, $1.text) }
