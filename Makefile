@@ -1,5 +1,5 @@
 # The README's commands. Each installs the Debian packages Sift links first (scripts/install-deps.sh).
-.PHONY: demo test tsan asan fuzz docs deps
+.PHONY: demo test tsan asan fuzz docs minimal deps
 
 deps:
 	@scripts/install-deps.sh
@@ -34,3 +34,17 @@ fuzz: deps
 # Browse it with `swift package --disable-sandbox preview-documentation --target Sift`.
 docs: deps
 	swift package --disable-sandbox generate-documentation --target Sift --target SiftICU --warnings-as-errors
+
+# Every optional package trait off (no Encryption, no Stemming: the Sift library then needs SQLite alone), in a build
+# folder of its own: the whole suite (tests that need a trait skip themselves; about 3 minutes on 2 cores, after a
+# 5-minute build), then a check with ldd that the test binary, every target of the package linked in, links neither
+# libcrypto nor libstemmer.
+minimal: deps
+	swift build --build-tests --disable-default-traits --scratch-path .build-minimal
+	swift test --skip-build --disable-default-traits --scratch-path .build-minimal
+	@binary="$$(swift build --disable-default-traits --scratch-path .build-minimal --show-bin-path)/SiftPackageTests.xctest"; \
+	libraries=$$(ldd "$$binary") || { echo "minimal: cannot read the libraries of $$binary"; exit 1; }; \
+	if echo "$$libraries" | grep -E 'libcrypto|libstemmer'; then \
+		echo "minimal: $$binary links the libraries above with every optional trait off"; exit 1; \
+	fi; \
+	echo "minimal: $$binary links neither libcrypto nor libstemmer"

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import CompilerPluginSupport
 import PackageDescription
 
@@ -9,6 +9,15 @@ let package = Package(
         .library(name: "SiftICU", targets: ["SiftICU"]),
         .library(name: "SiftMacros", targets: ["SiftMacros"]),
         .executable(name: "sift", targets: ["sift"]),
+    ],
+    // The library needs SQLite alone; each trait adds a feature and the one library it links. Both are on by default
+    // (so `make demo`, `make test` and the CLI have everything); `make minimal` builds and tests with both off.
+    traits: [
+        .trait(name: "Encryption", description: "SQLCipher 4 compatible encryption (setCipherKey, SiftCipher), "
+               + "with OpenSSL's libcrypto. Off: a cipher key throws SiftError (CipherFailure.unavailable)."),
+        .trait(name: "Stemming", description: "Snowball stemming in the sift_icu tokenizer (`stem LANGUAGE`), with "
+               + "libstemmer. Off: only `stem none`, the default declaration then."),
+        .default(enabledTraits: ["Encryption", "Stemming"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -29,12 +38,16 @@ let package = Package(
         .target(name: "SiftRank", dependencies: ["CSQLite"], linkerSettings: [.linkedLibrary("m")]),
         // sift_snippet(), fragments around matched words sized in characters, registered on every connection.
         .target(name: "SiftSnippet", dependencies: ["CSQLite"]),
-        // OpenSSL's libcrypto (Debian's libssl-dev): every cryptographic operation of SiftCipher.
+        // OpenSSL's libcrypto (Debian's libssl-dev): every cryptographic operation of SiftCipher (sift_cipher_openssl.c).
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
-        // SQLCipher 4 compatible encryption of database, WAL and journal pages: a VFS shim (C, libcrypto).
+        // SQLCipher 4 compatible encryption of database, WAL and journal pages: a VFS shim (C, libcrypto), used by
+        // Sift with the Encryption trait only (through Sources/Sift/Core/CipherEngine.swift).
         .target(name: "SiftCipher", dependencies: ["CSQLite", "COpenSSL"], linkerSettings: [.linkedLibrary("crypto")]),
-        .target(name: "Sift", dependencies: ["CSQLite", "SiftText", "SiftRank", "SiftSnippet", "SiftCipher"]),
+        .target(name: "Sift", dependencies: [
+            "CSQLite", "SiftText", "SiftRank", "SiftSnippet",
+            .target(name: "SiftCipher", condition: .when(traits: ["Encryption"])),
+        ]),
         // `@TableRowCoding`, in its own product so that only its users build swift-syntax.
         .macro(name: "SiftMacrosPlugin", dependencies: [
             .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
@@ -42,10 +55,12 @@ let package = Package(
         ]),
         .target(name: "SiftMacros", dependencies: ["Sift", "SiftMacrosPlugin"]),
         // Every ICU call lives in these C files, behind an ICU-free header.
-        // Snowball's stemmers come from Debian's libstemmer-dev (scripts/install-deps.sh), which ships no pkg-config
-        // file; a module map's `link` is not honoured for C targets on Linux, so the library is linked here.
+        // Snowball's stemmers (sift_icu_stem.c, with the Stemming trait) come from Debian's libstemmer-dev
+        // (scripts/install-deps.sh), which ships no pkg-config file; a module map's `link` is not honoured for C
+        // targets on Linux, so the library is linked here.
         .target(name: "SiftICUCore", dependencies: ["CICU", "CSQLite", "SiftText"],
-                linkerSettings: [.linkedLibrary("stemmer")]),
+                cSettings: [.define("SIFT_ICU_STEMMING", .when(traits: ["Stemming"]))],
+                linkerSettings: [.linkedLibrary("stemmer", .when(traits: ["Stemming"]))]),
         .target(name: "SiftICU", dependencies: ["Sift", "SiftICUCore", "CSQLite"]),
         // zlib (Debian's zlib1g-dev): `sift index` reads `.gz` files through it. SiftTools only, not the library.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",

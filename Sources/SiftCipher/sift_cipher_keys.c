@@ -1,9 +1,6 @@
-// Key contexts, key derivation and the page transform, all through libcrypto.
+// Key contexts, key derivation and the page transform, their cryptography through sift_cipher_crypto.h.
 #include "sift_cipher_internal.h"
 
-#include <openssl/core_names.h>
-#include <openssl/crypto.h>
-#include <openssl/rand.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,15 +129,15 @@ sift_cipher *sift_cipher_create_raw(const void *key, int key_len, const void *sa
     }
     text[n++] = '\'';
     sift_cipher *c = sift_cipher_create(text, n, page_size);
-    OPENSSL_cleanse(text, sizeof text);
+    sift_crypto_cleanse(text, sizeof text);
     return c;
 }
 
 static void destroy(sift_cipher *c) {
-    OPENSSL_cleanse(c->pass, (size_t)c->pass_len);
+    sift_crypto_cleanse(c->pass, (size_t)c->pass_len);
     free(c->pass);
     pthread_mutex_destroy(&c->lock);
-    OPENSSL_cleanse(c, sizeof *c);
+    sift_crypto_cleanse(c, sizeof *c);
     free(c);
 }
 
@@ -192,8 +189,8 @@ static int derive(const sift_cipher *c, const unsigned char *salt, sift_keyset *
     memcpy(out->salt, salt, SIFT_CIPHER_SALT_SIZE);
     if (c->raw_key) {
         memcpy(out->key, c->key, SIFT_CIPHER_KEY_SIZE);
-    } else if (PKCS5_PBKDF2_HMAC((const char *)c->pass, c->pass_len, salt, SIFT_CIPHER_SALT_SIZE, KDF_ITERATIONS,
-                                 EVP_sha512(), SIFT_CIPHER_KEY_SIZE, out->key) != 1) {
+    } else if (!sift_crypto_pbkdf2_sha512(c->pass, (size_t)c->pass_len, salt, SIFT_CIPHER_SALT_SIZE, KDF_ITERATIONS,
+                                          out->key, SIFT_CIPHER_KEY_SIZE)) {
         return 0;
     }
     if (c->raw_hmac_key) {
@@ -202,8 +199,8 @@ static int derive(const sift_cipher *c, const unsigned char *salt, sift_keyset *
     }
     unsigned char hmac_salt[SIFT_CIPHER_SALT_SIZE];
     for (int i = 0; i < SIFT_CIPHER_SALT_SIZE; i++) hmac_salt[i] = salt[i] ^ HMAC_SALT_MASK;
-    return PKCS5_PBKDF2_HMAC((const char *)out->key, SIFT_CIPHER_KEY_SIZE, hmac_salt, SIFT_CIPHER_SALT_SIZE,
-                             HMAC_KDF_ITERATIONS, EVP_sha512(), SIFT_CIPHER_KEY_SIZE, out->hmac_key) == 1;
+    return sift_crypto_pbkdf2_sha512(out->key, SIFT_CIPHER_KEY_SIZE, hmac_salt, SIFT_CIPHER_SALT_SIZE,
+                                     HMAC_KDF_ITERATIONS, out->hmac_key, SIFT_CIPHER_KEY_SIZE);
 }
 
 // Caller holds c->lock.
@@ -227,7 +224,7 @@ static int keys_locked(sift_cipher *c, const unsigned char *salt, sift_keyset *o
         c->cache_used[victim] = ++c->cache_clock;
         *out = made;
     }
-    OPENSSL_cleanse(&made, sizeof made);
+    sift_crypto_cleanse(&made, sizeof made);
     return ok;
 }
 
@@ -241,7 +238,7 @@ int sift_cipher_keys(sift_cipher *c, const unsigned char *salt, sift_keyset *out
 int sift_cipher_new_file_keys(sift_cipher *c, sift_keyset *out) {
     pthread_mutex_lock(&c->lock);
     int ok = 0;
-    if (!c->has_new_salt && RAND_bytes(c->new_salt, SIFT_CIPHER_SALT_SIZE) == 1) c->has_new_salt = 1;
+    if (!c->has_new_salt && sift_crypto_random(c->new_salt, SIFT_CIPHER_SALT_SIZE)) c->has_new_salt = 1;
     if (c->has_new_salt) ok = keys_locked(c, c->new_salt, out);
     pthread_mutex_unlock(&c->lock);
     return ok;
@@ -249,42 +246,19 @@ int sift_cipher_new_file_keys(sift_cipher *c, sift_keyset *out) {
 
 // MARK: - Pages
 
-static EVP_CIPHER *fetched_cipher;
-static EVP_MAC *fetched_mac;
-static pthread_once_t fetch_once = PTHREAD_ONCE_INIT;
-
-static void fetch_algorithms(void) {
-    fetched_cipher = EVP_CIPHER_fetch(NULL, "AES-256-CBC", NULL);
-    fetched_mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
-}
-
 static int load(sift_page_crypto *p, const sift_keyset *keys) {
     if (p->loaded && memcmp(&p->keys, keys, sizeof *keys) == 0) return 1;
-    pthread_once(&fetch_once, fetch_algorithms);
-    if (fetched_cipher == NULL || fetched_mac == NULL) return 0;
-    if (p->encrypt == NULL && (p->encrypt = EVP_CIPHER_CTX_new()) == NULL) return 0;
-    if (p->decrypt == NULL && (p->decrypt = EVP_CIPHER_CTX_new()) == NULL) return 0;
-    if (p->mac == NULL && (p->mac = EVP_MAC_CTX_new(fetched_mac)) == NULL) return 0;
+    if (p->state == NULL && (p->state = sift_crypto_new()) == NULL) return 0;
     p->loaded = 0;
-    OSSL_PARAM params[] = {
-        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, "SHA512", 0),
-        OSSL_PARAM_construct_end(),
-    };
-    if (EVP_EncryptInit_ex2(p->encrypt, fetched_cipher, keys->key, NULL, NULL) != 1
-        || EVP_DecryptInit_ex2(p->decrypt, fetched_cipher, keys->key, NULL, NULL) != 1
-        || EVP_MAC_init(p->mac, keys->hmac_key, SIFT_CIPHER_KEY_SIZE, params) != 1) {
-        return 0;
-    }
+    if (!sift_crypto_set_keys(p->state, keys->key, keys->hmac_key)) return 0;
     p->keys = *keys;
     p->loaded = 1;
     return 1;
 }
 
 void sift_page_crypto_free(sift_page_crypto *p) {
-    EVP_CIPHER_CTX_free(p->encrypt);
-    EVP_CIPHER_CTX_free(p->decrypt);
-    EVP_MAC_CTX_free(p->mac);
-    OPENSSL_cleanse(p, sizeof *p);
+    sift_crypto_free(p->state);
+    sift_crypto_cleanse(p, sizeof *p);
 }
 
 // HMAC-SHA512 over `data` (ciphertext + IV) and the page number, little-endian.
@@ -292,19 +266,7 @@ static int page_mac(sift_page_crypto *p, uint32_t pgno, const unsigned char *dat
                     unsigned char *out) {
     unsigned char number[4] = {(unsigned char)pgno, (unsigned char)(pgno >> 8), (unsigned char)(pgno >> 16),
                                (unsigned char)(pgno >> 24)};
-    size_t written = 0;
-    return EVP_MAC_init(p->mac, NULL, 0, NULL) == 1 && EVP_MAC_update(p->mac, data, length) == 1
-        && EVP_MAC_update(p->mac, number, sizeof number) == 1
-        && EVP_MAC_final(p->mac, out, &written, SIFT_CIPHER_HMAC_SIZE) == 1 && written == SIFT_CIPHER_HMAC_SIZE;
-}
-
-static int run_cipher(EVP_CIPHER_CTX *ctx, int encrypting, const unsigned char *iv, const unsigned char *in,
-                      int length, unsigned char *out) {
-    int written = 0;
-    int ok = encrypting ? EVP_EncryptInit_ex2(ctx, NULL, NULL, iv, NULL) : EVP_DecryptInit_ex2(ctx, NULL, NULL, iv, NULL);
-    if (ok != 1 || EVP_CIPHER_CTX_set_padding(ctx, 0) != 1) return 0;
-    ok = encrypting ? EVP_EncryptUpdate(ctx, out, &written, in, length) : EVP_DecryptUpdate(ctx, out, &written, in, length);
-    return ok == 1 && written == length;
+    return sift_crypto_hmac_sha512(p->state, data, length, number, sizeof number, out);
 }
 
 int sift_page_encrypt(sift_page_crypto *p, const sift_keyset *keys, uint32_t pgno, int page_size,
@@ -315,8 +277,8 @@ int sift_page_encrypt(sift_page_crypto *p, const sift_keyset *keys, uint32_t pgn
     unsigned char *iv = out + page_size - SIFT_CIPHER_RESERVE;
     if (offset) memcpy(out, keys->salt, SIFT_CIPHER_SALT_SIZE);
     // A fresh random IV; the HMAC fills the rest of the reserve (IV and HMAC are all of its 80 bytes).
-    if (RAND_bytes(iv, SIFT_CIPHER_IV_SIZE) != 1) return -1;
-    if (!run_cipher(p->encrypt, 1, iv, in + offset, length, out + offset)) return -1;
+    if (!sift_crypto_random(iv, SIFT_CIPHER_IV_SIZE)) return -1;
+    if (!sift_crypto_aes256cbc(p->state, 1, iv, in + offset, length, out + offset)) return -1;
     if (!page_mac(p, pgno, out + offset, (size_t)length + SIFT_CIPHER_IV_SIZE, iv + SIFT_CIPHER_IV_SIZE)) return -1;
     return 0;
 }
@@ -329,8 +291,8 @@ int sift_page_decrypt(sift_page_crypto *p, const sift_keyset *keys, uint32_t pgn
     const unsigned char *iv = in + page_size - SIFT_CIPHER_RESERVE;
     unsigned char mac[SIFT_CIPHER_HMAC_SIZE];
     if (!page_mac(p, pgno, in + offset, (size_t)length + SIFT_CIPHER_IV_SIZE, mac)) return -1;
-    if (CRYPTO_memcmp(mac, iv + SIFT_CIPHER_IV_SIZE, SIFT_CIPHER_HMAC_SIZE) != 0) return 1;
-    if (!run_cipher(p->decrypt, 0, iv, in + offset, length, out + offset)) return -1;
+    if (!sift_crypto_equal(mac, iv + SIFT_CIPHER_IV_SIZE, SIFT_CIPHER_HMAC_SIZE)) return 1;
+    if (!sift_crypto_aes256cbc(p->state, 0, iv, in + offset, length, out + offset)) return -1;
     if (offset) memcpy(out, "SQLite format 3", SIFT_CIPHER_SALT_SIZE);
     // The reserve reads back as SQLite left it: zeros. SQLite zero-fills every page it does not read and never
     // writes the reserve, and it checksums whole pages in the WAL, which recovery after a crash compares.
@@ -366,6 +328,6 @@ void sift_cipher_pages_free(sift_cipher_pages *pages) {
     if (pages == NULL) return;
     sift_page_crypto_free(&pages->crypto);
     sift_cipher_release(pages->cipher);
-    OPENSSL_cleanse(pages, sizeof *pages);
+    sift_crypto_cleanse(pages, sizeof *pages);
     free(pages);
 }

@@ -2,7 +2,6 @@
 // to the default VFS and decrypted on their way back; temporary files live in memory.
 #include "sift_cipher_internal.h"
 
-#include <openssl/crypto.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,7 +135,7 @@ static int decrypt_page(cipher_file *f, uint32_t pgno, unsigned char *page, int 
             m->has_keys = 1;
         }
     }
-    OPENSSL_cleanse(&found, sizeof found);
+    sift_crypto_cleanse(&found, sizeof found);
     if (rc == 0) return SQLITE_OK;
     if (rc < 0) {
         sift_cipher_fail(SIFT_CIPHER_CRYPTO, pgno);
@@ -348,15 +347,15 @@ static int cipher_close(sqlite3_file *file) {
     int rc = f->real->pMethods ? f->real->pMethods->xClose(f->real) : SQLITE_OK;
     sift_page_crypto_free(&f->crypto);
     if (f->page) {
-        OPENSSL_cleanse(f->page, (size_t)f->page_size);
+        sift_crypto_cleanse(f->page, (size_t)f->page_size);
         free(f->page);
     }
     if (f->last_plain) {
-        OPENSSL_cleanse(f->last_plain, (size_t)f->page_size);
+        sift_crypto_cleanse(f->last_plain, (size_t)f->page_size);
         free(f->last_plain);
     }
     free(f->last_cipher);
-    OPENSSL_cleanse(&f->keys, sizeof f->keys);
+    sift_crypto_cleanse(&f->keys, sizeof f->keys);
     if (f->kind == KIND_WAL && f->main->wal == f) f->main->wal = NULL;
     if (f->kind == KIND_MAIN) sift_cipher_release(f->cipher);
     return rc;
@@ -436,7 +435,7 @@ static const sqlite3_io_methods cipher_methods = {
 static int memory_close(sqlite3_file *file) {
     cipher_file *f = (cipher_file *)file;
     if (f->data) {
-        OPENSSL_cleanse(f->data, (size_t)f->capacity);
+        sift_crypto_cleanse(f->data, (size_t)f->capacity);
         free(f->data);
     }
     f->data = NULL;
@@ -465,7 +464,7 @@ static int memory_write(sqlite3_file *file, const void *buf, int amt, sqlite3_in
         if (grown == NULL) return SQLITE_IOERR_NOMEM;
         if (f->data) {
             memcpy(grown, f->data, (size_t)f->size);
-            OPENSSL_cleanse(f->data, (size_t)f->capacity);
+            sift_crypto_cleanse(f->data, (size_t)f->capacity);
             free(f->data);
         }
         f->data = grown;

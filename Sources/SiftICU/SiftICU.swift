@@ -36,8 +36,10 @@ public enum SiftICU {
     }
 
     /// The options Sift writes into the declaration of a `sift_icu` index that leaves them out: English stemming,
-    /// the language most text Sift is used for shares, and the best measured on every English test collection.
-    public static let defaultDeclarationOptions: [(name: String, value: String)] = [("stem", "english")]
+    /// the language most text Sift is used for shares, and the best measured on every English test collection;
+    /// `stem none` when Sift was built without the `Stemming` trait (``isStemmingAvailable``).
+    public static let defaultDeclarationOptions: [(name: String, value: String)] =
+        [("stem", isStemmingAvailable ? "english" : "none")]
 
     /// Words a natural-language (`.anyTerm`) question on a `sift_icu stem english` (or `stem porter`) index leaves
     /// out: 123 English function words (pronouns, determiners, auxiliary verbs, prepositions, conjunctions and a
@@ -86,7 +88,14 @@ public enum SiftICU {
     /// Made once: every search asks for its index's stopwords.
     private static let englishAndKanaStopwords = englishStopwords.union(kanaStopwords)
 
-    /// The languages of the `stem` option (Snowball's stemmers, libstemmer's names), besides `none`.
+    /// Whether this build of Sift stems (the `Stemming` package trait, on by default). Without it, no library
+    /// besides ICU is linked, ``stemmerLanguages`` is empty, and a `stem LANGUAGE` option other than `none` is an
+    /// error: ``ICUTokenizer/init(arguments:)`` throws a `SiftError` that names the trait, and an FTS5 declaration
+    /// with it fails (FTS5 reports "error in tokenizer constructor").
+    public static var isStemmingAvailable: Bool { sift_icu_stemmer_languages()?.pointee != nil }
+
+    /// The languages of the `stem` option (Snowball's stemmers, libstemmer's names), besides `none`; empty when
+    /// Sift was built without the `Stemming` trait.
     public static var stemmerLanguages: [String] {
         var names: [String] = []
         var list = sift_icu_stemmer_languages()

@@ -83,7 +83,8 @@ UChar32 sift_han_simplify(struct sift_icu_tokenizer *t, UChar32 c);
 const char *sift_han_pinyin(struct sift_icu_tokenizer *t, UChar32 c);
 
 /* stem.c */
-int sift_stem_open(struct sift_icu_tokenizer *t, const char *language); /* 0 for an unknown language */
+/* 1 when opened, 0 for an unknown language, -1 when built without stemming (the Stemming trait off) */
+int sift_stem_open(struct sift_icu_tokenizer *t, const char *language);
 void sift_stem_close(struct sift_icu_tokenizer *t);
 int sift_stem_fits(struct sift_icu_tokenizer *t, const UChar *s, int32_t n); /* letters of the stemmer's script */
 int32_t sift_stem(struct sift_icu_tokenizer *t, const char *word, int32_t len, const char **out); /* -1: no memory */

@@ -6,14 +6,20 @@
  * text alone, and no stemmer ever sees CJK (CJK runs never reach word tokens) or Thai. The stemmer gets the
  * case-folded word before diacritics are removed (the French and German stemmers know their accents); the
  * token keeps the byte range of the whole source word, so highlights mark the word as written.
+ *
+ * The only file that uses libstemmer, and the stemming seam: compiled with SIFT_ICU_STEMMING (the package's
+ * `Stemming` trait, on by default) it stems; without it, it links nothing, sift_icu_stemmer_languages() is empty,
+ * `stem none` is accepted and `stem LANGUAGE` refused (sift_stem_open returns -1).
  */
-#include <libstemmer.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unicode/uscript.h>
-#include <unicode/ustring.h>
 
 #include "sift_icu_internal.h"
+
+#ifdef SIFT_ICU_STEMMING
+#include <libstemmer.h>
+#include <unicode/uscript.h>
+#include <unicode/ustring.h>
 
 /* The scripts each stemmer is written for; Latin for every language not listed. */
 static const struct {
@@ -110,3 +116,30 @@ int32_t sift_stem(struct sift_icu_tokenizer *t, const char *word, int32_t len, c
     *out = (const char *)stem;
     return n;
 }
+
+#else /* built without the Stemming trait */
+
+int sift_stem_open(struct sift_icu_tokenizer *t, const char *language) {
+    (void)t;
+    return strcmp(language, "none") ? -1 : 1;
+}
+
+void sift_stem_close(struct sift_icu_tokenizer *t) { (void)t; }
+
+const char *const *sift_icu_stemmer_languages(void) {
+    static const char *const none[] = {NULL};
+    return none;
+}
+
+int sift_stem_fits(struct sift_icu_tokenizer *t, const UChar *s, int32_t n) {
+    (void)t, (void)s, (void)n;
+    return 0;
+}
+
+int32_t sift_stem(struct sift_icu_tokenizer *t, const char *word, int32_t len, const char **out) {
+    (void)t;
+    *out = word;
+    return len;
+}
+
+#endif

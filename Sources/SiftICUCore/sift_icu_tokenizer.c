@@ -96,6 +96,11 @@ int sift_icu_tokenizer_create(const char *const *args, int nargs, sift_icu_token
         else if (!strcmp(name, "stem")) {
             sift_stem_close(t); /* a repeated option: the last one counts */
             ok = sift_stem_open(t, value);
+            if (ok < 0) {
+                set_error(error, error_len, "sift_icu: Sift was built without the `Stemming` trait, so it has no "
+                          "stemmer; declare `stem none` or enable the trait. Option: stem ", value);
+                goto fail;
+            }
         }
         else {
             set_error(error, error_len, "sift_icu: unknown option ", name);

@@ -158,7 +158,10 @@ public enum SearchEngineExport {
             case "pinyin": pinyin = try flag(name, value)
             case "stem":
                 guard value == "none" || SiftICU.stemmerLanguages.contains(value) else {
-                    throw SiftToolError.invalidArgument("tokenizer \"\(tokenizer)\": bad value \"\(value)\" for stem (none or one of \(SiftICU.stemmerLanguages.joined(separator: ", ")))")
+                    let accepted = SiftICU.isStemmingAvailable
+                        ? "none or one of \(SiftICU.stemmerLanguages.joined(separator: ", "))"
+                        : "only none: Sift was built without the `Stemming` trait"
+                    throw SiftToolError.invalidArgument("tokenizer \"\(tokenizer)\": bad value \"\(value)\" for stem (\(accepted))")
                 }
                 stem = value
             default: throw SiftToolError.invalidArgument("tokenizer \"\(tokenizer)\": unknown sift_icu option \"\(name)\"")

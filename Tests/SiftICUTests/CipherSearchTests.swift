@@ -9,6 +9,7 @@ final class CipherSearchTests: XCTestCase {
 
     override func setUpWithError() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sift-icu-cipher-\(UUID().uuidString)")
+        try XCTSkipUnless(Database.isEncryptionAvailable, "Sift was built without the Encryption trait")
     }
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: directory) }

@@ -61,7 +61,7 @@ final class ICUImpactsTests: XCTestCase {
         XCTAssertTrue(meta.valid)
         XCTAssertEqual(meta.watermark, 300)
         let listed = try database.read { try TopKImpacts.listedTerms("docs_fts", on: $0) }
-        XCTAssertTrue(listed.contains("run"), "stemmed English listed: \(listed)")
+        if SiftICU.isStemmingAvailable { XCTAssertTrue(listed.contains("run"), "stemmed English listed: \(listed)") }
         XCTAssertTrue(listed.contains("bj") && listed.contains("北"), "colocated pinyin initials and CJK listed: \(listed)")
         XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
         func comparePrunedWithExhaustive() throws {

@@ -22,6 +22,11 @@ class SiftTestCase: XCTestCase {
     func makeDatabase(_ name: String = "test.db") -> Database {
         Database(withPath: path(name))
     }
+
+    /// Skips the test when Sift was built without the `Encryption` trait.
+    func requireEncryption() throws {
+        try XCTSkipUnless(Database.isEncryptionAvailable, "Sift was built without the Encryption trait")
+    }
 }
 
 /// Thread-safe collection of values produced by concurrent callbacks.

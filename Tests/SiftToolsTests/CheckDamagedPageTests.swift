@@ -1,10 +1,16 @@
 import Foundation
+import Sift
 import XCTest
 
 /// `sift check` on an encrypted corpus with one damaged page: the page fails authentication, SQLite rolls the
 /// check's transaction back, and the check reports the damage (exit 1, the `sift recover` command), not the
 /// COMMIT that found no transaction left ("cannot commit - no transaction is active", exit 2).
 final class CheckDamagedPageTests: ToolTestCase {
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try XCTSkipUnless(Database.isEncryptionAvailable, "Sift was built without the Encryption trait")
+    }
+
     func testOneDamagedPageOfAnEncryptedCorpusIsReportedAsDamage() throws {
         for i in 1...40 { try write("notes/n\(i).txt", "Note \(i): " + String(repeating: "tower temple river \(i) ", count: 200)) }
         // A raw key keeps the test clear of the 256,000-iteration key derivation.

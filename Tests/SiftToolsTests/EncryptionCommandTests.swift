@@ -4,6 +4,11 @@ import XCTest
 
 /// `--key-file` and `SIFT_KEY` on every command that opens a corpus; the key never goes on the command line.
 final class EncryptionCommandTests: ToolTestCase {
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try XCTSkipUnless(Database.isEncryptionAvailable, "Sift was built without the Encryption trait")
+    }
+
     func testEveryCommandTakesTheKeyFromAFileOrTheEnvironment() throws {
         try write("notes/tokyo.md", "# Tokyo Tower\n\nA 333-metre tower in Minato, Tokyo.")
         try write("notes/kyoto.txt", "Kyoto has many temples.")

@@ -1,5 +1,6 @@
 import Foundation
 import Sift
+import SiftICU
 @testable import SiftTools
 import XCTest
 
@@ -179,6 +180,7 @@ final class ExportTests: ToolTestCase {
     }
 
     func testSiftICUDefinition() throws {
+        try XCTSkipUnless(SiftICU.isStemmingAvailable, "Sift was built without the Stemming trait")
         let (analysis, mappings, stderr) = try definition(tokenizer: "sift_icu")
         let main = try analyzer(analysis)
         XCTAssertEqual(main["tokenizer"] as? String, "icu_tokenizer")

@@ -1,6 +1,5 @@
 import CSQLite
 import Foundation
-import SiftCipher
 
 /// Why an encrypted database (or one thought plain) could not be read; see ``SiftError/cipherFailure``.
 public enum CipherFailure: Sendable, Equatable {
@@ -14,6 +13,9 @@ public enum CipherFailure: Sendable, Equatable {
     case authenticationFailed(page: Int)
     /// OpenSSL's libcrypto failed, or SQLite wrote pages the format cannot hold.
     case cryptoFailure
+    /// This build of Sift has no encryption: it was built without the `Encryption` package trait (see the README's
+    /// package traits), so it links no cryptographic library and cannot read or write an encrypted file.
+    case unavailable
 }
 
 /// The key of an encrypted database file, in either form ``Database/setCipherKey(_:pageSize:)`` and
@@ -31,6 +33,7 @@ public enum CipherKeyMaterial: Sendable {
 }
 
 /// A key for SiftCipher's VFS: the C key context, which caches the derived keys (the KDF runs once per salt).
+/// Every call into SiftCipher goes through ``CipherEngine``.
 final class CipherKey: @unchecked Sendable {
     /// The `sift_cipher` context; immutable from Swift, internally locked.
     let context: OpaquePointer
@@ -41,31 +44,32 @@ final class CipherKey: @unchecked Sendable {
         self.pageSize = pageSize
     }
 
-    deinit { sift_cipher_release(context) }
+    deinit { CipherEngine.release(context) }
 
     static func make(passphrase: Data, pageSize: Int) throws -> CipherKey {
+        try requireEngine()
         try validate(pageSize: pageSize)
         guard !passphrase.isEmpty else { throw SiftError.misuse("A cipher key cannot be empty.", operation: .open) }
         guard passphrase.count <= 1 << 20 else {
             throw SiftError.misuse("A cipher key is at most 1 MB, not \(passphrase.count) bytes.", operation: .open)
         }
-        let context = passphrase.withUnsafeBytes { sift_cipher_create($0.baseAddress, Int32($0.count), Int32(pageSize)) }
+        let context = passphrase.withUnsafeBytes { CipherEngine.create(passphrase: $0, pageSize: pageSize) }
         guard let context else { throw SiftError.misuse("Cannot create a cipher key.", operation: .open) }
         return CipherKey(context: context, pageSize: pageSize)
     }
 
     static func make(rawKey: Data, salt: Data?, pageSize: Int) throws -> CipherKey {
+        try requireEngine()
         try validate(pageSize: pageSize)
-        guard rawKey.count == Int(SIFT_CIPHER_KEY_SIZE) else {
-            throw SiftError.misuse("A raw cipher key is \(SIFT_CIPHER_KEY_SIZE) bytes, not \(rawKey.count).", operation: .open)
+        guard rawKey.count == CipherEngine.keySize else {
+            throw SiftError.misuse("A raw cipher key is \(CipherEngine.keySize) bytes, not \(rawKey.count).", operation: .open)
         }
-        if let salt, salt.count != Int(SIFT_CIPHER_SALT_SIZE) {
-            throw SiftError.misuse("A cipher salt is \(SIFT_CIPHER_SALT_SIZE) bytes, not \(salt.count).", operation: .open)
+        if let salt, salt.count != CipherEngine.saltSize {
+            throw SiftError.misuse("A cipher salt is \(CipherEngine.saltSize) bytes, not \(salt.count).", operation: .open)
         }
         let context = rawKey.withUnsafeBytes { key in
             (salt ?? Data()).withUnsafeBytes { saltBytes in
-                sift_cipher_create_raw(key.baseAddress, Int32(key.count), salt == nil ? nil : saltBytes.baseAddress,
-                                       Int32(salt?.count ?? 0), Int32(pageSize))
+                CipherEngine.create(rawKey: key, salt: salt == nil ? nil : saltBytes, pageSize: pageSize)
             }
         }
         guard let context else { throw SiftError.misuse("Cannot create a cipher key.", operation: .open) }
@@ -80,7 +84,18 @@ final class CipherKey: @unchecked Sendable {
     }
 
     /// Whether the key came with the file's salt (a raw key with its salt), so it does not need the file's.
-    var hasSalt: Bool { sift_cipher_has_salt(context) != 0 }
+    var hasSalt: Bool { CipherEngine.hasSalt(context) }
+
+    /// Throws ``CipherFailure/unavailable`` when this build of Sift has no encryption (the `Encryption` trait off).
+    static func requireEngine() throws {
+        guard CipherEngine.isAvailable else {
+            var error = SiftError(code: .misuse, message: "Sift was built without the `Encryption` trait: it cannot "
+                                  + "encrypt or read an encrypted database (enable the trait to use a cipher key).",
+                                  operation: .config)
+            error.cipherFailure = .unavailable
+            throw error
+        }
+    }
 
     private static func validate(pageSize: Int) throws {
         guard (512...65536).contains(pageSize), pageSize & (pageSize - 1) == 0 else {
@@ -91,15 +106,16 @@ final class CipherKey: @unchecked Sendable {
 
     /// The VFS that encrypts, registered on first use.
     static func vfsName() throws -> String {
-        guard let name = sift_cipher_vfs_name() else {
+        try requireEngine()
+        guard let name = CipherEngine.vfsName() else {
             throw SiftError(code: .error, message: "Cannot register the sift-cipher VFS.", operation: .open)
         }
-        return String(cString: name)
+        return name
     }
 
     /// The URI filename that opens `path` through the VFS with this key (the key itself never appears in it).
     func uri(for path: String, query: String = "") -> String {
-        CipherKey.fileURI(path, query: "sift_cipher=\(sift_cipher_id(context))" + query)
+        CipherKey.fileURI(path, query: "sift_cipher=\(CipherEngine.id(context))" + query)
     }
 
     /// `path` as a `file:` URI with `query`.
@@ -114,7 +130,7 @@ final class CipherKey: @unchecked Sendable {
     static func prepare(_ db: OpaquePointer, pageSize: Int) -> Int32 {
         let rc = sqlite3_exec(db, "PRAGMA page_size=\(pageSize); PRAGMA temp_store=MEMORY", nil, nil, nil)
         // After the page size, which resets the requested reserve. An existing database keeps the reserve it has.
-        var reserve = Int32(SIFT_CIPHER_RESERVE)
+        var reserve = Int32(CipherEngine.reserve)
         _ = sqlite3_file_control(db, "main", SQLITE_FCNTL_RESERVE_BYTES, &reserve)
         return rc
     }
@@ -127,42 +143,41 @@ final class CipherKey: @unchecked Sendable {
     }
 
     /// Forgets what the VFS recorded on this thread (before an open; after a close, whose errors nobody sees).
-    static func clearFailure() { _ = sift_cipher_take_failure(nil) }
+    static func clearFailure() { _ = CipherEngine.takeFailure() }
 
     /// `error` with what the VFS recorded on this thread (wrong key, tampering, ...), when it recorded anything.
     static func explain(_ error: SiftError, path: String) -> SiftError {
-        var page: UInt32 = 0
-        let failure = sift_cipher_take_failure(&page)
+        let (failure, page) = CipherEngine.takeFailure()
         var error = error
         // Only an error of the kind the VFS returns for that failure is explained by it (a failure recorded
         // where SQLite swallowed the error, say while closing, must not relabel an unrelated one).
         switch failure {
-        case SIFT_CIPHER_WRONG_KEY, SIFT_CIPHER_NOT_ENCRYPTED:
+        case .wrongKey, .notEncrypted:
             guard error.code == .notADatabase else { return error }
-        case SIFT_CIPHER_AUTHENTICATION, SIFT_CIPHER_CRYPTO, SIFT_CIPHER_LAYOUT:
+        case .authentication, .crypto, .layout:
             guard error.code == .ioError || error.code == .corrupt else { return error }
-        default:
+        case .none:
             return error
         }
         switch failure {
-        case SIFT_CIPHER_WRONG_KEY:
+        case .wrongKey:
             error.cipherFailure = .wrongKey
             error.code = .notADatabase
             error.message = "Wrong key for \(path) (or wrong page size; or its first page is damaged)."
-        case SIFT_CIPHER_NOT_ENCRYPTED:
+        case .notEncrypted:
             error.cipherFailure = .notEncrypted
             error.code = .notADatabase
             error.message = "\(path) is not encrypted, but a cipher key was set."
-        case SIFT_CIPHER_AUTHENTICATION:
+        case .authentication:
             error.cipherFailure = .authenticationFailed(page: Int(page))
             error.code = .corrupt
             error.message = "Page \(page) of \(path) (or of its WAL or journal) fails authentication: "
                 + "the file was tampered with or damaged."
-        case SIFT_CIPHER_CRYPTO, SIFT_CIPHER_LAYOUT:
+        case .crypto, .layout:
             error.cipherFailure = .cryptoFailure
             error.message = "Encryption failed on \(path) (libcrypto error or a page layout without room for the "
                 + "cipher's reserve): \(error.message)"
-        default:
+        case .none:
             break
         }
         return error
@@ -213,8 +228,14 @@ extension Database {
     /// Whether a cipher key is set.
     public var isEncrypted: Bool { pool.cipher != nil }
 
+    /// Whether this build of Sift can encrypt: it was built with the `Encryption` package trait (on by default).
+    /// Without it Sift links no cryptographic library, and ``setCipherKey(_:pageSize:)``, ``rekey(_:pageSize:)``
+    /// to a key and recovery with a key throw a ``SiftError`` whose ``SiftError/cipherFailure`` is
+    /// ``CipherFailure/unavailable``.
+    public static var isEncryptionAvailable: Bool { CipherEngine.isAvailable }
+
     /// How many times the current key's derivation ran (once per salt; for tests of the KDF's cost).
-    var cipherKeyDerivations: Int { pool.cipher.map { Int(sift_cipher_derivations($0.context)) } ?? 0 }
+    var cipherKeyDerivations: Int { pool.cipher.map { CipherEngine.derivations($0.context) } ?? 0 }
 
     /// Re-encrypts the database with `key`, or with `nil` writes it as a plain file; also adds a key to a plain
     /// database. The current key (if any) must be set. The database is exported to a new file beside it
@@ -260,7 +281,7 @@ extension Database {
         try source.exec(sql: "PRAGMA page_size=\(pageSize)")
         // VACUUM INTO gives the copy the reserve the source asks for (at least what it has); asked after the page
         // size, which resets it.
-        var reserve = key == nil ? Int32(0) : Int32(SIFT_CIPHER_RESERVE)
+        var reserve = key == nil ? Int32(0) : Int32(CipherEngine.reserve)
         _ = sqlite3_file_control(source.raw, "main", SQLITE_FCNTL_RESERVE_BYTES, &reserve)
         // A plain copy goes through whichever VFS the source uses: without a key, the cipher VFS passes it through.
         let uri = try key.map { try $0.uri(for: target, query: "&vfs=" + CipherKey.vfsName()) } ?? target

@@ -1,5 +1,4 @@
 import Foundation
-import SiftCipher
 
 /// A database file's bytes read by SQLite's file format (https://sqlite.org/fileformat2.html), for recovery: it
 /// reads what SQLite refuses to, and checks every offset, byteCount, page number and varint against the bytes it
@@ -349,15 +348,15 @@ extension PageFile {
         guard !bytes.starts(with: Array("SQLite format 3".utf8) + [0]) else {
             throw CipherKey.error(.notEncrypted, code: .notADatabase, message: "\(path) is not encrypted, but a cipher key was given.", path: path)
         }
-        guard let reader = bytes.withUnsafeBytes({ sift_cipher_pages_create(key.context, $0.baseAddress) }) else {
+        guard let reader = bytes.withUnsafeBytes({ CipherEngine.pageReader(key.context, head: $0.baseAddress) }) else {
             throw CipherKey.error(.cryptoFailure, code: .error, message: "Cannot derive the keys of \(path) (libcrypto failed).", path: path)
         }
-        defer { sift_cipher_pages_free(reader) }
+        defer { CipherEngine.freePageReader(reader) }
         /// Decrypts the page at `offset` of `buffer` in place; false when it fails authentication.
         func decrypt(_ buffer: inout [UInt8], page: Int, at offset: Int) throws -> Bool {
             let rc = buffer.withUnsafeMutableBytes { raw -> Int32 in
                 guard let base = raw.baseAddress, offset + size <= raw.count else { return -1 }
-                return sift_cipher_pages_decrypt(reader, UInt32(page), base + offset, base + offset)
+                return CipherEngine.decrypt(reader, page: UInt32(page), at: base + offset)
             }
             guard rc >= 0 else {
                 throw CipherKey.error(.cryptoFailure, code: .error, message: "Cannot decrypt page \(page) of \(path) (libcrypto failed).", path: path)

@@ -1,6 +1,5 @@
 import CSQLite
 import Foundation
-import SiftCipher
 
 /// Rebuilds a damaged database into an empty one, table by table (see ``Database/recover(from:into:backup:)``).
 ///
@@ -71,7 +70,7 @@ struct Recovery {
         let wal = log.map { PageFile.applyingWAL($0, to: bytes) }
         var pages = PageSource(file: PageFile(bytes: wal?.bytes ?? bytes, fallbackPageSize: key?.pageSize ?? backup?.pageSize ?? wal?.pageSize,
                                               fallbackEncoding: backup.flatMap { PageFile.TextEncoding(rawValue: $0.textEncoding) },
-                                              fallbackReserved: key == nil ? 0 : Int(SIFT_CIPHER_RESERVE)))
+                                              fallbackReserved: key == nil ? 0 : CipherEngine.reserve))
         // Random bytes throughout: encrypted, most likely. With a backup (which encrypted databases do not write) it
         // is damage, and the backup's tables are recreated, empty.
         if key == nil, sound == nil, backup == nil, pages.file.looksEncrypted {

@@ -108,7 +108,7 @@ public struct SiftError: Error, CustomStringConvertible, Sendable {
     ///     catch let error as SiftError where error.isCorruption { /* close it, then Database.recover(...) */ }
     public var isCorruption: Bool {
         switch cipherFailure {
-        case .wrongKey, .notEncrypted: return false
+        case .wrongKey, .notEncrypted, .unavailable: return false
         case .missingKey, .authenticationFailed, .cryptoFailure, nil: return code == .corrupt || code == .notADatabase
         }
     }

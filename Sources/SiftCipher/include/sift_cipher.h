@@ -14,7 +14,8 @@
 // The WAL header, WAL frame headers and journal headers stay as SQLite writes them (their checksums are SQLite's, of
 // the plaintext pages: unlike SQLCipher's, which are of the ciphertext); a page's reserve reads back as zeros.
 // Temporary files (statement journals, sorter and temp databases) opened through the VFS stay in memory.
-// Every cryptographic operation is done by OpenSSL's libcrypto.
+// Every cryptographic operation goes through sift_cipher_crypto.h (SiftCipher's one seam to a cryptographic
+// library), implemented with OpenSSL's libcrypto in sift_cipher_openssl.c.
 
 #include <stdint.h>
 

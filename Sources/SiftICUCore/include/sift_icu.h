@@ -96,7 +96,8 @@ int sift_icu_tokenize(sift_icu_tokenizer *tokenizer, int flags, const char *text
  */
 int sift_icu_register(struct sqlite3 *db, const char *name);
 
-/* The languages `stem` accepts besides none (libstemmer's canonical names), NULL-terminated. */
+/* The languages `stem` accepts besides none (libstemmer's canonical names), NULL-terminated; empty when Sift was
+   built without the `Stemming` trait. */
 const char *const *sift_icu_stemmer_languages(void);
 
 /* The ICU version linked at run time, e.g. "72.1". */

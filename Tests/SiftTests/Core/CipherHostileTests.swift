@@ -1,12 +1,19 @@
 import Foundation
-import SiftCipher
 import XCTest
 @testable import Sift
+#if Encryption
+import SiftCipher
+#endif
 
 /// SiftCipher's key derivations on files it did not write: a WAL beside an encrypted file whose frames carry page 1
 /// with salts of their own must not make the context run the KDF (256,000 PBKDF2 iterations) once per frame, and
 /// the context keeps the keys of a few salts only.
 final class CipherHostileTests: SiftTestCase {
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try requireEncryption()
+    }
+
     typealias Sample = CRUD.Sample
 
     /// A write-ahead log of `frames` frames labelled page 1, each page random bytes (so its first 16, the salt,
@@ -63,6 +70,7 @@ final class CipherHostileTests: SiftTestCase {
         XCTAssertEqual(reopened.cipherKeyDerivations, 1)
     }
 
+#if Encryption
     /// A raw key without its salt derives an HMAC key per salt (2 iterations: cheap), so 100 salts can be met.
     func testKeyCacheKeepsAFewSaltsAndEvictsTheLeastRecentlyUsed() throws {
         let key = [UInt8](repeating: 0xA5, count: 32)
@@ -84,4 +92,5 @@ final class CipherHostileTests: SiftTestCase {
         XCTAssertEqual(sift_cipher_derivations(context), 101)
         XCTAssertEqual(sift_cipher_cached_keys(context), SIFT_CIPHER_KEY_CACHE)
     }
+#endif
 }

@@ -5,6 +5,11 @@ import Sift
 /// Files Sift encrypts open in SQLCipher 4 (PyPI `sqlcipher3-binary`, SQLCipher 4.12) with the same key, and
 /// SQLCipher's files open in Sift. Skipped, saying why, when `scripts/sqlcipher-reference.sh` cannot install it.
 final class CipherInteropTests: SiftTestCase {
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try requireEncryption()
+    }
+
     typealias Sample = CRUD.Sample
 
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

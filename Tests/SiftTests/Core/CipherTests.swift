@@ -4,6 +4,11 @@ import XCTest
 
 /// Encryption: SQLCipher 4 format pages through the cipher VFS; typed errors for keys and tampering.
 final class CipherTests: SiftTestCase {
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try requireEncryption()
+    }
+
     typealias Sample = CRUD.Sample
 
     /// Raw keys skip the 256,000-iteration KDF, which keeps these tests fast; one test uses a passphrase.

@@ -4,6 +4,11 @@ import XCTest
 
 /// Recovery of encrypted databases: pages authenticated and decrypted with the key before they are read.
 final class EncryptedRecoveryTests: SiftTestCase {
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try requireEncryption()
+    }
+
     /// Raw keys skip the 256,000-iteration KDF (as in CipherTests).
     static let key = Data((0..<32).map { UInt8($0) &* 7 &+ 3 })
     static let otherKey = Data((0..<32).map { UInt8($0) &* 11 &+ 5 })
