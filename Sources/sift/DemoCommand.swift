@@ -46,6 +46,13 @@ struct DemoCommand: ParsableCommand {
                 HitPrinter.printText(results, offset: 0, indent: "  ")
                 print("")
             }
+            // What people type: two misspelled words ("bosporus", "brigdes"), found with typo tolerance.
+            let misspelled = "bosporus brigdes"
+            print("English, misspelled: sift search \"\(misspelled)\" --typos on")
+            var tolerant = CorpusSearchOptions(limit: 3, markers: Terminal.markers, snippetLength: 60)
+            tolerant.search.typoTolerance = .default
+            HitPrinter.printText(try corpus.search(misspelled, options: tolerant), offset: 0, indent: "  ")
+            print("")
             if db == nil {
                 corpus.database.close()
                 print("Keep an index with `sift demo --db demo.db`, then `sift search <words> --db demo.db`.")

@@ -36,13 +36,6 @@ struct EvalCommand: ParsableCommand {
                                + "e.g. queries-typos.jsonl.", valueName: "file"))
     var queries: String?
 
-    @Option(help: "Typo tolerance: on (Meilisearch's defaults: one typo from 5 letters, two from 9) or off (default).")
-    var typos: TypoSetting = .off
-
-    enum TypoSetting: String, ExpressibleByArgument, CaseIterable {
-        case on, off
-    }
-
     @Flag(help: "Print the numbers as one JSON object.")
     var json = false
 
@@ -55,7 +48,7 @@ struct EvalCommand: ParsableCommand {
             let outcome = try Evaluator.run(collection: URL(fileURLWithPath: collection), tokenizer: tokenizer,
                                             databasePath: db, titleWeight: rankingOptions.titleWeight, ranking: rankingOptions.value,
                                             feedback: rankingOptions.feedbackValue, queries: queriesURL,
-                                            typoTolerance: typos == .on ? .default : .off, onProgress: progress.observer)
+                                            typoTolerance: rankingOptions.typoTolerance, onProgress: progress.observer)
             ProgressLine.clear()
             if let runFile { try TRECRunFile.write(outcome.run, to: URL(fileURLWithPath: runFile)) }
             print(json ? try Self.json(outcome) : Self.text(outcome))

@@ -2,8 +2,8 @@ import ArgumentParser
 import Sift
 import SiftTools
 
-/// `--ranking`, `--k1`, `--b`, `--c` and `--title-weight`, shared by `search` and `eval`: the same ``Ranking`` the
-/// library takes, and the title's column weight.
+/// `--ranking`, `--k1`, `--b`, `--c`, `--title-weight`, `--feedback` and `--typos`, shared by `search` and `eval`:
+/// the same ``Ranking``, feedback and typo tolerance the library takes, and the title's column weight.
 struct RankingOptions: ParsableArguments {
     @Option(help: """
         inb2: divergence from randomness InB2 (the default: an idf, a word that recurs in the documents holding it \
@@ -28,6 +28,22 @@ struct RankingOptions: ParsableArguments {
 
     @Flag(help: "Pseudo-relevance feedback (RM3: words of the 10 best hits of a first search added to any-term questions; not with bm25).")
     var feedback = false
+
+    @Option(help: ArgumentHelp("""
+        on: forgive typos (Meilisearch's defaults: one from 5 letters, two from 9, the first letter counting two; \
+        exact words rank first); off: every word as typed. Default: \(TypoSetting.libraryDefault.rawValue), as the library.
+        """, valueName: "on|off"))
+    var typos: TypoSetting = .libraryDefault
+
+    enum TypoSetting: String, ExpressibleByArgument, CaseIterable {
+        case on, off
+
+        /// What `SearchOptions()` does.
+        static var libraryDefault: TypoSetting { SearchOptions().typoTolerance.isOff ? .off : .on }
+    }
+
+    /// The typo tolerance the options choose.
+    var typoTolerance: TypoTolerance { typos == .on ? .default : .off }
 
     /// The feedback the options choose.
     var feedbackValue: Feedback? { feedback ? .rm3 : nil }

@@ -63,6 +63,7 @@ struct SearchCommand: ParsableCommand {
                                               titleWeight: rankingOptions.titleWeight, ranking: rankingOptions.value)
             var searchOptions = options
             searchOptions.feedback = rankingOptions.feedbackValue
+            searchOptions.search.typoTolerance = rankingOptions.typoTolerance
             let results = try corpus.search(query, options: searchOptions)
             if json {
                 for hit in results.hits { print(try HitPrinter.json(hit)) }

@@ -133,7 +133,7 @@ final class CommandTests: ToolTestCase {
     func testDemoAndHelp() throws {
         let demo = try sift("demo")
         XCTAssertEqual(demo.status, 0, demo.stderr)
-        for expected in ["[coffee]", "[天安门]", "[東京タワー]", "[김치]", "[São] [Paulo]"] {
+        for expected in ["[coffee]", "[天安门]", "[東京タワー]", "[김치]", "[São] [Paulo]", "[Bosphorus] [bridges]"] {
             XCTAssertTrue(demo.stdout.contains(expected), "\(expected) in:\n\(demo.stdout)")
         }
         for command in ["demo", "index", "search", "eval", "stats", "check", "optimize"] {

@@ -61,6 +61,7 @@ extension ScaleCommand {
                 start = DispatchTime.now().uptimeNanoseconds
                 let results = try database.search(query, in: "fts", of: Doc.self, options: options)
                 times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                if times[times.count - 1] > 100 { printError("  slow (\(Int(times[times.count - 1])) ms): \(label) '\(text)'") }
                 guard !options.typoTolerance.isOff else { continue }
                 // The time to find the words' variants: the expression with typo tolerance, less the one without.
                 start = DispatchTime.now().uptimeNanoseconds

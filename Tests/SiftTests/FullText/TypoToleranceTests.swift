@@ -263,6 +263,10 @@ final class TypoToleranceTests: SiftTestCase {
 
     func testPrefixSearchForgivesTyposInTheTypedPart() throws {
         let database = try corpus()
+        try database.insert(objects: [Article(7, "Search engines", "an inverted index", views: 1)], intoTable: "articles")
+        XCTAssertEqual(try ids(database, SearchQuery("serch eng", mode: .prefix), .off), [])
+        XCTAssertEqual(try ids(database, SearchQuery("serch eng", mode: .prefix), .default), [7], "search as you type, a typo in a word")
+        XCTAssertEqual(try ids(database, SearchQuery("search engnes", mode: .prefix), .default), [7], "and in the typed part")
         XCTAssertEqual(try ids(database, SearchQuery("aerelas", mode: .prefix), .off), [])
         XCTAssertEqual(Set(try ids(database, SearchQuery("aerelas", mode: .prefix), .default)), [1, 3])
         XCTAssertEqual(Set(try ids(database, SearchQuery("aeroelas", mode: .prefix), .default)), [1, 3])

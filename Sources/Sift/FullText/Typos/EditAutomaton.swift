@@ -39,18 +39,32 @@ struct EditAutomaton: Sendable {
 
     /// The state after `state`'s text followed by `scalar`.
     func step(_ state: State, _ scalar: Unicode.Scalar) -> State {
+        var next = [Int](repeating: 0, count: state.row.count)
+        state.row.withUnsafeBufferPointer { row in
+            state.previous.withUnsafeBufferPointer { previous in
+                next.withUnsafeMutableBufferPointer { next in
+                    fill(next, after: row, before: state.last == nil ? nil : previous, last: state.last, scalar)
+                }
+            }
+        }
+        return State(row: next, previous: state.row, last: scalar)
+    }
+
+    /// Writes into `next` the row after `row`'s text followed by `scalar`, where `before` is the row before `row`
+    /// and `last` the scalar between them (nil, with `before`, at the start): the one formula `step` and the term
+    /// dictionary's walk use, without allocating.
+    func fill(_ next: UnsafeMutableBufferPointer<Int>, after row: UnsafeBufferPointer<Int>,
+              before: UnsafeBufferPointer<Int>?, last: Unicode.Scalar?, _ scalar: Unicode.Scalar) {
         let cap = maxEdits + 1
-        let row = state.row
-        var next = [Int](repeating: 0, count: row.count)
         next[0] = min(row[0] + 1, cap)
-        for j in 1..<max(1, row.count) {
+        guard row.count > 1 else { return }
+        for j in 1..<row.count {
             var value = min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (word[j - 1] == scalar ? 0 : 1))
-            if j >= 2, let last = state.last, word[j - 2] == scalar, word[j - 1] == last {
-                value = min(value, state.previous[j - 2] + 1)
+            if j >= 2, let last, let before, word[j - 2] == scalar, word[j - 1] == last {
+                value = min(value, before[j - 2] + 1)
             }
             next[j] = min(value, cap)
         }
-        return State(row: next, previous: row, last: scalar)
     }
 
     /// The state after `text`.

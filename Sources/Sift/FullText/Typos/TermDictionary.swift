@@ -22,6 +22,9 @@ final class TermDictionary: Sendable {
     /// the 64 most frequent: what a typo corrected by inserting or replacing a letter can put in a word.
     let alphabet: [Unicode.Scalar]
 
+    /// The most scalars a term has.
+    private let longestTerm: Int
+
     /// How many terms there are.
     var count: Int { rows.count }
 
@@ -67,6 +70,7 @@ final class TermDictionary: Sendable {
         var letters: [Unicode.Scalar: Int] = [:]
         for scalar in scalars where scalar.properties.isAlphabetic && !SearchQuery.isCJK(scalar) { letters[scalar, default: 0] += 1 }
         self.alphabet = letters.sorted { ($0.value, $1.key.value) > ($1.value, $0.key.value) }.prefix(64).map(\.key)
+        self.longestTerm = zip(termOffsets.dropFirst(), termOffsets).map { Int($0 - $1) }.max() ?? 0
         self.scalars = scalars
         self.termOffsets = termOffsets
         self.rows = rows
@@ -84,11 +88,9 @@ final class TermDictionary: Sendable {
     /// typo on the first letter counts twice), so within a budget of one edit the first letter must match.
     func matches(_ automaton: EditAutomaton, firstLetterCostsTwo: Bool = true) -> [Match] {
         var found: [Match] = []
-        walk(automaton, firstLetterCostsTwo: firstLetterCostsTwo) { position, state, depth, extra in
-            guard depth == term(position).count else { return false }
-            if let distance = automaton.distance(state), distance + extra <= automaton.maxEdits {
-                found.append(Match(term: position, edits: distance + extra))
-            }
+        walk(automaton, firstLetterCostsTwo: firstLetterCostsTwo) { position, row, depth, extra in
+            guard depth == length(position), row[row.count - 1] + extra <= automaton.maxEdits else { return false }
+            found.append(Match(term: position, edits: row[row.count - 1] + extra))
             return false
         }
         return found
@@ -100,12 +102,12 @@ final class TermDictionary: Sendable {
     /// stands for: "traning" is one edit from the stem "train" followed by "ing".
     func alignedMatches(_ automaton: EditAutomaton, tail: Int, firstLetterCostsTwo: Bool = true) -> [AlignedMatch] {
         var found: [AlignedMatch] = []
-        let length = automaton.word.count
-        let cuts = max(1, length - max(0, tail))...max(1, length)
-        walk(automaton, firstLetterCostsTwo: firstLetterCostsTwo) { position, state, depth, extra in
-            guard depth == term(position).count else { return false }
-            for cut in cuts where cut < state.row.count && state.row[cut] + extra <= automaton.maxEdits {
-                found.append(AlignedMatch(term: position, cut: cut, edits: state.row[cut] + extra))
+        let wordLength = automaton.word.count
+        let cuts = max(1, wordLength - max(0, tail))...max(1, wordLength)
+        walk(automaton, firstLetterCostsTwo: firstLetterCostsTwo) { position, row, depth, extra in
+            guard depth == length(position) else { return false }
+            for cut in cuts where cut < row.count && row[cut] + extra <= automaton.maxEdits {
+                found.append(AlignedMatch(term: position, cut: cut, edits: row[cut] + extra))
             }
             return false
         }
@@ -119,8 +121,9 @@ final class TermDictionary: Sendable {
     func prefixMatches(_ automaton: EditAutomaton, firstLetterCostsTwo: Bool = true) -> [PrefixMatch] {
         var found: [PrefixMatch] = []
         let word = automaton.word
-        walk(automaton, firstLetterCostsTwo: firstLetterCostsTwo) { position, state, depth, extra in
-            guard let distance = automaton.distance(state), distance + extra <= automaton.maxEdits else { return false }
+        walk(automaton, firstLetterCostsTwo: firstLetterCostsTwo) { position, row, depth, extra in
+            let distance = row[row.count - 1]
+            guard distance + extra <= automaton.maxEdits else { return false }
             let prefix = Array(term(position).prefix(depth))
             if prefix.starts(with: word) { return true }  // the exact prefix covers these terms
             if word.starts(with: prefix) { return false }
@@ -131,40 +134,60 @@ final class TermDictionary: Sendable {
         return found
     }
 
-    /// Walks the terms with shared-prefix states. `visit(term, state, depth, extra)` is called for each state
-    /// reached along a term (depth scalars read; `extra` the first letter's added cost) that can still match,
-    /// and returns true to skip every term beginning with those scalars.
+    /// Walks the terms with shared-prefix states. `visit(term, row, depth, extra)` is called for each state
+    /// reached along a term (depth scalars read, `row` the automaton's row after them; `extra` the first letter's
+    /// added cost) that can still match, and returns true to skip every term beginning with those scalars.
+    ///
+    /// The rows of the current path are kept end to end in one buffer (a row per depth), the path's scalars in
+    /// another: a term visited costs no allocation, only the rows past the prefix it shares with the term before.
     private func walk(_ automaton: EditAutomaton, firstLetterCostsTwo: Bool,
-                      _ visit: (Int, EditAutomaton.State, Int, Int) -> Bool) {
+                      _ visit: (Int, UnsafeBufferPointer<Int>, Int, Int) -> Bool) {
         let word = automaton.word
-        var states = [automaton.start]
+        let width = word.count + 1
+        let longest = longestTerm
+        var rows = [Int](repeating: 0, count: width * (longest + 1))
+        for (j, value) in automaton.start.row.enumerated() { rows[j] = value }
         var path: [Unicode.Scalar] = []
-        var position = 0
-        while position < count {
-            let term = Array(self.term(position))
-            // The states of the prefix this term shares with the one before are kept; the rest are read anew.
-            var common = 0
-            while common < path.count && common < term.count && path[common] == term[common] { common += 1 }
-            path.removeLast(path.count - common)
-            states.removeLast(states.count - common - 1)
-            var skipped = false
-            while path.count < term.count {
-                let scalar = term[path.count]
-                let state = automaton.step(states[states.count - 1], scalar)
-                path.append(scalar)
-                states.append(state)
-                let extra = firstLetterCostsTwo && !word.isEmpty && path[0] != word[0] ? 1 : 0
-                if !automaton.canMatch(state, within: automaton.maxEdits - extra) || visit(position, state, path.count, extra) {
-                    skipped = true
-                    break
+        path.reserveCapacity(longest)
+        let budget = automaton.maxEdits
+        rows.withUnsafeMutableBufferPointer { rows in
+            func row(_ depth: Int) -> UnsafeMutableBufferPointer<Int> {
+                UnsafeMutableBufferPointer(rebasing: rows[(depth * width)..<(depth * width + width)])
+            }
+            var position = 0
+            while position < count {
+                let start = Int(termOffsets[position]), length = Int(termOffsets[position + 1]) - start
+                // The rows of the prefix this term shares with the one before are kept; the rest are computed anew.
+                var common = 0
+                while common < path.count && common < length && path[common] == scalars[start + common] { common += 1 }
+                path.removeLast(path.count - common)
+                var skipped = false
+                while path.count < length {
+                    let depth = path.count, scalar = scalars[start + depth]
+                    let next = row(depth + 1)
+                    automaton.fill(next, after: UnsafeBufferPointer(row(depth)),
+                                   before: depth > 0 ? UnsafeBufferPointer(row(depth - 1)) : nil,
+                                   last: depth > 0 ? path[depth - 1] : nil, scalar)
+                    path.append(scalar)
+                    let extra = firstLetterCostsTwo && !word.isEmpty && path[0] != word[0] ? 1 : 0
+                    let reached = UnsafeBufferPointer(next)
+                    if !reached.contains(where: { $0 <= budget - extra }) || visit(position, reached, depth + 1, extra) {
+                        skipped = true
+                        break
+                    }
+                }
+                if skipped {
+                    position = end(ofPrefix: path[...], from: position)
+                } else {
+                    position += 1
                 }
             }
-            if skipped {
-                position = end(ofPrefix: path, from: position)
-            } else {
-                position += 1
-            }
         }
+    }
+
+    /// The number of scalars of the term at `position`.
+    private func length(_ position: Int) -> Int {
+        Int(termOffsets[position + 1] - termOffsets[position])
     }
 
     /// The rows holding `term`, 0 when the index does not hold it.
@@ -191,7 +214,7 @@ final class TermDictionary: Sendable {
     }
 
     /// The position after the last term beginning with `prefix`, searching from `start` (a term that begins with it).
-    private func end(ofPrefix prefix: [Unicode.Scalar], from start: Int) -> Int {
+    private func end(ofPrefix prefix: some Collection<Unicode.Scalar>, from start: Int) -> Int {
         var low = start + 1, high = count
         while low < high {
             let middle = (low + high) / 2
