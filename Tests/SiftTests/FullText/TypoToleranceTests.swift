@@ -247,6 +247,23 @@ final class TypoToleranceTests: SiftTestCase {
         }
     }
 
+    func testVariantsFarLessLikelyThanTheWordAsTypedAreNotSearched() throws {
+        let database = try corpus()
+        // "flutter" in 2 rows, "flatter" in 1: the variant weighs 0.05 * 1/2 = 0.025, searched.
+        XCTAssertEqual(try database.expression(for: SearchQuery("flutter"), in: "articles_fts", typoTolerance: .default),
+                       "((\"flutter\" OR \"flatter\"))")
+        // "flutter" in 7 rows: 0.05 * 1/7 < 0.01, the word alone; with a lower floor the variant again.
+        try database.insert(objects: (10..<15).map { Article($0, "Flutter", "wing flutter", views: 1) }, intoTable: "articles")
+        XCTAssertEqual(try database.expression(for: SearchQuery("flutter"), in: "articles_fts", typoTolerance: .default), "(\"flutter\")")
+        var lower = TypoTolerance.default
+        lower.minimumWeight = 0.001
+        XCTAssertEqual(try database.expression(for: SearchQuery("flutter"), in: "articles_fts", typoTolerance: lower),
+                       "((\"flutter\" OR \"flatter\"))")
+        // A word the index does not hold keeps its variants at full similarity.
+        XCTAssertEqual(try database.expression(for: SearchQuery("fluttr"), in: "articles_fts", typoTolerance: .default),
+                       "((\"fluttr\" OR \"flutter\"))")
+    }
+
     func testTheWordAsTypedScoresAsWithoutTypoTolerance() throws {
         let database = try corpus()
         // "flatter" (one row) has a more frequent variant, "flutter" (two rows): only the variant takes its counts.

@@ -31,14 +31,21 @@ public struct TypoTolerance: Sendable, Hashable {
     /// the variants of a word the index holds (see ``variantWeight(edits:length:variantRows:wordRows:)``).
     public var errorRate: Double
 
+    /// Variants weighing less than this (relative to the word as typed, see
+    /// ``variantWeight(edits:length:variantRows:wordRows:)``) are not searched (0.01): a variant a hundred times
+    /// less likely than the word as typed to be what was meant, such as a rare word one letter from a common word
+    /// typed right, would barely move the ranking and costs as much to search as any other word.
+    public var minimumWeight: Double
+
     /// Thresholds in scalars: one typo from `oneTypoLength`, two from `twoTypoLength`.
     public init(oneTypoLength: Int = 5, twoTypoLength: Int = 9, firstLetterCostsTwo: Bool = true, maxVariants: Int = 50,
-                errorRate: Double = 0.05) {
+                errorRate: Double = 0.05, minimumWeight: Double = 0.01) {
         self.oneTypoLength = oneTypoLength
         self.twoTypoLength = twoTypoLength
         self.firstLetterCostsTwo = firstLetterCostsTwo
         self.maxVariants = maxVariants
         self.errorRate = errorRate
+        self.minimumWeight = minimumWeight
     }
 
     /// Meilisearch's defaults: one typo from 5 letters, two from 9, the first letter counting two.

@@ -48,10 +48,11 @@ extension Database {
             candidates.sort { ($0.edits, -$0.rows, $0.text) < ($1.edits, -$1.rows, $1.text) }
             var variants: [TypoVariant] = []
             for candidate in candidates where variants.count < tolerance.maxVariants {
-                guard try tokenizer.queryToken(of: candidate.text, prefix: isPrefix) == candidate.text else { continue }
-                variants.append(TypoVariant(term: isPrefix ? .prefix(candidate.text) : .string(candidate.text),
-                                            weight: tolerance.variantWeight(edits: candidate.edits, length: length,
-                                                                            variantRows: candidate.rows, wordRows: wordRows)))
+                let weight = tolerance.variantWeight(edits: candidate.edits, length: length, variantRows: candidate.rows,
+                                                     wordRows: wordRows)
+                guard weight >= (tolerance.minimumWeight.isFinite ? tolerance.minimumWeight : 0),
+                      try tokenizer.queryToken(of: candidate.text, prefix: isPrefix) == candidate.text else { continue }
+                variants.append(TypoVariant(term: isPrefix ? .prefix(candidate.text) : .string(candidate.text), weight: weight))
             }
             return variants
         }
