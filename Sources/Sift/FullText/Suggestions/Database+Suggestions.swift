@@ -1,0 +1,168 @@
+extension Database {
+    /// At most this many rows matching the words before the last one and its typed part are read to find the
+    /// completions they hold; when more rows match, each completion is checked on its own instead.
+    static let suggestionRowsRead = 32
+    /// At most this many completions more than the limit are checked for hits with the words before them.
+    static let suggestionExtraChecks = 64
+    /// Words longer than this many Unicode scalars are neither corrected nor completed with typos: the edit
+    /// automaton's work grows with the word's length, and no word a person types is this long.
+    static let longestCorrectedWord = 64
+
+    /// Completions of the last word of `text`, what a person is typing in a search box: the index's words that
+    /// begin with it, most frequent first (by the rows holding each), among those that lead to hits together
+    /// with the words before it.
+    ///
+    /// For `"sqlite se"`, every completion `se…` comes with a row holding both `sqlite` and it; each suggestion
+    /// is the query to put in the box (`"sqlite search"`), the completed word and how many rows hold it. The
+    /// text is split with the index's tokenizer, as a search splits it; a run of CJK characters is one word, its
+    /// last character completed. Candidates are checked most frequent first with `LIMIT 1` queries (at most
+    /// `limit` + 64 of them), or, when the words before and the typed part match only a few rows, read from
+    /// those rows. When nothing begins with the typed part, the completions of its variants within
+    /// `typoTolerance`'s budget are offered instead (fewest typos first; ``Suggestion/typos`` says how many):
+    /// `"aerelas"` completes to `"aeroelastic"`. The candidates are the index's terms; on an index that stems,
+    /// a term is shown as the first row holding it writes it (`"ru"` → `"running"` for the stem `run`), so
+    /// completions are words a person can type, and a word the index keeps only as its stem (`running` as `run`)
+    /// completes from the stem's letters, not from its own.
+    ///
+    /// Empty when `text` holds no word, ends with white space (its last word is complete), or when no
+    /// completion leads to hits; never an error for any text (punctuation, FTS5 operators, very long input).
+    ///
+    ///     let suggestions = try database.suggestions(for: "sqlite se", in: "articles_fts", limit: 5)
+    ///     searchBox.completions = suggestions.map(\.text)   // ["sqlite search", "sqlite segment", ...]
+    ///
+    /// - Parameters:
+    ///   - text: What has been typed so far.
+    ///   - index: The FTS5 table to complete from.
+    ///   - limit: At most this many suggestions.
+    ///   - typoTolerance: The typos forgiven in the typed part when it completes to nothing
+    ///     (``TypoTolerance/off``: none).
+    /// - Throws: ``SiftError`` when `index` is not an FTS5 table or the database cannot be read.
+    public func suggestions(for text: String, in index: String, limit: Int = 10,
+                            typoTolerance: TypoTolerance = .default) throws -> [Suggestion] {
+        guard limit > 0 else { return [] }
+        return try read { handle in
+            let info = try ftsInfo(index, on: handle)
+            let tokenizer = try handle.tokenizer(info.tokenizer)
+            let located = try SearchQuery.locatedSegments(text, tokenizer.querySpans)
+            let utf8 = Array(text.utf8)
+            // White space after the last word: it is complete, and nothing is left to complete.
+            guard let last = located.last,
+                  !String(decoding: utf8[last.range.upperBound...], as: UTF8.self).unicodeScalars.contains(where: \.properties.isWhitespace)
+            else { return [] }
+            let word = last.segment
+            // The typed part is the word's last piece: the word itself, or a CJK run's last character, whose
+            // earlier characters (`stem`) stay as typed.
+            let typed = word.parts.last ?? word.text
+            let stem = String(decoding: Array(word.text.utf8).dropLast(typed.utf8.count), as: UTF8.self)
+            guard let token = try tokenizer.queryToken(of: typed, prefix: true), !token.isEmpty else { return [] }
+            let completion = Completion(
+                probe: IndexProbe(info: info, tokenizer: tokenizer, handle: handle),
+                dictionary: try TermDictionary.of(info.name, cache: pool.attachment(FullTextSettings.init).termDictionaries,
+                                                  on: handle),
+                head: String(decoding: utf8[..<last.range.lowerBound], as: UTF8.self), stem: stem,
+                before: located.dropLast().map { .string($0.segment.text) },
+                beforeTokens: Set(try located.dropLast().compactMap { try tokenizer.queryToken(of: $0.segment.text) }),
+                showsLowercase: typed == typed.lowercased(), limit: limit)
+            let prefix = Array(token.unicodeScalars)
+            let found = try completion.exact(typed: typed, prefix: prefix)
+            guard found.isEmpty, !typoTolerance.isOff, stem.isEmpty, prefix.count <= Self.longestCorrectedWord,
+                  case let budget = typoTolerance.maxTypos(for: typed), budget > 0
+            else { return found }
+            return try completion.tolerant(prefix: prefix, budget: budget, firstLetterCostsTwo: typoTolerance.firstLetterCostsTwo)
+        }
+    }
+}
+
+/// One completion request: the last word's context, and the ways its candidates are found and checked.
+private struct Completion {
+    let probe: IndexProbe
+    let dictionary: TermDictionary
+    /// The text before the last word, as typed.
+    let head: String
+    /// The last word's characters before its typed part (a CJK run's earlier characters), else empty.
+    let stem: String
+    /// The words before the last one, as FTS5 strings, and their tokens.
+    let before: [FTS5Expression]
+    let beforeTokens: Set<String>
+    /// Whether completions are shown lower-cased (the typed part has no upper-case letter).
+    let showsLowercase: Bool
+    let limit: Int
+
+    /// The completions of the typed part as typed.
+    func exact(typed: String, prefix: [Unicode.Scalar]) throws -> [Suggestion] {
+        let range = dictionary.positions(beginningWith: prefix)
+        guard !range.isEmpty else { return [] }
+        if !before.isEmpty && stem.isEmpty {
+            // Few rows holding the words before and the typed part: their marked words are every completion.
+            let matching: FTS5Expression = .all(before + [.prefix(typed)])
+            let count = try probe.rows(matching: matching, limit: Database.suggestionRowsRead + 1, marked: false).count
+            if count == 0 { return [] }
+            if count <= Database.suggestionRowsRead, let found = try read(matching, prefix: prefix) { return found }
+        }
+        return try checked(dictionary.byRows(range).lazy.map { ($0, 0) })
+    }
+
+    /// The completions of the typed part's variants within `budget` typos, fewest typos first, then most rows.
+    func tolerant(prefix: [Unicode.Scalar], budget: Int, firstLetterCostsTwo: Bool) throws -> [Suggestion] {
+        let matches = dictionary.prefixMatches(EditAutomaton(prefix, maxEdits: budget), firstLetterCostsTwo: firstLetterCostsTwo)
+        guard !matches.isEmpty else { return [] }
+        if !before.isEmpty {
+            let variants: [FTS5Expression] = matches.map { .prefix(String(String.UnicodeScalarView($0.prefix))) }
+            guard try probe.firstRow(matching: .all(before + [.any(variants)])) != nil else { return [] }
+        }
+        let checks = limit + Database.suggestionExtraChecks
+        var candidates: [(Int, Int)] = []
+        for edits in Set(matches.map(\.edits)).sorted() {
+            var group: [Int] = []
+            for match in matches where match.edits == edits {
+                group += dictionary.byRows(dictionary.positions(beginningWith: match.prefix)).prefix(checks)
+            }
+            group.sort { (-dictionary.rows[$0], $0) < (-dictionary.rows[$1], $1) }
+            candidates += group.prefix(checks).map { ($0, edits) }
+        }
+        return try checked(candidates)
+    }
+
+    /// The first `limit` candidates (positions in the dictionary, with their typos) that lead to hits with the
+    /// words before, in the order given, each checked with a `LIMIT 1` query (at most `limit` + 64 checks).
+    private func checked(_ candidates: some Sequence<(Int, Int)>) throws -> [Suggestion] {
+        var found: [Suggestion] = [], words: Set<String> = [], checks = 0
+        for (position, typos) in candidates {
+            if found.count == limit || checks == limit + Database.suggestionExtraChecks { break }
+            let term = dictionary.text(position)
+            if beforeTokens.contains(term) { continue }
+            // A CJK run's completion is a phrase of its characters; a word, the term as a query finds it.
+            let (finding, isPrefix) = stem.isEmpty ? try probe.expression(finding: term) : (.string(stem + term), false)
+            checks += 1
+            guard let row = try probe.firstRow(matching: before.isEmpty ? finding : .all(before + [finding])) else { continue }
+            let written = stem.isEmpty ? try probe.writtenForm(of: term, in: row, isPrefix: isPrefix, lowercased: showsLowercase) : nil
+            let word = stem + (written ?? term)
+            guard words.insert(word).inserted else { continue }
+            found.append(Suggestion(text: head + word, word: word, rowCount: Int(dictionary.rows[position]), typos: typos))
+        }
+        return found
+    }
+
+    /// The completions held by the rows `matching` finds (all of them, fewer than the rows read), most rows first;
+    /// nil when those rows have no text to read them from (an index without content).
+    private func read(_ matching: FTS5Expression, prefix: [Unicode.Scalar]) throws -> [Suggestion]? {
+        var written: [String: String] = [:], hasText = false
+        for row in try probe.rows(matching: matching, limit: Database.suggestionRowsRead) {
+            hasText = hasText || row.contains { $0 != nil }
+            for word in IndexProbe.markedWords(row) {
+                guard let token = try probe.tokenizer.queryToken(of: String(word)), written[token] == nil,
+                      token.unicodeScalars.starts(with: prefix), !beforeTokens.contains(token) else { continue }
+                written[token] = showsLowercase ? word.lowercased() : String(word)
+            }
+        }
+        guard hasText else { return nil }
+        let ranked = written.map { (term: $0.key, word: $0.value, rows: dictionary.rows(of: Array($0.key.unicodeScalars))) }
+            .filter { $0.rows > 0 }
+            .sorted { ($1.rows, $0.term) < ($0.rows, $1.term) }
+        var found: [Suggestion] = [], words: Set<String> = []
+        for candidate in ranked where found.count < limit && words.insert(candidate.word).inserted {
+            found.append(Suggestion(text: head + candidate.word, word: candidate.word, rowCount: Int(candidate.rows)))
+        }
+        return found
+    }
+}

@@ -1,0 +1,74 @@
+import CSQLite
+
+/// The small questions suggestions ask an index: which rows (at most a few) an expression matches, each with
+/// its columns marked where the expression matched, and how a document writes a term.
+///
+/// Every question is one `MATCH ... LIMIT n` statement without ranking, so FTS5 stops at the n-th row in rowid
+/// order: a check that a word leads to hits costs a few page reads, not a scored search. The marks come from
+/// FTS5's `highlight()`, computed only for the rows returned.
+struct IndexProbe {
+    let info: FTSTableInfo
+    let tokenizer: TokenizerInstance
+    let handle: Handle
+
+    /// Marks around matched words: control characters no document or tokenizer treats as part of a word.
+    private static let open = "\u{2}", close = "\u{3}"
+
+    /// The columns of one row, marked; nil for a column without text (an index without content).
+    typealias MarkedRow = [String?]
+
+    /// The rows `expression` matches, at most `limit`, in rowid order: with their columns marked when `marked`,
+    /// else as empty arrays (only the count is wanted).
+    func rows(matching expression: FTS5Expression, limit: Int, marked: Bool = true) throws -> [MarkedRow] {
+        let index = SQLBuilder.quote(info.name)
+        let columns = marked ? info.columns.indices.map { "highlight(\(index), \($0), ?1, ?2)" } : []
+        let sql = "SELECT \((columns + ["rowid"]).joined(separator: ", ")) FROM \(index) WHERE \(index) MATCH ?3 LIMIT ?4"
+        return try handle.withStatement(sql) { stmt in
+            try handle.bind([FundamentalValue(Self.open), FundamentalValue(Self.close), FundamentalValue(expression.rendered),
+                             FundamentalValue(max(0, limit))], to: stmt, sql: sql)
+            var rows: [MarkedRow] = []
+            while try handle.step(stmt) {
+                rows.append(columns.indices.map { column in
+                    sqlite3_column_type(stmt, Int32(column)) == SQLITE_NULL ? nil : RawStatement.text(stmt, Int32(column))
+                })
+            }
+            return rows
+        }
+    }
+
+    /// The first row `expression` matches, marked, or nil when it matches none.
+    func firstRow(matching expression: FTS5Expression) throws -> MarkedRow? {
+        try rows(matching: expression, limit: 1).first
+    }
+
+    /// The marked words of a row, in column order.
+    static func markedWords(_ row: MarkedRow) -> [Substring] {
+        var words: [Substring] = []
+        for case let column? in row {
+            var rest = column[...]
+            while let start = rest.range(of: open), let end = rest[start.upperBound...].range(of: close) {
+                words.append(rest[start.upperBound..<end.lowerBound])
+                rest = rest[end.upperBound...]
+            }
+        }
+        return words
+    }
+
+    /// How `row` writes `term`: the first marked word whose query token is the term (or, with `isPrefix`, begins
+    /// with it), lower-cased with `lowercased`; nil when no marked word is.
+    func writtenForm(of term: String, in row: MarkedRow, isPrefix: Bool = false, lowercased: Bool) throws -> String? {
+        for word in Self.markedWords(row) {
+            guard let token = try tokenizer.queryToken(of: String(word)) else { continue }
+            if token == term || (isPrefix && token.unicodeScalars.starts(with: term.unicodeScalars)) {
+                return lowercased ? word.lowercased() : String(word)
+            }
+        }
+        return nil
+    }
+
+    /// The expression that finds `term` as written (a string), or every term beginning with it when a query of
+    /// the term would find another (a stemmer's form that stems again): then it is a prefix.
+    func expression(finding term: String) throws -> (expression: FTS5Expression, isPrefix: Bool) {
+        try tokenizer.queryToken(of: term) == term ? (.string(term), false) : (.prefix(term), true)
+    }
+}
