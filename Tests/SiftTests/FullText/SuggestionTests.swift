@@ -56,11 +56,26 @@ final class SuggestionTests: SiftTestCase {
     func testCheckedAndReadCompletionsAgree() throws {
         let database = try corpus()
         // More rows than are read hold "sqlite" and "se…": each completion is then checked on its own.
-        try database.insert(objects: (100..<140).map { (id: Int) in Article(id, "sqlite notes", "seldom \(id)") }, intoTable: "articles")
+        try database.insert(objects: (100..<180).map { (id: Int) in Article(id, "sqlite notes", "seldom \(id)") }, intoTable: "articles")
         let suggestions = try database.suggestions(for: "sqlite se", in: "articles_fts")
         XCTAssertEqual(suggestions.map(\.text), ["sqlite seldom", "sqlite search", "sqlite segment"])
-        XCTAssertEqual(suggestions.map(\.rowCount), [40, 4, 3])
+        XCTAssertEqual(suggestions.map(\.rowCount), [80, 4, 3])
         XCTAssertEqual(try texts(database, "pager se"), ["pager segment"])
+    }
+
+    func testRowsAreReadOnceChecksKeepFailing() throws {
+        let database = try corpus()
+        // 60 words "zeta…" of 30 rows each that never meet "alpha" (in 100 rows), and "zebra" that does, once:
+        // checking every more frequent candidate first would spend the budget before reaching it.
+        var articles = (0..<100).map { Article(1_000 + $0, "alpha", $0 == 57 ? "zebra" : "filler") }
+        for word in 0..<60 {
+            articles += (0..<30).map { Article(2_000 + word * 30 + $0, "zeta\(word)", "other") }
+        }
+        try database.insert(objects: articles, intoTable: "articles")
+        let suggestions = try database.suggestions(for: "alpha ze", in: "articles_fts")
+        XCTAssertEqual(suggestions.map(\.text), ["alpha zebra"])
+        XCTAssertEqual(suggestions.map(\.rowCount), [1])
+        XCTAssertEqual(try texts(database, "ze", limit: 2), ["zeta0", "zeta1"], "alone, the most frequent first")
     }
 
     func testTyposAreForgivenWhenNothingBeginsAsTyped() throws {

@@ -1,8 +1,6 @@
 extension Database {
     /// At most this many spellings are tried for each word of a query being corrected.
     static let correctionSpellings = 5
-    /// At most this many `LIMIT 1` queries are run to find a correction with hits.
-    static let correctionChecks = 64
 
     /// "Did you mean": `text` with its misspelled words corrected so that every word is found together, for a
     /// query that finds nothing; nil when it already has hits, or when no correction within `typoTolerance`'s
@@ -12,7 +10,8 @@ extension Database {
     /// index holds it, or replaced by one of its variants within the typo budget (``TypoTolerance``: none in
     /// words under 5 letters nor in CJK text, a first-letter typo counting two), the fewest typos first and then
     /// the one most rows hold. Words are tried in that order, one after the other, keeping the choices that still
-    /// lead to hits with the words chosen before them (at most 64 `LIMIT 1` queries). The corrected text keeps
+    /// lead to hits with the words chosen before them (`LIMIT 1` queries reading about 6,000 postings at most,
+    /// some 3 ms at a million rows). The corrected text keeps
     /// everything else as typed; a corrected word is written as a row holding it writes it.
     ///
     ///     if results.hits.isEmpty, let suggestion = try database.correction(for: "aeroelastc fluter", in: "articles_fts") {
@@ -40,7 +39,7 @@ extension Database {
             for (_, segment) in located {
                 let token = try tokenizer.queryToken(of: segment.text)
                 var options: [Spelling] = []
-                if let token, dictionary.rows(of: Array(token.unicodeScalars)) > 0 { options.append(.asTyped) }
+                if let token, case let rows = dictionary.rows(of: Array(token.unicodeScalars)), rows > 0 { options.append(.asTyped(rows: rows)) }
                 let budget = typoTolerance.maxTypos(for: segment.text)
                 if let token, !segment.isCJK, budget > 0, token.unicodeScalars.count <= Self.longestCorrectedWord {
                     let matches = dictionary.matches(EditAutomaton(token, maxEdits: budget),
@@ -50,7 +49,7 @@ extension Database {
                     for match in matches.prefix(Self.correctionSpellings - options.count) {
                         let term = dictionary.text(match.term)
                         let (expression, isPrefix) = try probe.expression(finding: term)
-                        options.append(.variant(term, expression, isPrefix: isPrefix))
+                        options.append(.variant(term, expression, isPrefix: isPrefix, rows: dictionary.rows[match.term]))
                     }
                 }
                 if options.isEmpty { return nil }
@@ -58,12 +57,12 @@ extension Database {
             }
             let typed = located.map(\.segment.text)
             guard let chosen = try Self.firstWithHits(spellings, probe: probe, typed: typed),
-                  chosen.contains(where: { $0 != .asTyped }) else { return nil }
+                  chosen.contains(where: { if case .variant = $0 { true } else { false } }) else { return nil }
             // The corrected words as the first row holding them all writes them.
             let row = try probe.firstRow(matching: .all(zip(chosen, typed).map { $0.expression(typed: $1) })) ?? []
             var corrected = Array(text.utf8), end = corrected.count
             for (spelling, (range, segment)) in zip(chosen, located).reversed() {
-                guard case .variant(let term, _, let isPrefix) = spelling, range.upperBound <= end else { continue }
+                guard case .variant(let term, _, let isPrefix, _) = spelling, range.upperBound <= end else { continue }
                 let showsLowercase = segment.text == segment.text.lowercased()
                 let word = try probe.writtenForm(of: term, in: row, isPrefix: isPrefix, lowercased: showsLowercase) ?? term
                 corrected.replaceSubrange(range, with: Array(word.utf8))
@@ -76,18 +75,18 @@ extension Database {
     /// The first choice of one spelling per word, in the order given, whose words all occur in one row: a
     /// depth-first search that drops a choice as soon as the words chosen so far have no row in common.
     private static func firstWithHits(_ spellings: [[Spelling]], probe: IndexProbe, typed: [String]) throws -> [Spelling]? {
-        var checks = 0
+        var budget = CheckBudget()
         var chosen: [Spelling] = []
         func search(_ word: Int) throws -> Bool {
             if word == spellings.count { return true }
             for spelling in spellings[word] {
-                if checks >= correctionChecks { return false }
+                if budget.isSpent { return false }
                 chosen.append(spelling)
                 // One word the index holds always has a row; more are checked together.
                 var found = word == 0
                 if !found {
-                    checks += 1
                     found = try probe.firstRow(matching: .all(zip(chosen, typed).map { $0.expression(typed: $1) })) != nil
+                    budget.charge(found: found, smallest: chosen.map(\.rows).min() ?? 0)
                 }
                 if found, try search(word + 1) { return true }
                 chosen.removeLast()
@@ -100,12 +99,21 @@ extension Database {
 
 /// One way to spell a word of a query being corrected: as typed, or an indexed term within its typo budget with
 /// the expression that finds it (see `IndexProbe.expression(finding:)`).
-private enum Spelling: Equatable {
-    case asTyped
-    case variant(String, FTS5Expression, isPrefix: Bool)
+private enum Spelling {
+    /// The word as typed, which `rows` rows hold.
+    case asTyped(rows: Int64)
+    /// A term, the expression that finds it, and the rows holding it.
+    case variant(String, FTS5Expression, isPrefix: Bool, rows: Int64)
 
     /// The expression finding the word spelled this way, given the word as typed.
     func expression(typed: String) -> FTS5Expression {
-        if case .variant(_, let expression, _) = self { expression } else { .string(typed) }
+        if case .variant(_, let expression, _, _) = self { expression } else { .string(typed) }
+    }
+
+    /// The rows holding the word spelled this way.
+    var rows: Int64 {
+        switch self {
+        case .asTyped(let rows), .variant(_, _, _, let rows): rows
+        }
     }
 }

@@ -1,9 +1,8 @@
 extension Database {
-    /// At most this many rows matching the words before the last one and its typed part are read to find the
-    /// completions they hold; when more rows match, each completion is checked on its own instead.
-    static let suggestionRowsRead = 32
-    /// At most this many completions more than the limit are checked for hits with the words before them.
-    static let suggestionExtraChecks = 64
+    /// When a word before the last one is in at most this many rows, the rows holding them all are read at once
+    /// to find the completions they hold; when more may hold them, each completion is checked on its own, and
+    /// the rows are read only once the failed checks have cost as much as reading them would (see `CheckBudget`).
+    static let suggestionRowsRead = 64
     /// Words longer than this many Unicode scalars are neither corrected nor completed with typos: the edit
     /// automaton's work grows with the word's length, and no word a person types is this long.
     static let longestCorrectedWord = 64
@@ -15,9 +14,12 @@ extension Database {
     /// For `"sqlite se"`, every completion `se…` comes with a row holding both `sqlite` and it; each suggestion
     /// is the query to put in the box (`"sqlite search"`), the completed word and how many rows hold it. The
     /// text is split with the index's tokenizer, as a search splits it; a run of CJK characters is one word, its
-    /// last character completed. Candidates are checked most frequent first with `LIMIT 1` queries (at most
-    /// `limit` + 64 of them), or, when the words before and the typed part match only a few rows, read from
-    /// those rows. When nothing begins with the typed part, the completions of its variants within
+    /// last character completed. Candidates are checked most frequent first with `LIMIT 1` queries, or read
+    /// from the rows holding every word before when one of them is in at most 64 rows, or in a few hundred once
+    /// checks keep failing; the typed part is never searched as a prefix (a short one would gather the postings
+    /// of thousands of terms). The work stops after about 6,000 postings (some 3 ms at a million rows): when
+    /// most candidates never meet the words before, fewer than `limit` suggestions come back rather than a slow
+    /// answer. When nothing begins with the typed part, the completions of its variants within
     /// `typoTolerance`'s budget are offered instead (fewest typos first; ``Suggestion/typos`` says how many):
     /// `"aerelas"` completes to `"aeroelastic"`. The candidates are the index's terms; on an index that stems,
     /// a term is shown as the first row holding it writes it (`"ru"` → `"running"` for the stem `run`), so
@@ -55,16 +57,19 @@ extension Database {
             let typed = word.parts.last ?? word.text
             let stem = String(decoding: Array(word.text.utf8).dropLast(typed.utf8.count), as: UTF8.self)
             guard let token = try tokenizer.queryToken(of: typed, prefix: true), !token.isEmpty else { return [] }
+            let dictionary = try TermDictionary.of(info.name, cache: pool.attachment(FullTextSettings.init).termDictionaries,
+                                                   on: handle)
             let completion = Completion(
-                probe: IndexProbe(info: info, tokenizer: tokenizer, handle: handle),
-                dictionary: try TermDictionary.of(info.name, cache: pool.attachment(FullTextSettings.init).termDictionaries,
-                                                  on: handle),
+                probe: IndexProbe(info: info, tokenizer: tokenizer, handle: handle), dictionary: dictionary,
                 head: String(decoding: utf8[..<last.range.lowerBound], as: UTF8.self), stem: stem,
                 before: located.dropLast().map { .string($0.segment.text) },
                 beforeTokens: Set(try located.dropLast().compactMap { try tokenizer.queryToken(of: $0.segment.text) }),
+                beforeRows: try located.dropLast().map {
+                    try tokenizer.queryToken(of: $0.segment.text).map { dictionary.rows(of: Array($0.unicodeScalars)) } ?? .max
+                }.min() ?? .max,
                 showsLowercase: typed == typed.lowercased(), limit: limit)
             let prefix = Array(token.unicodeScalars)
-            let found = try completion.exact(typed: typed, prefix: prefix)
+            let found = try completion.exact(prefix: prefix)
             guard found.isEmpty, !typoTolerance.isOff, stem.isEmpty, prefix.count <= Self.longestCorrectedWord,
                   case let budget = typoTolerance.maxTypos(for: typed), budget > 0
             else { return found }
@@ -84,22 +89,22 @@ private struct Completion {
     /// The words before the last one, as FTS5 strings, and their tokens.
     let before: [FTS5Expression]
     let beforeTokens: Set<String>
+    /// The fewest rows holding a word before (`Int64.max` when none is one term): at most that many hold them all.
+    let beforeRows: Int64
     /// Whether completions are shown lower-cased (the typed part has no upper-case letter).
     let showsLowercase: Bool
     let limit: Int
 
     /// The completions of the typed part as typed.
-    func exact(typed: String, prefix: [Unicode.Scalar]) throws -> [Suggestion] {
+    func exact(prefix: [Unicode.Scalar]) throws -> [Suggestion] {
         let range = dictionary.positions(beginningWith: prefix)
         guard !range.isEmpty else { return [] }
-        if !before.isEmpty && stem.isEmpty {
-            // Few rows holding the words before and the typed part: their marked words are every completion.
-            let matching: FTS5Expression = .all(before + [.prefix(typed)])
-            let count = try probe.rows(matching: matching, limit: Database.suggestionRowsRead + 1, marked: false).count
-            if count == 0 { return [] }
-            if count <= Database.suggestionRowsRead, let found = try read(matching, prefix: prefix) { return found }
+        // Few rows holding the words before: their words beginning with the typed part are every completion.
+        let readable = !before.isEmpty && stem.isEmpty
+        if readable && beforeRows <= Database.suggestionRowsRead, let found = try read(prefix: prefix, rows: Int(beforeRows)) {
+            return found
         }
-        return try checked(dictionary.byRows(range).lazy.map { ($0, 0) })
+        return try checked(dictionary.byRows(range).lazy.map { ($0, 0) }, readingAfterFailures: readable ? prefix : nil)
     }
 
     /// The completions of the typed part's variants within `budget` typos, fewest typos first, then most rows.
@@ -110,7 +115,7 @@ private struct Completion {
             let variants: [FTS5Expression] = matches.map { .prefix(String(String.UnicodeScalarView($0.prefix))) }
             guard try probe.firstRow(matching: .all(before + [.any(variants)])) != nil else { return [] }
         }
-        let checks = limit + Database.suggestionExtraChecks
+        let checks = limit + CheckBudget.postings / CheckBudget.perCheck
         var candidates: [(Int, Int)] = []
         for edits in Set(matches.map(\.edits)).sorted() {
             var group: [Int] = []
@@ -124,17 +129,28 @@ private struct Completion {
     }
 
     /// The first `limit` candidates (positions in the dictionary, with their typos) that lead to hits with the
-    /// words before, in the order given, each checked with a `LIMIT 1` query (at most `limit` + 64 checks).
-    private func checked(_ candidates: some Sequence<(Int, Int)>) throws -> [Suggestion] {
-        var found: [Suggestion] = [], words: Set<String> = [], checks = 0
+    /// words before, in the order given, each checked with a `LIMIT 1` query, within a `CheckBudget`. With
+    /// `prefix` (the completions' beginning), once the failed checks have cost as much as reading the rows that
+    /// hold every word before would, and the budget left allows it, those rows are read instead (ski rental:
+    /// never much more than the cheaper of the two ways).
+    private func checked(_ candidates: some Sequence<(Int, Int)>, readingAfterFailures prefix: [Unicode.Scalar]? = nil) throws
+        -> [Suggestion] {
+        var found: [Suggestion] = [], words: Set<String> = [], budget = CheckBudget(), failed = 0
+        let readCost = Int(clamping: beforeRows) &* CheckBudget.perRowRead
         for (position, typos) in candidates {
-            if found.count == limit || checks == limit + Database.suggestionExtraChecks { break }
+            if found.count == limit || budget.isSpent { break }
+            if let prefix, failed >= readCost, readCost <= budget.remaining,
+               let read = try read(prefix: prefix, rows: Int(beforeRows)) { return read }
             let term = dictionary.text(position)
             if beforeTokens.contains(term) { continue }
             // A CJK run's completion is a phrase of its characters; a word, the term as a query finds it.
             let (finding, isPrefix) = stem.isEmpty ? try probe.expression(finding: term) : (.string(stem + term), false)
-            checks += 1
-            guard let row = try probe.firstRow(matching: before.isEmpty ? finding : .all(before + [finding])) else { continue }
+            let row = try probe.firstRow(matching: before.isEmpty ? finding : .all(before + [finding]))
+            let cost = budget.charge(found: row != nil, smallest: min(beforeRows, dictionary.rows[position]))
+            guard let row else {
+                failed += cost
+                continue
+            }
             let written = stem.isEmpty ? try probe.writtenForm(of: term, in: row, isPrefix: isPrefix, lowercased: showsLowercase) : nil
             let word = stem + (written ?? term)
             guard words.insert(word).inserted else { continue }
@@ -143,16 +159,25 @@ private struct Completion {
         return found
     }
 
-    /// The completions held by the rows `matching` finds (all of them, fewer than the rows read), most rows first;
-    /// nil when those rows have no text to read them from (an index without content).
-    private func read(_ matching: FTS5Expression, prefix: [Unicode.Scalar]) throws -> [Suggestion]? {
+    /// The completions beginning with `prefix` in the rows holding every word before (at most `rows` of them:
+    /// all, when a word before is in that many), each row's text tokenized as the index tokenizes it, most rows
+    /// first; nil when those rows have no text to read them from (an index without content).
+    private func read(prefix: [Unicode.Scalar], rows: Int) throws -> [Suggestion]? {
         var written: [String: String] = [:], hasText = false
-        for row in try probe.rows(matching: matching, limit: Database.suggestionRowsRead) {
-            hasText = hasText || row.contains { $0 != nil }
-            for word in IndexProbe.markedWords(row) {
-                guard let token = try probe.tokenizer.queryToken(of: String(word)), written[token] == nil,
-                      token.unicodeScalars.starts(with: prefix), !beforeTokens.contains(token) else { continue }
-                written[token] = showsLowercase ? word.lowercased() : String(word)
+        var prefixText = ""
+        prefixText.unicodeScalars.append(contentsOf: prefix)
+        let prefixUTF8 = Array(prefixText.utf8)  // a prefix in scalars is one in UTF-8 bytes
+        for row in try probe.rows(matching: .all(before), limit: rows, marked: false) {
+            for case let column? in row {
+                hasText = true
+                let utf8 = Array(column.utf8)
+                try probe.tokenizer.tokenize(column, reason: .document) { bytes, start, end, colocated in
+                    guard !colocated, start < end, end <= utf8.count, bytes.starts(with: prefixUTF8) else { return }
+                    let token = String(decoding: bytes, as: UTF8.self)
+                    guard written[token] == nil, !beforeTokens.contains(token) else { return }
+                    let word = String(decoding: utf8[start..<end], as: UTF8.self)
+                    written[token] = showsLowercase ? word.lowercased() : word
+                }
             }
         }
         guard hasText else { return nil }
