@@ -1,8 +1,12 @@
 extension Database {
-    /// When a word before the last one is in at most this many rows, the rows holding them all are read at once
-    /// to find the completions they hold; when more may hold them, each completion is checked on its own, and
-    /// the rows are read only once the failed checks have cost as much as reading them would (see `CheckBudget`).
-    static let suggestionRowsRead = 64
+    /// When reading the rows holding every word before the last one costs at most this much (see `CheckBudget`:
+    /// some 1 ms, 170 rows of 35 words), they are read at once to find the completions they hold; else each
+    /// completion is checked on its own, and the rows are read only once the failed checks have cost as much as
+    /// reading them would.
+    static let suggestionReadCost = 2_048
+    /// A read of those rows stops past this much text (rows much longer than the index's average), and the
+    /// completions are checked one by one instead.
+    static let suggestionBytesRead = 262_144
     /// Words longer than this many Unicode scalars are neither corrected nor completed with typos: the edit
     /// automaton's work grows with the word's length, and no word a person types is this long.
     static let longestCorrectedWord = 64
@@ -15,8 +19,8 @@ extension Database {
     /// is the query to put in the box (`"sqlite search"`), the completed word and how many rows hold it. The
     /// text is split with the index's tokenizer, as a search splits it; a run of CJK characters is one word, its
     /// last character completed. Candidates are checked most frequent first with `LIMIT 1` queries, or read
-    /// from the rows holding every word before when one of them is in at most 64 rows, or in a few hundred once
-    /// checks keep failing; the typed part is never searched as a prefix (a short one would gather the postings
+    /// from the rows holding every word before when one of them is in few rows (a hundred or two of average
+    /// length), or in a few hundred once checks keep failing; the typed part is never searched as a prefix (a short one would gather the postings
     /// of thousands of terms). The work stops after about 6,000 postings (some 3 ms at a million rows): when
     /// most candidates never meet the words before, fewer than `limit` suggestions come back rather than a slow
     /// answer. When nothing begins with the typed part, the completions of its variants within
@@ -67,6 +71,7 @@ extension Database {
                 beforeRows: try located.dropLast().map {
                     try tokenizer.queryToken(of: $0.segment.text).map { dictionary.rows(of: Array($0.unicodeScalars)) } ?? .max
                 }.min() ?? .max,
+                rowRead: CheckBudget.rowRead(tokens: try FTSTableInfo.averageRowTokens(info.name, on: handle)),
                 showsLowercase: typed == typed.lowercased(), limit: limit)
             let prefix = Array(token.unicodeScalars)
             let found = try completion.exact(prefix: prefix)
@@ -91,6 +96,11 @@ private struct Completion {
     let beforeTokens: Set<String>
     /// The fewest rows holding a word before (`Int64.max` when none is one term): at most that many hold them all.
     let beforeRows: Int64
+    /// The cost of reading one row of average length (`CheckBudget.rowRead(tokens:)`).
+    let rowRead: Int
+
+    /// The cost of reading every row that may hold all the words before (more than any budget when they are many).
+    var readCost: Int { Int(clamping: min(beforeRows, Int64(CheckBudget.postings))) * rowRead }
     /// Whether completions are shown lower-cased (the typed part has no upper-case letter).
     let showsLowercase: Bool
     let limit: Int
@@ -101,7 +111,7 @@ private struct Completion {
         guard !range.isEmpty else { return [] }
         // Few rows holding the words before: their words beginning with the typed part are every completion.
         let readable = !before.isEmpty && stem.isEmpty
-        if readable && beforeRows <= Database.suggestionRowsRead, let found = try read(prefix: prefix, rows: Int(beforeRows)) {
+        if readable && readCost <= Database.suggestionReadCost, let found = try read(prefix: prefix, rows: Int(beforeRows)) {
             return found
         }
         return try checked(dictionary.byRows(range).lazy.map { ($0, 0) }, readingAfterFailures: readable ? prefix : nil)
@@ -136,11 +146,13 @@ private struct Completion {
     private func checked(_ candidates: some Sequence<(Int, Int)>, readingAfterFailures prefix: [Unicode.Scalar]? = nil) throws
         -> [Suggestion] {
         var found: [Suggestion] = [], words: Set<String> = [], budget = CheckBudget(), failed = 0
-        let readCost = Int(clamping: beforeRows) &* CheckBudget.perRowRead
+        var prefix = prefix
         for (position, typos) in candidates {
             if found.count == limit || budget.isSpent { break }
-            if let prefix, failed >= readCost, readCost <= budget.remaining,
-               let read = try read(prefix: prefix, rows: Int(beforeRows)) { return read }
+            if let reading = prefix, failed >= readCost, readCost <= budget.remaining {
+                if let read = try read(prefix: reading, rows: Int(beforeRows)) { return read }
+                prefix = nil  // no text to read, or too much: checks only
+            }
             let term = dictionary.text(position)
             if beforeTokens.contains(term) { continue }
             // A CJK run's completion is a phrase of its characters; a word, the term as a query finds it.
@@ -161,9 +173,10 @@ private struct Completion {
 
     /// The completions beginning with `prefix` in the rows holding every word before (at most `rows` of them:
     /// all, when a word before is in that many), each row's text tokenized as the index tokenizes it, most rows
-    /// first; nil when those rows have no text to read them from (an index without content).
+    /// first; nil when those rows have no text to read them from (an index without content) or more than
+    /// `suggestionBytesRead` bytes of it.
     private func read(prefix: [Unicode.Scalar], rows: Int) throws -> [Suggestion]? {
-        var written: [String: String] = [:], hasText = false
+        var written: [String: String] = [:], hasText = false, bytes = 0
         var prefixText = ""
         prefixText.unicodeScalars.append(contentsOf: prefix)
         let prefixUTF8 = Array(prefixText.utf8)  // a prefix in scalars is one in UTF-8 bytes
@@ -171,6 +184,8 @@ private struct Completion {
             for case let column? in row {
                 hasText = true
                 let utf8 = Array(column.utf8)
+                bytes += utf8.count
+                if bytes > Database.suggestionBytesRead { return nil }
                 try probe.tokenizer.tokenize(column, reason: .document) { bytes, start, end, colocated in
                     guard !colocated, start < end, end <= utf8.count, bytes.starts(with: prefixUTF8) else { return }
                     let token = String(decoding: bytes, as: UTF8.self)

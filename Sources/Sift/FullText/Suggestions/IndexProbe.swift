@@ -80,16 +80,17 @@ struct IndexProbe {
 ///
 /// A check that finds a row costs ``perCheck`` (FTS5 stops at its first row); one that finds none costs that
 /// plus the rows of its rarest word, every one of which FTS5 looked up in the other words' postings to learn it.
-/// Reading a row's text and tokenizing it costs ``perRowRead``. Measured at a million rows of 35 words
-/// (`sift-bench suggest`): about 0.5 µs a posting, a check some 50 µs beside its postings, a row read some 8 µs;
-/// the budget is then about 3 ms.
+/// Reading a row's text and tokenizing it costs ``rowRead(tokens:)``. Measured at a million rows of 35 words
+/// (`sift-bench suggest`, unicode61): about 0.5 µs a posting, a check some 50 µs beside its postings, a row read
+/// some 7 µs; the budget is then about 3 ms.
 struct CheckBudget {
     /// The postings all checks may read together.
     static let postings = 6_000
     /// The cost of one check beside the postings it reads.
     static let perCheck = 100
-    /// The cost of reading one row's text and tokenizing it.
-    static let perRowRead = 16
+    /// The cost of reading one row of `tokens` tokens (the index's average) and tokenizing it: 4 postings and
+    /// one for every 4 tokens.
+    static func rowRead(tokens: Double) -> Int { 4 + Int(min(1e9, max(0, tokens)) / 4) }
 
     private(set) var remaining = CheckBudget.postings
 
