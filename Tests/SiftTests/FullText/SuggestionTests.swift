@@ -147,6 +147,14 @@ final class SuggestionTests: SiftTestCase {
         }
     }
 
+    func testAsyncVariants() async throws {
+        let database = try corpus()
+        let suggestions = try await database.suggestions(for: "sqlite se", in: "articles_fts")
+        XCTAssertEqual(suggestions.map(\.text), ["sqlite search", "sqlite segment"])
+        let corrected = try await database.correction(for: "serach engnes", in: "articles_fts")
+        XCTAssertEqual(corrected, "search engines")
+    }
+
     func testFrequencyOrderMatchesSorting() {
         var rng = SplitMix(seed: 11)
         let terms = (0..<2_000).map { i in (String(i, radix: 7), Int64(rng.next() % 50)) }
