@@ -11,8 +11,8 @@ extension Database {
     /// words under 5 letters nor in CJK text, a first-letter typo counting two), the fewest typos first and then
     /// the one most rows hold. Words are tried in that order, one after the other, keeping the choices that still
     /// lead to hits with the words chosen before them (`LIMIT 1` queries reading about 6,000 postings at most,
-    /// some 3 ms at a million rows). The corrected text keeps
-    /// everything else as typed; a corrected word is written as a row holding it writes it.
+    /// some 3 ms at a million rows). The corrected text keeps everything else as typed; a corrected word is
+    /// written as a row holding it writes it.
     ///
     ///     if results.hits.isEmpty, let suggestion = try database.correction(for: "aeroelastc fluter", in: "articles_fts") {
     ///         print("Did you mean: \(suggestion)")   // "aeroelastic flutter"
@@ -24,9 +24,9 @@ extension Database {
     ///   - typoTolerance: How many typos each word may hold (``TypoTolerance/off``: no correction).
     /// - Throws: ``SiftError`` when `index` is not an FTS5 table or the database cannot be read.
     public func correction(for text: String, in index: String, typoTolerance: TypoTolerance = .default) throws -> String? {
-        guard !typoTolerance.isOff else { return nil }
-        return try read { handle in
+        try read { handle in
             let info = try ftsInfo(index, on: handle)
+            guard !typoTolerance.isOff else { return nil }
             let tokenizer = try handle.tokenizer(info.tokenizer)
             let located = try SearchQuery.locatedSegments(text, tokenizer.querySpans)
             guard !located.isEmpty else { return nil }
