@@ -15,7 +15,8 @@ public final class CorpusDatabase: Sendable {
 
     /// The content table every corpus database keeps its documents in.
     public static let documentsTable = "documents"
-    static let indexTable = "documents_fts"
+    /// The full-text index over the documents' title and body, synced with ``documentsTable``.
+    public static let indexTable = "documents_fts"
     static let metaTable = "sift_meta"
     static let formatName = "sift-corpus 1"
 

@@ -120,6 +120,12 @@ extension CorpusDatabase {
         }
     }
 
+    /// "Did you mean": `text` with its misspelled words corrected so that a search finds them all together, for
+    /// a query that finds nothing; nil when it has hits or no correction does (see `Database.correction(for:in:typoTolerance:)`).
+    public func correction(for text: String) throws -> String? {
+        try translatingErrors { try database.correction(for: text, in: Self.indexTable) }
+    }
+
     /// The keys of the best `limit` documents for `text` and their scores, without snippets or
     /// totals: what a ranking evaluation needs, at the least cost per query. `titleWeight` and `ranking` are
     /// those of ``CorpusSearchOptions``, `feedback` that of ``SearchOptions``.

@@ -69,6 +69,7 @@ struct SearchCommand: ParsableCommand {
                 for hit in results.hits { print(try HitPrinter.json(hit)) }
             } else {
                 HitPrinter.printText(results, offset: offset)
+                if results.totalCount == 0, let correction = try corpus.correction(for: query) { print("Did you mean: \(correction)") }
             }
         }
     }

@@ -13,7 +13,7 @@ struct SiftCommand: ParsableCommand {
             database, locked database, another `sift index` running on it, bad input under --strict); 64 a usage error; 130 interrupted \
             (every batch committed before Ctrl-C is kept and the index is consistent).
             """,
-        subcommands: [DemoCommand.self, IndexCommand.self, SearchCommand.self, EvalCommand.self,
+        subcommands: [DemoCommand.self, IndexCommand.self, SearchCommand.self, SuggestCommand.self, EvalCommand.self,
                       StatsCommand.self, CheckCommand.self, OptimizeCommand.self, ExportCommand.self, RecoverCommand.self])
 }
 

@@ -57,6 +57,21 @@ final class ICUSearchAPITests: XCTestCase {
         try database.search(query, in: "passages_fts", of: Passage.self).hits.map(\.object.id)
     }
 
+    func testSuggestionsOverTheICUTokenizer() throws {
+        // English words are stemmed: completions are shown as a row writes them, corrections too.
+        XCTAssertEqual(try database.suggestions(for: "eng", in: "passages_fts").map(\.word), ["engine"])
+        XCTAssertEqual(try database.suggestions(for: "sql", in: "passages_fts").map(\.word), ["sql", "sqlite"])
+        XCTAssertEqual(try database.correction(for: "fast databse", in: "passages_fts"), "fast database")
+        // A CJK run is one word, its last character completed within the run: every completion is a phrase of it.
+        let chinese = try database.suggestions(for: "北京大", in: "passages_fts")
+        XCTAssertTrue(chinese.map(\.text).contains("北京大"), "\(chinese)")
+        XCTAssertTrue(chinese.allSatisfy { $0.text.hasPrefix("北京大") }, "\(chinese)")
+        XCTAssertTrue(try database.suggestions(for: "東京タ", in: "passages_fts").allSatisfy { $0.text.hasPrefix("東京") })
+        XCTAssertEqual(try database.suggestions(for: "北京大字", in: "passages_fts"), [])
+        XCTAssertNil(try database.correction(for: "北京大字", in: "passages_fts"))
+        XCTAssertEqual(try database.suggestions(for: "서울특", in: "passages_fts").first?.text.hasPrefix("서울특"), true)
+    }
+
     func testCJKTermsAreContiguousPhrases() throws {
         XCTAssertEqual(Set(try ids(SearchQuery("天安"))), [1, 3], "天安 occurs in 天安门 and in 今天安排")
         XCTAssertEqual(try ids(SearchQuery("天安门 北京")), [1])

@@ -136,7 +136,7 @@ final class CommandTests: ToolTestCase {
         for expected in ["[coffee]", "[天安门]", "[東京タワー]", "[김치]", "[São] [Paulo]", "[Bosphorus] [bridges]"] {
             XCTAssertTrue(demo.stdout.contains(expected), "\(expected) in:\n\(demo.stdout)")
         }
-        for command in ["demo", "index", "search", "eval", "stats", "check", "optimize"] {
+        for command in ["demo", "index", "search", "suggest", "eval", "stats", "check", "optimize"] {
             let help = try sift(command, "--help")
             XCTAssertEqual(help.status, 0)
             XCTAssertTrue(help.stdout.contains("USAGE: sift \(command)"), help.stdout)

@@ -26,15 +26,35 @@ struct FTSTableInfo: Sendable {
     /// The rows FTS5 has indexed in `name`, from its averages record (row 1 of `<name>_data`: the row count first,
     /// as an SQLite varint), for an index that keeps no `_docsize` table; 0 when the record is missing.
     static func indexedRows(_ name: String, on handle: Handle) throws -> Int {
+        Int(clamping: try averagesRecord(of: name, on: handle).first ?? 0)
+    }
+
+    /// The tokens of an average row of `name` (all columns), from its averages record (the row count, then each
+    /// column's total tokens); 0 when the index is empty or the record missing.
+    static func averageRowTokens(_ name: String, on handle: Handle) throws -> Double {
+        let record = try averagesRecord(of: name, on: handle)
+        guard let rows = record.first, rows > 0 else { return 0 }
+        return Double(record.dropFirst().reduce(0) { $0 &+ $1 }) / Double(rows)
+    }
+
+    /// The varints of FTS5's averages record of `name` (row 1 of `<name>_data`), empty when it is missing.
+    private static func averagesRecord(of name: String, on handle: Handle) throws -> [UInt64] {
         try handle.withStatement("SELECT block FROM \(SQLBuilder.quote(name + "_data")) WHERE id = 1") { stmt in
-            guard try handle.step(stmt) else { return 0 }
-            var value: UInt64 = 0
-            for (i, byte) in RawStatement.bytes(stmt, 0).prefix(9).enumerated() {
-                if i == 8 { value = value << 8 | UInt64(byte); break }
-                value = value << 7 | UInt64(byte & 0x7F)
-                if byte & 0x80 == 0 { break }
+            guard try handle.step(stmt) else { return [] }
+            var values: [UInt64] = []
+            var bytes = RawStatement.bytes(stmt, 0)[...]
+            while !bytes.isEmpty {
+                // An SQLite varint: 7 bits a byte while the high bit is set, the ninth byte whole.
+                var value: UInt64 = 0
+                for i in 0..<9 {
+                    guard let byte = bytes.popFirst() else { break }
+                    if i == 8 { value = value << 8 | UInt64(byte); break }
+                    value = value << 7 | UInt64(byte & 0x7F)
+                    if byte & 0x80 == 0 { break }
+                }
+                values.append(value)
             }
-            return Int(clamping: value)
+            return values
         }
     }
 

@@ -246,6 +246,13 @@ public struct SearchQuery: Sendable, Hashable {
     /// typed, and a segment needs no token of its own.
     static func segments(_ text: String, _ spans: (String) throws -> [Range<Int>],
                          skipping stopwords: Set<String> = [], phrase: Bool = false) throws -> [Segment] {
+        try locatedSegments(text, spans, skipping: stopwords, phrase: phrase).map(\.segment)
+    }
+
+    /// ``segments(_:_:skipping:phrase:)`` with the UTF-8 byte range of each in `text`.
+    static func locatedSegments(_ text: String, _ spans: (String) throws -> [Range<Int>],
+                                skipping stopwords: Set<String> = [], phrase: Bool = false) throws
+        -> [(range: Range<Int>, segment: Segment)] {
         // NUL would end the expression early inside FTS5's parser; it is a separator like any control character.
         // (Bytes, not `Character`s: NUL followed by a combining mark is one `Character`.)
         var utf8 = Array(text.utf8)
@@ -300,7 +307,7 @@ public struct SearchQuery: Sendable, Hashable {
         // So a segment that becomes a string of its own must hold a token on its own.
         if !phrase { merged = try merged.filter { run in try spans(piece(run.range)).contains { !$0.isEmpty } } }
         if merged.count > maxTerms { merged.removeLast(merged.count - maxTerms) }
-        return merged.map { Segment(text: piece($0.range), isCJK: $0.cjk, parts: $0.parts.map(piece)) }
+        return merged.map { ($0.range, Segment(text: piece($0.range), isCJK: $0.cjk, parts: $0.parts.map(piece))) }
     }
 
     /// Han, kana, Hangul and their symbols: the scripts written without spaces between words. The query builder

@@ -17,6 +17,10 @@ final class TermDictionary: Sendable {
     private let termOffsets: [UInt32]
     /// The rows holding each term (FTS5's `doc` count).
     let rows: [Int64]
+    /// A max tree over `rows` (the iterative segment tree: leaf `count + i` is term `i`, each inner node the
+    /// better of its two children), holding positions: the term of most rows in any range of positions in
+    /// O(log count), so the terms beginning with a prefix come most frequent first without sorting them all.
+    private let mostRows: [UInt32]
 
     /// The letters the terms are written with (alphabetic scalars, not CJK ones, whose words are never corrected),
     /// the 64 most frequent: what a typo corrected by inserting or replacing a letter can put in a word.
@@ -74,6 +78,18 @@ final class TermDictionary: Sendable {
         self.scalars = scalars
         self.termOffsets = termOffsets
         self.rows = rows
+        var mostRows = [UInt32](repeating: 0, count: 2 * rows.count)
+        for i in rows.indices { mostRows[rows.count + i] = UInt32(truncatingIfNeeded: i) }
+        for node in stride(from: rows.count - 1, to: 0, by: -1) {
+            let (left, right) = (mostRows[2 * node], mostRows[2 * node + 1])
+            mostRows[node] = TermDictionary.precedes(left, right, rows) ? left : right
+        }
+        self.mostRows = mostRows
+    }
+
+    /// Whether term `a` comes before term `b` in frequency order: more rows, then term order.
+    private static func precedes(_ a: UInt32, _ b: UInt32, _ rows: [Int64]) -> Bool {
+        rows[Int(a)] != rows[Int(b)] ? rows[Int(a)] > rows[Int(b)] : a < b
     }
 
     /// The term at `position` as a string.
@@ -201,6 +217,88 @@ final class TermDictionary: Sendable {
         let first = lowerBound(prefix)
         guard first < count, term(first).starts(with: prefix) else { return 0 }
         return rows[first..<end(ofPrefix: prefix, from: first)].max() ?? 0
+    }
+
+    /// The positions of the terms beginning with `prefix` (every term for an empty prefix).
+    func positions(beginningWith prefix: [Unicode.Scalar]) -> Range<Int> {
+        let first = lowerBound(prefix)
+        guard first < count, term(first).starts(with: prefix) else { return first..<first }
+        return first..<end(ofPrefix: prefix, from: first)
+    }
+
+    /// The position of the term of most rows in `range` (the first in term order among equals); nil when empty.
+    private func mostFrequent(in range: Range<Int>) -> Int? {
+        var best: UInt32?
+        var low = range.lowerBound + count, high = range.upperBound + count
+        func take(_ node: Int) {
+            let candidate = mostRows[node]
+            if best.map({ TermDictionary.precedes(candidate, $0, rows) }) ?? true { best = candidate }
+        }
+        while low < high {
+            if low & 1 == 1 { take(low); low += 1 }
+            if high & 1 == 1 { high -= 1; take(high) }
+            low >>= 1
+            high >>= 1
+        }
+        return best.map(Int.init)
+    }
+
+    /// The positions in `range`, the most rows first (then term order), found one at a time: taking the first
+    /// k costs O(k log count), however many terms the range holds.
+    func byRows(_ range: Range<Int>) -> FrequencyOrder {
+        FrequencyOrder(dictionary: self, range: range.clamped(to: 0..<count))
+    }
+
+    /// The terms of a range of positions, most rows first (see `byRows(_:)`): a heap of sub-ranges, each keyed by
+    /// its most frequent term; taking a term splits its range in two around it.
+    struct FrequencyOrder: Sequence, IteratorProtocol {
+        let dictionary: TermDictionary
+        /// Sub-ranges still to take from, with their most frequent term: a binary heap on that term's order.
+        private var heap: [(best: Int, range: Range<Int>)] = []
+
+        init(dictionary: TermDictionary, range: Range<Int>) {
+            self.dictionary = dictionary
+            push(range)
+        }
+
+        mutating func next() -> Int? {
+            guard let top = heap.first else { return nil }
+            let last = heap.removeLast()
+            if !heap.isEmpty {
+                heap[0] = last
+                siftDown(0)
+            }
+            push(top.range.lowerBound..<top.best)
+            push((top.best + 1)..<top.range.upperBound)
+            return top.best
+        }
+
+        private func before(_ a: Int, _ b: Int) -> Bool {
+            TermDictionary.precedes(UInt32(heap[a].best), UInt32(heap[b].best), dictionary.rows)
+        }
+
+        private mutating func push(_ range: Range<Int>) {
+            guard let best = dictionary.mostFrequent(in: range) else { return }
+            heap.append((best, range))
+            var child = heap.count - 1
+            while child > 0, case let parent = (child - 1) / 2, before(child, parent) {
+                heap.swapAt(child, parent)
+                child = parent
+            }
+        }
+
+        private mutating func siftDown(_ start: Int) {
+            var parent = start
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var best = parent
+                if left < heap.count && before(left, best) { best = left }
+                if right < heap.count && before(right, best) { best = right }
+                if best == parent { return }
+                heap.swapAt(parent, best)
+                parent = best
+            }
+        }
     }
 
     /// The position of the first term not before `text`.
