@@ -21,7 +21,8 @@ extension Database {
         let cache = pool.attachment(FullTextSettings.init).termDictionaries
         return { word, isPrefix in
             let budget = tolerance.maxTypos(for: word)
-            guard budget > 0, tolerance.maxVariants > 0, let token = try tokenizer.queryToken(of: word, prefix: isPrefix) else { return [] }
+            guard budget > 0, tolerance.maxVariants > 0, let token = try tokenizer.queryToken(of: word, prefix: isPrefix),
+                  token.unicodeScalars.count <= Database.longestCorrectedWord else { return [] }
             let length = word.lowercased().precomposedStringWithCanonicalMapping.unicodeScalars.count
             let dictionary = try TermDictionary.of(info.name, cache: cache, on: handle)
             let scalars = Array(token.unicodeScalars)
