@@ -16,16 +16,7 @@ extension TopKSearch {
         var bounds = run.bounds
         func score(_ sql: String, _ values: [FundamentalValue]) throws { try run.score(sql, values) }
         func collect(ignoring ignored: Int) -> String { run.collect(ignoring: ignored) }
-        if !listed {
-            // Every row with a non-listed term first (their bounds are not in the blocks); in an all-terms query each
-            // group then has a listed term in the blocks (else FTS5's own plan ran).
-            // One expression requiring a rare term (its phrases weighing nothing) before the query's own: FTS5 reads
-            // the rare terms' rows and seeks the others' from them, rather than every row of the query's own.
-            let rare = terms.filter { $0.blocks == nil && $0.rows > 0 }.map { FTS5Expression.quote($0.token) }
-            try score("SELECT count(*) FROM \(q) WHERE \(q) MATCH ? AND " + collect(ignoring: rare.count),
-                      [FundamentalValue("(" + rare.joined(separator: " OR ") + ") AND " + expression)])
-            (run.countedAll, run.distinct) = (false, false)
-        }
+        if !listed { try run.scoreRareTermsFirst() }
         // Any of two listed terms: the rows holding both, in one statement, once the blocks left would cost more
         // (below): the best rows are nearly always among them, so the k-th score is high at once, and a block
         // where neither term alone can beat it is done. The statement steps through both terms' rows.

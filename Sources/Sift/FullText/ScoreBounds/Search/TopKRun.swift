@@ -64,6 +64,20 @@ final class TopKRun {
         }
     }
 
+    /// Scores every row holding a non-listed term with a row (their bounds are not in the blocks nor their rows in
+    /// the postings), so that the plans then need only the listed terms: in an all-terms query each group then has
+    /// a listed term in the rows left (else FTS5's own plan runs). One expression requires a rare term (its phrases
+    /// weighing nothing) before the query's own: FTS5 reads the rare terms' rows and seeks the others' from them,
+    /// rather than every row of the query's own. A row scored again later without its rare term scores lower, and
+    /// the collector keeps its first score.
+    func scoreRareTermsFirst() throws {
+        let rare = terms.filter { $0.blocks == nil && $0.rows > 0 }.map { FTS5Expression.quote($0.token) }
+        guard !rare.isEmpty else { return }
+        try score("SELECT count(*) FROM \(q) WHERE \(q) MATCH ? AND " + collect(ignoring: rare.count),
+                  [FundamentalValue("(" + rare.joined(separator: " OR ") + ") AND " + expression)])
+        (countedAll, distinct) = (false, false)
+    }
+
     /// Scores the rows of the tails through FTS5.
     func scoreTails() throws {
         for tail in tails {

@@ -12,18 +12,19 @@ import SiftRank
 /// (a statement over all rows holding both terms of a frequent pair reads the counts of only a few blocks' rows).
 ///
 /// Plans, chosen per query by `run` (the planner here, each plan in a file of its own beside it):
-/// - every term listed (`PostingsPlan.swift`): the tail through FTS5, then the rows up to the watermark from the terms' postings
+/// - terms listed, or non-listed ones whose rows are scored first through FTS5 (`PostingsPlan.swift`): the tail through
+///   FTS5, then the rows up to the watermark from the listed terms' postings
 ///   (`sift_topk_postings`) and the changed rows' counts now, chunk by chunk in rowid order, a row's exact score
 ///   computed only when its block's bound and its own bound (its counts, its block's shortest sizes) beat the
-///   k-th score: its sizes are then read from FTS5's docsize table. The total is exact;
+///   k-th score: its sizes are then read from FTS5's docsize table. The total is exact when every term is listed;
 /// - every term listed, more changed rows than a search reads (`impactSizes.changed`) (`BlockPlan.swift`): blocks in decreasing order of their bound (the sum of the terms' block bounds; for
 ///   all-terms queries blocks missing a term are skipped), each with the adjacent blocks whose bounds beat the
 ///   k-th score too, up to `runBlocks`, in one statement; the tail above the watermark first; stops when the
 ///   next block's bound is at most the k-th score (block-max MaxScore over rowid ranges);
-/// - all terms required and one not listed, or fewer rows to score than blocks: FTS5's own plan (its AND seeks through the frequent terms' rows
-///   from the rare one's), scored with known row counts;
-/// - any term, some not listed (`BlockPlan.swift`): first every row holding a non-listed term, then blocks bounded by the listed
-///   terms alone (a row without the rare terms scores at most that);
+/// - all terms required and a word none of whose terms is listed, or fewer rows to score than blocks: FTS5's own
+///   plan (its AND seeks through the frequent terms' rows from the rare one's), scored with known row counts;
+/// - some terms not listed, with the block plan: first every row holding a non-listed term, then blocks bounded by
+///   the listed terms alone (a row without the rare terms scores at most that);
 /// - any of two listed terms: after `pilotStatements` statements of blocks, the rows holding both when the blocks
 ///   that can still beat the k-th score would cost more (a high k-th score at once), then blocks where one
 ///   term alone can beat it, scoring only the rows holding that term.
@@ -221,10 +222,12 @@ struct TopKSearch {
         // A search reads up to `impactSizes.changed` changed rows (or 1% of the rows, when more) beside the postings.
         let changedLimit = max(Int64(handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.changed }),
                                meta.watermark / 100)
-        if listed, terms.count <= Int(SIFT_POSTINGS_MAX_TERMS),
+        if !rareGroup, terms.count <= Int(SIFT_POSTINGS_MAX_TERMS),
            let changed = try TopKImpacts.changedRows(index, meta, limit: changedLimit, on: handle) {
-            // Every term listed: the tail through FTS5, the rest from the postings and the changed rows' counts.
+            // The tail through FTS5, the rows holding a rare term through FTS5, the rest from the listed terms'
+            // postings and the changed rows' counts.
             try context.scoreTails()
+            try context.scoreRareTermsFirst()
             let before = collector.pointer.pointee.matched
             try scorePostings(terms, rows: rows, totals: stats.dropFirst(), changed: changed, collector, on: handle)
             context.matched += collector.pointer.pointee.matched - before
