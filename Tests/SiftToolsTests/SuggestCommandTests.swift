@@ -1,4 +1,5 @@
 import Foundation
+import SiftICU
 import XCTest
 
 /// `sift suggest` and the "Did you mean" line of `sift search`, end to end.
@@ -24,7 +25,8 @@ final class SuggestCommandTests: ToolTestCase {
         XCTAssertEqual(lines.count, 1, json.stdout)
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
         XCTAssertEqual(object["text"] as? String, "kyoto temples", "as the document writes it, not the stem")
-        XCTAssertEqual(object["documents"] as? Int, 3)
+        // With stemming, "temple" and "temples" are one term, in all 3 documents; without, "temples" is in 1.
+        XCTAssertEqual(object["documents"] as? Int, SiftICU.isStemmingAvailable ? 3 : 1)
         XCTAssertEqual(object["typos"] as? Int, 0)
 
         let typo = try sift("suggest", "tempel", "--db", "c.db")
