@@ -54,7 +54,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     double weights[8], avglen[8], qtf[SIFT_POSTINGS_MAX_TERMS], idf[SIFT_POSTINGS_MAX_TERMS];
     for (int c = 0; c < 8; c++) weights[c] = take_u8(&in) / 64.0, avglen[c] = take_u8(&in) / 8.0;
     for (int t = 0; t < SIFT_POSTINGS_MAX_TERMS; t++) qtf[t] = take_u8(&in) / 32.0, idf[t] = take_u8(&in) / 16.0;
-    sift_postings_query query = {terms, columns, flags & 1, (flags >> 1) & 1, 1.2, 0.75, 1, weights, avglen, qtf, idf, docsize};
+    /* Groups (a word and its typo variants): from the input, some out of range (SQLITE_MISUSE), or none. */
+    int group[SIFT_POSTINGS_MAX_TERMS];
+    uint8_t grouping = take_u8(&in);
+    for (int t = 0; t < SIFT_POSTINGS_MAX_TERMS; t++) group[t] = (grouping & 0x40) ? (int)take_u8(&in) % 20 - 2 : t / 2;
+    sift_postings_query query = {terms, columns, flags & 1, (flags >> 1) & 1, 1.2, 0.75, 1, weights, avglen, qtf, idf, docsize,
+                                 (grouping & 0x80) ? group : NULL};
     if (query.inb2) query.k1 = 1;
 
     size_t length = 0;
