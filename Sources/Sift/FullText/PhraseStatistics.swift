@@ -51,7 +51,14 @@ struct PhraseStatistics {
             }
         default: return nil
         }
-        guard var counts = try counts(ofPhrases: texts, in: index, cache: cache, on: handle) else { return nil }
+        guard let counts = try counts(ofPhrases: texts, in: index, cache: cache, on: handle) else { return nil }
+        return sharing(counts, in: groups)
+    }
+
+    /// `counts` with each group's variants (every phrase of a group but its first, the word as typed) given the
+    /// counts of the group's most frequent member: the one rule FTS5's plan and the pruned plan score groups by.
+    static func sharing(_ counts: [Counts], in groups: some Sequence<Range<Int>>) -> [Counts] {
+        var counts = counts
         for group in groups {
             guard let top = counts[group].max(by: { $0.rows < $1.rows }) else { continue }
             for i in group.dropFirst() { counts[i] = top }

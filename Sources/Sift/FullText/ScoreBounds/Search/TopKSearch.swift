@@ -153,15 +153,18 @@ struct TopKSearch {
                 terms[i].instances += found.instances
             }
         }
-        // A group's variants are scored with the counts of its most frequent member, its first (the word as typed)
-        // with its own, as `PhraseStatistics.counts(of:)` gives them to FTS5's plan.
-        var counts = terms.map { PhraseStatistics.Counts(rows: $0.rows, instances: $0.instances) }
-        for i in terms.indices where i > 0 && terms[i - 1].group == terms[i].group {
-            let members = terms.indices.filter { terms[$0].group == terms[i].group }
-            if let top = members.max(by: { terms[$0].rows < terms[$1].rows }) {
-                counts[i] = PhraseStatistics.Counts(rows: terms[top].rows, instances: terms[top].instances)
+        // A group's variants are scored with the counts of its most frequent member, as FTS5's plan scores them.
+        // A group's terms are adjacent (one operand's phrases).
+        var groups: [Range<Int>] = []
+        for i in terms.indices {
+            if let last = groups.last, terms[last.lowerBound].group == terms[i].group {
+                groups[groups.count - 1] = last.lowerBound..<(i + 1)
+            } else {
+                groups.append(i..<(i + 1))
             }
         }
+        let counts = PhraseStatistics.sharing(terms.map { PhraseStatistics.Counts(rows: $0.rows, instances: $0.instances) },
+                                              in: groups)
         for i in terms.indices {
             terms[i].idf = bound.idf(rows: rows, having: Double(counts[i].rows), instances: Double(counts[i].instances))
         }
@@ -212,10 +215,9 @@ struct TopKSearch {
         // FTS5's own plan when it scores fewer rows than the blocks would cost statements (a statement over a
         // block costs about as much as scoring `statementRows` rows, 30): all terms with a rare one, or only
         // rare-ish terms.
-        let groups = Dictionary(grouping: terms, by: \.group).values
-        let rowsToScore = requiresAll ? groups.map { $0.reduce(0) { $0 + $1.rows } }.min() ?? 0 : terms.reduce(0) { $0 + $1.rows }
+        let rowsToScore = requiresAll ? groups.map { terms[$0].reduce(0) { $0 + $1.rows } }.min() ?? 0 : terms.reduce(0) { $0 + $1.rows }
         // A group of an all-terms query none of whose terms is listed: every match holds one of them (rare terms).
-        let rareGroup = requiresAll && groups.contains { $0.allSatisfy { $0.blocks == nil } }
+        let rareGroup = requiresAll && groups.contains { terms[$0].allSatisfy { $0.blocks == nil } }
         let context = TopKRun(handle: handle, index: index, expression: expression, terms: terms, rows: rows, tails: tails,
                               rank: rank, collector: collector, listedTerms: listedTerms, blockCount: blockCount,
                               contributions: contributions, blockBounds: blockBounds, bounds: bounds)
