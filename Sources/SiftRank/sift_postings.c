@@ -131,15 +131,15 @@ static int fts5_varint(const unsigned char **at, const unsigned char *end, uint6
     return 0;
 }
 
-/* The row's score: its counts from the cursors at it (present[t]) and column sizes `lengths`. */
-static double score_row(const sift_postings_query *q, cursor *const *cursors, const unsigned char *present,
-                        const int *lengths) {
+/* The row's score: its counts from the cursors at it (the bits of `present`) and column sizes `lengths`. */
+static double score_row(const sift_postings_query *q, const cursor *cursors, unsigned present, const int *lengths) {
     double score = 0;
-    for (int t = 0; t < q->terms; t++) {
-        if (!present[t] || q->qtf[t] <= 0) continue;
+    for (; present; present &= present - 1) {
+        int t = __builtin_ctz(present);
+        if (q->qtf[t] <= 0) continue;
         double pseudo = 0;
         for (int c = 0; c < q->columns; c++) {
-            double tf = cursors[t]->counts[c];
+            double tf = cursors[t].counts[c];
             if (tf <= 0 || q->weights[c] <= 0 || q->avglen[c] <= 0) continue;
             pseudo += sift_score_column(q->inb2, q->c, q->b, q->weights[c], tf, q->avglen[c], lengths[c]);
         }
@@ -150,9 +150,9 @@ static double score_row(const sift_postings_query *q, cursor *const *cursors, co
 
 /* Whether each term's postings were read to their last byte, hold the rows their chunk records and end within
    the chunk: anything else is damage, which the caller must not take as the term's rows. */
-static int postings_intact(const sift_postings_query *q, cursor *const *cursors, const int64_t *expected, int64_t last) {
+static int postings_intact(const sift_postings_query *q, const cursor *cursors, const int64_t *expected, int64_t last) {
     for (int t = 0; t < q->terms; t++) {
-        const cursor *c = cursors[t];
+        const cursor *c = &cursors[t];
         if (!c->end) continue;
         if (c->at != c->end || (expected && c->rows != expected[t]) || c->last > last) return 0;
     }
@@ -164,18 +164,20 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
                        const int64_t *changed, int changed_count, const sift_postings_extra *extras) {
     if (q->terms < 1 || q->terms > SIFT_POSTINGS_MAX_TERMS || q->columns < 1 || q->columns > MAX_COLUMNS)
         return SQLITE_MISUSE;
-    /* The groups a matching row must hold a term of, as bits. */
-    unsigned groups = 0;
-    for (int t = 0; t < q->terms; t++) {
+    const int terms = q->terms, columns = q->columns;
+    /* Per term the bit of its group, and the groups a matching row must hold a term of. */
+    unsigned group_bit[SIFT_POSTINGS_MAX_TERMS], groups = 0;
+    for (int t = 0; t < terms; t++) {
         int group = q->group ? q->group[t] : t;
         if (group < 0 || group >= SIFT_POSTINGS_MAX_TERMS) return SQLITE_MISUSE;
-        groups |= 1u << group;
+        group_bit[t] = 1u << group;
+        groups |= group_bit[t];
     }
-    cursor storage[SIFT_POSTINGS_MAX_TERMS], *cursors[SIFT_POSTINGS_MAX_TERMS];
-    unsigned char present[SIFT_POSTINGS_MAX_TERMS];
-    for (int t = 0; t < q->terms; t++) {
-        cursors[t] = &storage[t];
-        cursor *c = &storage[t];
+    const int requires_all = q->requires_all;
+    /* Locals, bits and the cursors' own array keep the loop below in registers: no byte store may alias them. */
+    cursor cursors[SIFT_POSTINGS_MAX_TERMS];
+    for (int t = 0; t < terms; t++) {
+        cursor *c = &cursors[t];
         c->at = postings[t];
         c->end = postings[t] ? postings[t] + (bytes[t] > 0 ? bytes[t] : 0) : NULL;
         c->changed = changed_count > 0 ? changed : NULL;
@@ -187,8 +189,8 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
         c->rows = 0;
         c->last = base;
         c->stored_counts = c->buffers[0];
-        read_stored(c, q->columns);
-        advance(c, q->columns);
+        read_stored(c, columns);
+        advance(c, columns);
     }
     int lengths[MAX_COLUMNS];
     /* The block of the rows at hand: its end, whether its bound cannot beat the k-th score, and (computed on first
@@ -203,19 +205,25 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
     double limit = full ? top->scores[top->capacity - 1] : 0;
     limit += 1e-9 * fmax(1, fabs(limit));
     /* Impact blocks hold a byte and three per column: a stride too short for the query's columns means none. */
-    int blocks_fit = top->stride >= 1 + 3 * q->columns;
+    int blocks_fit = top->stride >= 1 + 3 * columns;
+    int64_t matched = 0; /* added to top->matched on return */
     for (;;) {
         int64_t rowid = INT64_MAX;
-        for (int t = 0; t < q->terms; t++)
-            if (cursors[t]->rowid < rowid) rowid = cursors[t]->rowid;
-        if (rowid == INT64_MAX) return postings_intact(q, cursors, expected, last) ? SQLITE_OK : SQLITE_CORRUPT;
-        unsigned held = 0;
-        for (int t = 0; t < q->terms; t++) {
-            present[t] = cursors[t]->rowid == rowid;
-            if (present[t]) held |= 1u << (q->group ? q->group[t] : t);
+        for (int t = 0; t < terms; t++)
+            if (cursors[t].rowid < rowid) rowid = cursors[t].rowid;
+        if (rowid == INT64_MAX) {
+            top->matched += matched;
+            return postings_intact(q, cursors, expected, last) ? SQLITE_OK : SQLITE_CORRUPT;
         }
-        if (q->requires_all && held != groups) goto next;
-        top->matched++;
+        /* The terms at the row (bit t for term t) and the groups they stand for. */
+        unsigned present = 0, held = 0;
+        for (int t = 0; t < terms; t++)
+            if (cursors[t].rowid == rowid) {
+                present |= 1u << t;
+                held |= group_bit[t];
+            }
+        if (requires_all && held != groups) goto next;
+        matched++;
         if (!keeps) goto next;
         if (rowid >= block_end) {
             block = top->block > 0 && rowid >= 0 ? rowid / top->block : -1;
@@ -230,17 +238,17 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
         if (block_skipped) goto next;
         if (full) {
             if (!have_coefficients) {
-                for (int t = 0; t < q->terms; t++) {
+                for (int t = 0; t < terms; t++) {
                     /* The block's bytes, when the term's blocks reach it: its index is compared with their number
                        before it is multiplied, so that a large rowid cannot wrap the offset around. */
                     int known = block >= 0 && blocks_fit && t < top->terms && top->blocks[t] &&
                                 (uint64_t)block < top->bytes[t] / (size_t)top->stride;
                     size_t at = known ? (size_t)block * (size_t)top->stride : 0;
-                    for (int c = 0; c < q->columns; c++) {
+                    for (int c = 0; c < columns; c++) {
                         int shortest = 1;
                         if (known && top->blocks[t][at + 1 + 3 * c] != 0)
                             shortest = 65535 - (top->blocks[t][at + 2 + 3 * c] | top->blocks[t][at + 3 + 3 * c] << 8);
-                        coefficients[t * q->columns + c] =
+                        coefficients[t * columns + c] =
                             q->weights[c] > 0 && q->avglen[c] > 0
                                 ? sift_score_column(q->inb2, q->c, q->b, q->weights[c], 1, q->avglen[c], shortest > 1 ? shortest : 1)
                                 : 0;
@@ -250,10 +258,11 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
             }
             /* The row's bound: without its sizes (a statement), from its counts and the coefficients. */
             double bound = 0;
-            for (int t = 0; t < q->terms; t++) {
-                if (!present[t] || q->qtf[t] <= 0) continue;
+            for (unsigned m = present; m; m &= m - 1) {
+                int t = __builtin_ctz(m);
+                if (q->qtf[t] <= 0) continue;
                 double pseudo = 0;
-                for (int c = 0; c < q->columns; c++) pseudo += coefficients[t * q->columns + c] * cursors[t]->counts[c];
+                for (int c = 0; c < columns; c++) pseudo += coefficients[t * columns + c] * cursors[t].counts[c];
                 if (pseudo > 0) bound += sift_score_saturate(q->qtf[t], q->idf[t], pseudo, q->k1);
             }
             if (bound * (1 + 1e-12) <= limit) goto next;
@@ -264,7 +273,7 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
         if (rc == SQLITE_ROW) {
             const unsigned char *at = sqlite3_column_blob(q->docsize, 0);
             const unsigned char *end = at ? at + sqlite3_column_bytes(q->docsize, 0) : NULL;
-            for (int c = 0; c < q->columns; c++) {
+            for (int c = 0; c < columns; c++) {
                 uint64_t size = 0;
                 lengths[c] = at && fts5_varint(&at, end, &size) && size < INT32_MAX ? (int)size : 0;
             }
@@ -273,7 +282,10 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
             rc = SQLITE_CORRUPT; /* a row the postings hold and FTS5 does not */
         }
         sqlite3_reset(q->docsize);
-        if (rc != SQLITE_OK) return rc;
+        if (rc != SQLITE_OK) {
+            top->matched += matched;
+            return rc;
+        }
         top->scored++;
         sift_topk_add(top, rowid, score_row(q, cursors, present, lengths));
         if (top->count >= top->capacity) {
@@ -283,7 +295,6 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
             block_skipped = top->block_bounds && block >= 0 && block < top->block_count && top->block_bounds[block] <= limit;
         }
     next:
-        for (int t = 0; t < q->terms; t++)
-            if (present[t]) advance(cursors[t], q->columns);
+        for (; present; present &= present - 1) advance(&cursors[__builtin_ctz(present)], columns);
     }
 }
