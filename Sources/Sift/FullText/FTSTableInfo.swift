@@ -14,6 +14,25 @@ struct FTSTableInfo: Sendable {
     /// FTS5's `detail` option: `full` (the default), `column` or `none`.
     var detail = "full"
 
+    /// Whether the tokenizer may give a word a token other than its folded form (a stem): FTS5's `porter`
+    /// wrapper, `sift_icu` with a `stem` option other than `none` (the last one counts), and any tokenizer Sift does
+    /// not know; never FTS5's `unicode61`, `ascii` and `trigram`, nor `sift_icu` without a stemmer.
+    var tokenizerMayStem: Bool { FTSTableInfo.mayStem(tokenizer) }
+
+    /// See ``tokenizerMayStem``: `arguments` as FTS5 parses `tokenize=` (`["sift_icu", "stem", "en"]`).
+    static func mayStem(_ arguments: [String]) -> Bool {
+        switch arguments.first ?? "unicode61" {
+        case "unicode61", "ascii", "trigram": return false
+        case "sift_icu":
+            // Options come in name-value pairs after the name.
+            let options = arguments.dropFirst()
+            let stem = stride(from: options.startIndex, to: options.endIndex - 1, by: 2)
+                .filter { options[$0] == "stem" }.last.map { options[$0 + 1] }
+            return stem.map { $0 != "none" } ?? false
+        default: return true
+        }
+    }
+
     /// Why the index cannot have score bounds, or nil when it can: bounds need each row's per-column counts and
     /// sizes (`detail=full`, `columnsize=1`) and an external content table to read rows from.
     var boundsUnsupportedReason: String? {

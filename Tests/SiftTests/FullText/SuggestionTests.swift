@@ -102,6 +102,17 @@ final class SuggestionTests: SiftTestCase {
         XCTAssertEqual(try database.correction(for: "slowly rann", in: "notes"), nil, "no row holds slowly with a variant of rann")
     }
 
+    func testCorrectionsFindTyposThatChangeTheStem() throws {
+        let database = makeDatabase()
+        try database.create(virtualTable: "notes", of: Note.self)  // porter unicode61
+        try database.insert(objects: [Note("training of pilots", "a"), Note("heated plates", "b")], intoTable: "notes")
+        // "traning" stems to "trane", two edits from "train"; "training", one edit from it as typed, stems to "train".
+        XCTAssertEqual(try database.correction(for: "traning pilots", in: "notes"), "training pilots")
+        // "heatfd" is its own stem; "heated", one edit away as typed, stems to "heat".
+        XCTAssertEqual(try database.correction(for: "heatfd plates", in: "notes"), "heated plates")
+        XCTAssertNil(try database.correction(for: "traning plates", in: "notes"), "no row holds both")
+    }
+
     func testNonLatinText() throws {
         let database = try corpus()
         XCTAssertEqual(try texts(database, "北京"), ["北京大学"])

@@ -311,6 +311,18 @@ final class TypoToleranceTests: SiftTestCase {
         XCTAssertEqual(plates.hits.map(\.object.tag), ["b", "c"], "the word as typed first, then planes (one edit)")
     }
 
+    func testWhichTokenizersMayStem() {
+        XCTAssertFalse(FTSTableInfo.mayStem(["unicode61", "remove_diacritics", "2"]))
+        XCTAssertFalse(FTSTableInfo.mayStem(["trigram"]))
+        XCTAssertFalse(FTSTableInfo.mayStem([]), "FTS5's default, unicode61")
+        XCTAssertTrue(FTSTableInfo.mayStem(["porter", "unicode61"]))
+        XCTAssertFalse(FTSTableInfo.mayStem(["sift_icu"]), "no stemmer unless declared")
+        XCTAssertTrue(FTSTableInfo.mayStem(["sift_icu", "cjk", "words", "stem", "en"]))
+        XCTAssertFalse(FTSTableInfo.mayStem(["sift_icu", "stem", "en", "stem", "none"]), "the last stem option counts")
+        XCTAssertFalse(FTSTableInfo.mayStem(["sift_icu", "cjk", "stem"]), "an option name is not a value")
+        XCTAssertTrue(FTSTableInfo.mayStem(["my_tokenizer"]), "a tokenizer Sift does not know may stem")
+    }
+
     func testDictionaryFollowsChangesToTheIndex() throws {
         let database = try corpus()
         XCTAssertEqual(try ids(database, SearchQuery("turbulance"), .default), [])

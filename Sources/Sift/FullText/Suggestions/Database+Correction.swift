@@ -39,17 +39,17 @@ extension Database {
             for (_, segment) in located {
                 let token = try tokenizer.queryToken(of: segment.text)
                 var options: [Spelling] = []
-                if let token, case let rows = dictionary.rows(of: Array(token.unicodeScalars)), rows > 0 { options.append(.asTyped(rows: rows)) }
+                let rows = token.map { dictionary.rows(of: Array($0.unicodeScalars)) } ?? 0
+                if rows > 0 { options.append(.asTyped(rows: rows)) }
                 let budget = typoTolerance.maxTypos(for: segment.text)
                 if let token, !segment.isCJK, budget > 0, token.unicodeScalars.count <= Self.longestCorrectedWord {
-                    let matches = dictionary.matches(EditAutomaton(token, maxEdits: budget),
-                                                     firstLetterCostsTwo: typoTolerance.firstLetterCostsTwo)
-                        .filter { $0.edits > 0 }
-                        .sorted { ($0.edits, -dictionary.rows[$0.term], $0.term) < ($1.edits, -dictionary.rows[$1.term], $1.term) }
-                    for match in matches.prefix(Self.correctionSpellings - options.count) {
-                        let term = dictionary.text(match.term)
-                        let (expression, isPrefix) = try probe.expression(finding: term)
-                        options.append(.variant(term, expression, isPrefix: isPrefix, rows: dictionary.rows[match.term]))
+                    // The terms a typo-tolerant search would take for the word, stems of corrected words included.
+                    let terms = try Self.correctedTerms(of: segment.text, token: token, budget: budget, wordRows: rows, info,
+                                                        dictionary, tokenizer, typoTolerance)
+                        .sorted { ($0.edits, -$0.rows, $0.text) < ($1.edits, -$1.rows, $1.text) }
+                    for term in terms.prefix(Self.correctionSpellings - options.count) {
+                        let (expression, isPrefix) = try probe.expression(finding: term.text)
+                        options.append(.variant(term.text, expression, isPrefix: isPrefix, rows: term.rows))
                     }
                 }
                 if options.isEmpty { return nil }

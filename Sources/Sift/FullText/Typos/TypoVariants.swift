@@ -36,15 +36,8 @@ extension Database {
                     return (text, $0.edits, $0.rows)
                 }
             } else {
-                candidates = dictionary.matches(automaton, firstLetterCostsTwo: tolerance.firstLetterCostsTwo)
-                    .filter { $0.edits > 0 }
-                    .map { (dictionary.text($0.term), $0.edits, dictionary.rows[$0.term]) }
-                // Words the index does not hold, when the tokenizer may stem (FTS5's own unicode61, ascii and
-                // trigram do not): a word it holds is nearly always spelled as meant, and its variants weigh little.
-                if wordRows == 0 && !["unicode61", "ascii", "trigram"].contains(info.tokenizer.first ?? "unicode61") {
-                    candidates += try Database.stemCorrections(of: word, token: token, budget: budget, dictionary, tokenizer, tolerance)
-                }
-                candidates = Dictionary(candidates.map { ($0.text, $0) }) { $0.edits <= $1.edits ? $0 : $1 }.map(\.value)
+                candidates = try Database.correctedTerms(of: word, token: token, budget: budget, wordRows: wordRows,
+                                                         info, dictionary, tokenizer, tolerance)
             }
             candidates.sort { ($0.edits, -$0.rows, $0.text) < ($1.edits, -$1.rows, $1.text) }
             var variants: [TypoVariant] = []
@@ -57,6 +50,24 @@ extension Database {
             }
             return variants
         }
+    }
+
+    /// The index's terms other than `token` (the token of `word`, which `wordRows` rows hold) within `budget`
+    /// typos of the word, each with its edits and rows, once each (its fewest edits), in no order: the terms
+    /// within the budget of the token, and for a word the index does not hold on a tokenizer that may stem
+    /// (``FTSTableInfo/tokenizerMayStem``), the stems of the words within the budget of it as typed (see
+    /// `stemCorrections`). A word the index holds is nearly always spelled as meant, and its variants weigh little.
+    static func correctedTerms(of word: String, token: String, budget: Int, wordRows: Int64, _ info: FTSTableInfo,
+                               _ dictionary: TermDictionary, _ tokenizer: TokenizerInstance,
+                               _ tolerance: TypoTolerance) throws -> [(text: String, edits: Int, rows: Int64)] {
+        var candidates = dictionary.matches(EditAutomaton(Array(token.unicodeScalars), maxEdits: budget),
+                                            firstLetterCostsTwo: tolerance.firstLetterCostsTwo)
+            .filter { $0.edits > 0 }
+            .map { (text: dictionary.text($0.term), edits: $0.edits, rows: dictionary.rows[$0.term]) }
+        if wordRows == 0 && info.tokenizerMayStem {
+            candidates += try stemCorrections(of: word, token: token, budget: budget, dictionary, tokenizer, tolerance)
+        }
+        return Dictionary(candidates.map { ($0.text, $0) }) { $0.edits <= $1.edits ? $0 : $1 }.map(\.value)
     }
 
     /// How many scalars at the end of a typed word a stemmer may remove or rewrite (English's "ational", "ization"
