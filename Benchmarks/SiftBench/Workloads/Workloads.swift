@@ -84,6 +84,13 @@ enum Workloads {
             Variant("Sift getObjects", targets: [.ratioAtMost(1.3)], body: SiftCandidates.ormFetch),
             Variant("Sift getObjects, @TableRowCoding", targets: [.ratioAtMost(1.3)],
                     body: SiftCandidates.ormFetchDirect),
+            // Codable's floor: the raw fetch, then each struct through Item.init(from:) and nothing else.
+            Variant("raw C API, then Codable's init(from:) alone") { context in
+                try context.fixtures.copyItemsDatabase(to: context.databasePath)
+                let db = try RawDatabase(path: context.databasePath)
+                let items = try context.measure { try CodableFloor.items(from: try RawBaselines.fetchRecords(from: db)) }
+                try context.check(items.map(\.record) == context.fixtures.records, "decoded records differ from inserted")
+            },
         ])
 
     // MARK: Full-text
