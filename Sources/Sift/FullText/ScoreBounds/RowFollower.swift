@@ -57,30 +57,33 @@ extension TopKImpacts {
         deinit { [count, addCount, chunk, setBlocks, add, loosen, markChanged, removeCounts, addCounts].forEach { sqlite3_finalize($0) } }
 
         /// Applies `changes` to impacts of layout `meta` (as `readMeta` read it in this transaction). Writes only
-        /// what changes: the row counts, a block only when the added row raises it, and the changed rows' counts
-        /// beside the postings (which stay as written).
+        /// what changes: each listed term's counts once, by the net change of every row the statement changed (a row
+        /// updated in place removes and adds most of its frequent terms, whose counts then need no write), a block
+        /// only when an added row raises it, and per term and row its counts now beside the postings (which stay
+        /// as written): the last change of the row decides.
         func follow(_ changes: RowChanges, _ meta: Meta, on handle: Handle) throws {
             guard meta.columns == counter.columns, !changes.added.isEmpty else { return }
             let stride = ImpactBlock.stride(columns: meta.columns)
-            for rowid in changes.rows.rowids {
+            var marked = Set<Int64>()
+            for rowid in changes.rows.rowids where marked.insert(rowid).inserted {
                 sqlite3_bind_int64(markChanged, 1, rowid)
                 try step(markChanged, on: handle)
             }
+            // Per listed term, the net change of its row and instance counts; per term and row, its counts after
+            // the statement (nil: the row no longer holds it), in the order first met.
+            var net: [Int: (rows: Int64, instances: Int64)] = [:]
+            var rowCounts: [TermRow: [Int32]?] = [:], order: [TermRow] = []
             try counter.count(changes.rows, with: tokenizer) { r, i, stats in
-                let term = counter.terms[i], added = changes.added[r], sign: Int64 = added ? 1 : -1
-                let change = (rows: sign, instances: sign * ImpactBlock.instances(stats, columns: meta.columns))
-                try step(count, term: term, change: change, on: handle)
-                if sqlite3_changes(handle.raw) == 0 { try step(addCount, term: term, change: change, on: handle) }
-                // The row's counts now: removed with its old text, written with its new one.
-                let counting = added ? addCounts : removeCounts
-                bind(term, counting, changes.rows.rowids[r])
-                if added {
-                    let counts = (0..<meta.columns).map { Int32(stats[2 * $0]) }
-                    _ = counts.withUnsafeBytes { sqlite3_bind_blob(counting, 3, $0.baseAddress, Int32($0.count), sift_sqlite_transient()) }
+                let added = changes.added[r], sign: Int64 = added ? 1 : -1, rowid = changes.rows.rowids[r]
+                let change = net[i] ?? (0, 0)
+                net[i] = (change.rows + sign, change.instances + sign * ImpactBlock.instances(stats, columns: meta.columns))
+                let key = TermRow(term: i, rowid: rowid)
+                if rowCounts.updateValue(added ? (0..<meta.columns).map { Int32(stats[2 * $0]) } : nil, forKey: key) == nil {
+                    order.append(key)
                 }
-                try step(counting, on: handle)
                 guard added else { return }
-                let block = Int(changes.rows.rowids[r] / meta.block)
+                let term = counter.terms[i]
+                let block = Int(rowid / meta.block)
                 let chunkIndex = Int64(block / meta.chunkBlocks), offset = (block % meta.chunkBlocks) * stride
                 var blocks = [UInt8](repeating: 0, count: offset + stride)
                 bind(term, chunk, chunkIndex)
@@ -99,7 +102,27 @@ extension TopKImpacts {
                 if let stored { sqlite3_bind_int64(write, 2, stored) } else { bind(term, write, chunkIndex) }
                 try step(write, on: handle)
             }
+            for (i, change) in net.sorted(by: { $0.key < $1.key }) where change != (0, 0) {
+                let term = counter.terms[i]
+                try step(count, term: term, change: change, on: handle)
+                if sqlite3_changes(handle.raw) == 0 { try step(addCount, term: term, change: change, on: handle) }
+            }
+            for key in order {
+                let counts = rowCounts[key] ?? nil
+                let counting = counts == nil ? removeCounts : addCounts
+                bind(counter.terms[key.term], counting, key.rowid)
+                if let counts {
+                    _ = counts.withUnsafeBytes { sqlite3_bind_blob(counting, 3, $0.baseAddress, Int32($0.count), sift_sqlite_transient()) }
+                }
+                try step(counting, on: handle)
+            }
             try step(loosen, on: handle)
+        }
+
+        /// A listed term (its position in the listed terms) in one row.
+        private struct TermRow: Hashable {
+            let term: Int
+            let rowid: Int64
         }
 
         /// Binds a term (parameter 1) and a chunk (parameter 2, when given).
