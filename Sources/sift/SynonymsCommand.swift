@@ -27,23 +27,29 @@ struct SynonymsCommand: ParsableCommand {
         }
     }
 
-    struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Add synonym rules, each a line of Solr's format.",
-            discussion: "Example: sift synonyms add 'car, automobile, auto' 'nyc => new york city' --db corpus.db")
-
-        @Argument(help: "Rules, e.g. 'car, automobile' or 'nyc => new york city'.")
+    /// The rules given on the command line, each a line of Solr's format.
+    struct Rules: ParsableArguments {
+        @Argument(help: "Rules, e.g. 'car, automobile, auto' or 'nyc => new york city'.")
         var rules: [String]
-
-        @OptionGroup var target: Target
 
         func validate() throws {
             if rules.isEmpty { throw ValidationError("give at least one rule") }
         }
 
+        func parsed() throws -> [SynonymRule] { try rules.flatMap { try SynonymRule.solrRules($0) } }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add synonym rules, each a line of Solr's format.",
+            discussion: "Example: sift synonyms add 'car, automobile, auto' 'nyc => new york city' --db corpus.db")
+
+        @OptionGroup var rules: Rules
+        @OptionGroup var target: Target
+
         func run() throws {
             try Terminal.run {
-                let parsed = try rules.flatMap { try SynonymRule.solrRules($0) }
+                let parsed = try rules.parsed()
                 try target.open().addSynonyms(parsed, to: target.index)
                 print("added \(plural(parsed.count, "rule"))")
             }
@@ -51,23 +57,14 @@ struct SynonymsCommand: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Remove synonym rules (as listed, entries in any order).")
+        static let configuration = CommandConfiguration(abstract: "Remove synonym rules (as listed, entries in any order).")
 
-        @Argument(help: "Rules, e.g. 'car, automobile'.")
-        var rules: [String]
-
+        @OptionGroup var rules: Rules
         @OptionGroup var target: Target
-
-        func validate() throws {
-            if rules.isEmpty { throw ValidationError("give at least one rule") }
-        }
 
         func run() throws {
             try Terminal.run {
-                let parsed = try rules.flatMap { try SynonymRule.solrRules($0) }
-                let removed = try target.open().removeSynonyms(parsed, from: target.index)
-                print("removed \(plural(removed, "rule"))")
+                print("removed \(plural(try target.open().removeSynonyms(try rules.parsed(), from: target.index), "rule"))")
             }
         }
     }

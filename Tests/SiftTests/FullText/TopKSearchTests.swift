@@ -179,6 +179,21 @@ final class TopKSearchTests: XCTestCase {
         XCTAssertGreaterThan(pruned, 40, "the pruned plan ran for too few queries to test it")
     }
 
+    /// Checks that `query` under `options` returns what FTS5's own plan does: the same search with a condition on the
+    /// rows, which never takes the pruned plan.
+    private func assertPlansAgree(_ database: Database, _ query: SearchQuery, _ options: SearchOptions, _ context: String,
+                                  file: StaticString = #filePath, line: UInt = #line) throws {
+        let results: SearchResults<TopKDoc> = try database.search(query, in: "docs_fts", options: options)
+        let reference: SearchResults<TopKDoc> = try database.search(query, in: "docs_fts",
+                                                                   where: Column(named: "id").isNotNull(), options: options)
+        XCTAssertEqual(results.expression, reference.expression, context, file: file, line: line)
+        XCTAssertEqual(results.hits.count, reference.hits.count, context, file: file, line: line)
+        for (hit, expected) in zip(results.hits, reference.hits) {
+            XCTAssertTrue(close(hit.score, expected.score), "\(context): \(hit.score) vs \(expected.score)", file: file, line: line)
+        }
+        XCTAssertEqual(results.totalCount, reference.totalCount, context, file: file, line: line)
+    }
+
     /// Typo-tolerant searches (each word an OR-group of itself and its corrected variants, the variants scored with
     /// their group's counts) through the pruned plan return what FTS5's own plan does: the same search with a
     /// condition on the rows, which never takes the pruned plan.
@@ -206,16 +221,7 @@ final class TopKSearchTests: XCTestCase {
             let query = SearchQuery(text, mode: mode)
             let ranking: Ranking = Bool.random(using: &rng) ? .inB2() : .bm25f()
             let options = SearchOptions(limit: Int.random(in: 1...10, using: &rng), ranking: ranking, typoTolerance: tolerance)
-            let results: SearchResults<TopKDoc> = try database.search(query, in: "docs_fts", options: options)
-            let reference: SearchResults<TopKDoc> = try database.search(query, in: "docs_fts",
-                                                                       where: Column(named: "id").isNotNull(), options: options)
-            let context = "round \(round): '\(text)' \(mode) \(ranking) limit \(options.limit)"
-            XCTAssertEqual(results.expression, reference.expression, context)
-            XCTAssertEqual(results.hits.count, reference.hits.count, context)
-            for (hit, expected) in zip(results.hits, reference.hits) {
-                XCTAssertTrue(close(hit.score, expected.score), "\(context): \(hit.score) vs \(expected.score)")
-            }
-            XCTAssertEqual(results.totalCount, reference.totalCount, context)
+            try assertPlansAgree(database, query, options, "round \(round): '\(text)' \(mode) \(ranking) limit \(options.limit)")
             let planned = try database.read { handle -> Bool in
                 let info = try database.ftsInfo("docs_fts", on: handle)
                 let tokenizer = try handle.tokenizer(info.tokenizer)
@@ -250,16 +256,7 @@ final class TopKSearchTests: XCTestCase {
             let query = SearchQuery(text, mode: mode)
             let ranking: Ranking = Bool.random(using: &rng) ? .inB2() : .bm25f()
             let options = SearchOptions(limit: Int.random(in: 1...10, using: &rng), ranking: ranking)
-            let results: SearchResults<TopKDoc> = try database.search(query, in: "docs_fts", options: options)
-            let reference: SearchResults<TopKDoc> = try database.search(query, in: "docs_fts",
-                                                                       where: Column(named: "id").isNotNull(), options: options)
-            let context = "round \(round): '\(text)' \(mode) \(ranking) limit \(options.limit)"
-            XCTAssertEqual(results.expression, reference.expression, context)
-            XCTAssertEqual(results.hits.count, reference.hits.count, context)
-            for (hit, expected) in zip(results.hits, reference.hits) {
-                XCTAssertTrue(close(hit.score, expected.score), "\(context): \(hit.score) vs \(expected.score)")
-            }
-            XCTAssertEqual(results.totalCount, reference.totalCount, context)
+            try assertPlansAgree(database, query, options, "round \(round): '\(text)' \(mode) \(ranking) limit \(options.limit)")
             let planned = try database.read { handle -> Bool in
                 let info = try database.ftsInfo("docs_fts", on: handle)
                 let tokenizer = try handle.tokenizer(info.tokenizer)
