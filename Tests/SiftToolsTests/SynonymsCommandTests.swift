@@ -79,4 +79,17 @@ final class SynonymsCommandTests: ToolTestCase {
         XCTAssertEqual(try sift("synonyms", "import", path("missing.txt"), "--db", "c.db").status, 2)
         XCTAssertEqual(try sift("search", "car", "--db", "c.db", "--synonym-weight", "2").status, 64)
     }
+
+    func testEvalSearchesWithASynonymsFile() throws {
+        try write("synonyms.txt", "coffee, espresso\nhoney => nectar\n")
+        let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Corpora/sample").path
+        let eval = try sift("eval", sample, "--synonyms-file", path("synonyms.txt"), "--db", "e.db", "--json")
+        XCTAssertEqual(eval.status, 0, eval.stderr)
+        XCTAssertEqual(try sift("synonyms", "list", "--db", "e.db").stdout, "coffee, espresso\nhoney => nectar\n")
+        try write("bad.txt", "coffee\n")
+        let bad = try sift("eval", sample, "--synonyms-file", path("bad.txt"))
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("line 1"), bad.stderr)
+    }
 }
