@@ -215,4 +215,27 @@ final class SynonymTests: SiftTestCase {
         let found = try await database.search("car", in: "posts_fts", of: Post.self)
         XCTAssertEqual(found.hits.map(\.object.id), [2, 1])
     }
+
+    /// A migration that drops every indexed column drops the index and its synonym list with it.
+    func testMigrationThatDropsTheIndexDropsItsList() throws {
+        let database = try articles(cities)
+        try database.addSynonyms([.equivalent(["car", "automobile"])], to: "articles_fts")
+        XCTAssertEqual(Set(try ids(database, "car")), [4, 5])
+        try database.migrate(table: "articles", of: ArticleViewsOnly.self, toVersion: 1) { try $0.dropProperties("title", "body") }
+        XCTAssertThrowsError(try database.synonyms(in: "articles_fts"))
+        XCTAssertEqual(try database.getValue(on: Column.all.count(), fromTable: "sift_synonyms",
+                                             where: Column(named: "rule") != "").int64Value, 0)
+    }
+}
+
+/// Article after a migration dropped both indexed columns.
+final class ArticleViewsOnly: TableCodable {
+    var id: Int? = nil
+    var views: Int = 0
+    enum CodingKeys: String, CodingTableKey {
+        typealias Root = ArticleViewsOnly
+        static let objectRelationalMapping = TableBinding(CodingKeys.self)
+        case id, views
+        static var columnConstraintBindings: [CodingKeys: ColumnConstraintBinding]? { [id: ColumnConstraintBinding(isPrimary: true)] }
+    }
 }
