@@ -128,16 +128,20 @@ extension CorpusDatabase {
 
     /// The keys of the best `limit` documents for `text` and their scores, without snippets or
     /// totals: what a ranking evaluation needs, at the least cost per query. `titleWeight` and `ranking` are
-    /// those of ``CorpusSearchOptions``, `feedback` that of ``SearchOptions``.
+    /// those of ``CorpusSearchOptions``, `feedback` that of ``SearchOptions``, `synonymWeight` its ``SearchOptions/synonymWeight``
+    /// (nil: no synonyms).
     public func rankedKeys(_ text: String, mode: SearchQuery.Mode = .anyTerm, limit: Int = 1000,
                            titleWeight: Double = CorpusSearchOptions.defaultTitleWeight,
                            ranking: Ranking = .default, feedback: Feedback? = nil,
-                           typoTolerance: TypoTolerance = .off) throws -> [(key: String, score: Double)] {
+                           typoTolerance: TypoTolerance = .off,
+                           synonymWeight: Double? = SearchOptions.defaultSynonymWeight) throws -> [(key: String, score: Double)] {
         try translatingErrors {
             let results: SearchResults<DocumentKey> = try database.search(
                 SearchQuery(text, mode: mode), in: Self.indexTable,
                 options: SearchOptions(limit: limit, weights: titleWeight == 1 ? [:] : ["title": titleWeight],
-                                       ranking: ranking, countTotal: false, feedback: feedback, typoTolerance: typoTolerance))
+                                       ranking: ranking, countTotal: false, feedback: feedback, typoTolerance: typoTolerance,
+                                       usesSynonyms: synonymWeight != nil,
+                                       synonymWeight: synonymWeight ?? SearchOptions.defaultSynonymWeight))
             return results.hits.map { ($0.object.key, $0.score) }
         }
     }

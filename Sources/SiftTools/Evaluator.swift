@@ -48,11 +48,15 @@ public enum Evaluator {
     ///   - feedback: pseudo-relevance feedback (``SearchOptions/feedback``), none by default.
     ///   - queries: the queries' file (the collection's `queries.jsonl` when nil), e.g. its `queries-typos.jsonl`.
     ///   - typoTolerance: the typos each query word forgives (``SearchOptions/typoTolerance``), none by default.
+    ///   - synonyms: synonym rules added to the index before the queries run (``Database/addSynonyms(_:to:)``).
+    ///   - synonymWeight: ``SearchOptions/synonymWeight``; nil searches without synonyms.
     ///   - onProgress: indexing progress, for a progress display.
     public static func run(collection: URL, tokenizer: String = CorpusDatabase.defaultTokenizer,
                            databasePath: String? = nil, depth: Int = TRECRunFile.defaultDepth, titleWeight: Double = CorpusSearchOptions.defaultTitleWeight,
                            ranking: Ranking = .default, feedback: Feedback? = nil, queries queriesFile: URL? = nil,
-                           typoTolerance: TypoTolerance = .off, onProgress: ((IndexProgress) -> Void)? = nil) throws -> EvaluationOutcome {
+                           typoTolerance: TypoTolerance = .off, synonyms: [SynonymRule] = [],
+                           synonymWeight: Double? = SearchOptions.defaultSynonymWeight,
+                           onProgress: ((IndexProgress) -> Void)? = nil) throws -> EvaluationOutcome {
         let testCollection = TestCollection(folder: collection)
         try testCollection.validate()
         let queries = try queriesFile.map { try testCollection.loadQueries(from: $0) } ?? testCollection.loadQueries()
@@ -76,6 +80,7 @@ public enum Evaluator {
         let indexStart = Date()
         let indexed = try indexer.index([collection])
         try corpus.optimize()
+        if !synonyms.isEmpty { try corpus.database.addSynonyms(synonyms, to: CorpusDatabase.indexTable) }
         let indexingSeconds = Date().timeIntervalSince(indexStart)
 
         var run = Run(tag: "sift-" + corpus.tokenizer.split(whereSeparator: \.isWhitespace).joined(separator: "-")
@@ -83,7 +88,7 @@ public enum Evaluator {
         let queryStart = Date()
         for query in queries {
             let ranked = try corpus.rankedKeys(query.text, mode: .anyTerm, limit: depth, titleWeight: titleWeight, ranking: ranking,
-                                                feedback: feedback, typoTolerance: typoTolerance)
+                                                feedback: feedback, typoTolerance: typoTolerance, synonymWeight: synonymWeight)
             run.results[query.id] = ranked.map { ScoredDocument(id: $0.key, score: $0.score) }
         }
         let querySeconds = Date().timeIntervalSince(queryStart)

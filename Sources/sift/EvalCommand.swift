@@ -36,6 +36,10 @@ struct EvalCommand: ParsableCommand {
                                + "e.g. queries-typos.jsonl.", valueName: "file"))
     var queries: String?
 
+    @Option(help: ArgumentHelp("Search with the synonym rules of this file (Solr's format, as `sift synonyms import` reads).",
+                               valueName: "file"))
+    var synonymsFile: String?
+
     @Flag(help: "Print the numbers as one JSON object.")
     var json = false
 
@@ -48,11 +52,18 @@ struct EvalCommand: ParsableCommand {
             let outcome = try Evaluator.run(collection: URL(fileURLWithPath: collection), tokenizer: tokenizer,
                                             databasePath: db, titleWeight: rankingOptions.titleWeight, ranking: rankingOptions.value,
                                             feedback: rankingOptions.feedbackValue, queries: queriesURL,
-                                            typoTolerance: rankingOptions.typoTolerance, onProgress: progress.observer)
+                                            typoTolerance: rankingOptions.typoTolerance, synonyms: try synonymRules(),
+                                            synonymWeight: rankingOptions.synonymWeightValue, onProgress: progress.observer)
             ProgressLine.clear()
             if let runFile { try TRECRunFile.write(outcome.run, to: URL(fileURLWithPath: runFile)) }
             print(json ? try Self.json(outcome) : Self.text(outcome))
         }
+    }
+
+    /// The rules of `--synonyms-file` (none without it).
+    func synonymRules() throws -> [SynonymRule] {
+        guard let synonymsFile else { return [] }
+        return try SynonymRule.solrRules(try SynonymsCommand.Import.text(of: synonymsFile))
     }
 
     /// The queries' file: a name inside the collection folder when no such path exists as given.

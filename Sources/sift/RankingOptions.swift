@@ -2,8 +2,9 @@ import ArgumentParser
 import Sift
 import SiftTools
 
-/// `--ranking`, `--k1`, `--b`, `--c`, `--title-weight`, `--feedback` and `--typos`, shared by `search` and `eval`:
-/// the same ``Ranking``, feedback and typo tolerance the library takes, and the title's column weight.
+/// `--ranking`, `--k1`, `--b`, `--c`, `--title-weight`, `--feedback`, `--typos`, `--synonyms` and `--synonym-weight`,
+/// shared by `search` and `eval`: the same ``Ranking``, feedback, typo tolerance and synonym use the library takes, and
+/// the title's column weight.
 struct RankingOptions: ParsableArguments {
     @Option(help: """
         inb2: divergence from randomness InB2 (the default: an idf, a word that recurs in the documents holding it \
@@ -31,15 +32,29 @@ struct RankingOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("""
         on: forgive typos (Meilisearch's defaults: one from 5 letters, two from 9, the first letter counting two; \
-        exact words rank first); off: every word as typed. Default: \(TypoSetting.libraryDefault.rawValue), as the library.
+        exact words rank first); off: every word as typed. Default: \(Switch.libraryDefault.rawValue), as the library.
         """, valueName: "on|off"))
-    var typos: TypoSetting = .libraryDefault
+    var typos: Switch = .libraryDefault
 
-    enum TypoSetting: String, ExpressibleByArgument, CaseIterable {
+    @Option(help: ArgumentHelp("""
+        on: expand query words with the index's synonym list (`sift synonyms`), each match weighing --synonym-weight \
+        times the word typed; off: every word alone. Default: on, as the library.
+        """, valueName: "on|off"))
+    var synonyms: Switch = .on
+
+    @Option(help: ArgumentHelp("Weight of a synonym's match relative to the word typed, 0 to 1 (default \(SearchOptions.defaultSynonymWeight)).",
+                               valueName: "weight"))
+    var synonymWeight: Double = SearchOptions.defaultSynonymWeight
+
+    /// The synonym weight the options choose, nil when synonyms are off.
+    var synonymWeightValue: Double? { synonyms == .on ? synonymWeight : nil }
+
+    /// `on` or `off`, for `--typos` and `--synonyms`.
+    enum Switch: String, ExpressibleByArgument, CaseIterable {
         case on, off
 
-        /// What `SearchOptions()` does.
-        static var libraryDefault: TypoSetting { SearchOptions().typoTolerance.isOff ? .off : .on }
+        /// What `SearchOptions()` does for typos.
+        static var libraryDefault: Switch { SearchOptions().typoTolerance.isOff ? .off : .on }
     }
 
     /// The typo tolerance the options choose.
@@ -59,6 +74,7 @@ struct RankingOptions: ParsableArguments {
         if let k1, !(k1.isFinite && k1 >= 0) { throw ValidationError("--k1 must be 0 or more") }
         if let b, !(b >= 0 && b <= 1) { throw ValidationError("--b must be between 0 and 1") }
         if !(titleWeight.isFinite && titleWeight >= 0) { throw ValidationError("--title-weight must be 0 or more") }
+        if !(synonymWeight >= 0 && synonymWeight <= 1) { throw ValidationError("--synonym-weight must be between 0 and 1") }
     }
 
     /// The ranking the options choose.

@@ -64,6 +64,8 @@ struct SearchCommand: ParsableCommand {
             var searchOptions = options
             searchOptions.feedback = rankingOptions.feedbackValue
             searchOptions.search.typoTolerance = rankingOptions.typoTolerance
+            searchOptions.search.usesSynonyms = rankingOptions.synonymWeightValue != nil
+            searchOptions.search.synonymWeight = rankingOptions.synonymWeight
             let results = try corpus.search(query, options: searchOptions)
             if json {
                 for hit in results.hits { print(try HitPrinter.json(hit)) }

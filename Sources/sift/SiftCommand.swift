@@ -14,7 +14,7 @@ struct SiftCommand: ParsableCommand {
             (every batch committed before Ctrl-C is kept and the index is consistent).
             """,
         subcommands: [DemoCommand.self, IndexCommand.self, SearchCommand.self, SuggestCommand.self, EvalCommand.self,
-                      StatsCommand.self, CheckCommand.self, OptimizeCommand.self, ExportCommand.self, RecoverCommand.self])
+                      SynonymsCommand.self, StatsCommand.self, CheckCommand.self, OptimizeCommand.self, ExportCommand.self, RecoverCommand.self])
 }
 
 /// `--db` and the key, shared by the commands that work on an existing corpus.

@@ -48,7 +48,7 @@ extension Database {
     /// added, or nil when the first search finds no words to add.
     func expanded(_ query: SearchQuery, _ tree: FTS5Expression, _ rank: SearchStatement.Rank?, _ condition: Condition?,
                   by feedback: Feedback, _ info: FTSTableInfo, _ tokenizer: TokenizerInstance, _ stopwords: Set<String>,
-                  variants: TypoVariant.Finder? = nil,
+                  variants: TypoVariant.Finder? = nil, synonyms: SynonymSet.Finder? = nil, synonymWeight: Double = 1,
                   on handle: Handle) throws -> (tree: FTS5Expression, weights: [Double]?)? {
         var first = SearchStatement(index: info.name, content: info.content, columns: [], expression: tree.rendered)
         first.rank = rank
@@ -56,7 +56,8 @@ extension Database {
         let terms = try feedbackTerms(feedback, for: first, columns: info.columns, tokenizer: tokenizer, stopwords: stopwords, on: handle)
         guard !terms.isEmpty else { return nil }
         return try query.weightedTree(spans: tokenizer.querySpans, distinct: true, stopwords: stopwords,
-                                      feedback: (terms, feedback.originalWeight), variants: variants)
+                                      feedback: (terms, feedback.originalWeight), variants: variants,
+                                      synonyms: synonyms, synonymWeight: synonymWeight)
     }
 
     /// The feedback words of a first search for `statement` (its expression, rank and condition), best first,

@@ -115,6 +115,9 @@ final class FullTextSettings: Sendable {
     let phraseStatistics = Locked<PhraseStatistics.Cache>([:])
     /// The terms of each index typo-tolerant searches walked, with the structure record they were read at.
     let termDictionaries = Locked<TermDictionary.Cache>([:])
+    /// Each index's synonym list normalized by its tokenizer, with the list's generation and the tokenizer it was
+    /// normalized with (`SynonymSet`).
+    let synonymSets = Locked<[String: (generation: Int64, tokenizer: [String], set: SynonymSet)]>([:])
 
     /// The query stopwords of an index declared with `tokenizer` (its name and arguments).
     func stopwords(for tokenizer: [String]) -> Set<String> {

@@ -35,7 +35,8 @@ extension Database {
             // The index itself (written directly, or by trigger sync) and its content table (Sift's sync writes the
             // index with statements of its own, so the content table's writes stand for both).
             let info = try db.read { handle in try db.ftsInfo(index, on: handle) }
-            return [info.name] + (info.content.map { [$0.table] } ?? [])
+            // The synonym list too: a change to it changes the results.
+            return [info.name, SynonymStore.table] + (info.content.map { [$0.table] } ?? [])
         }, fetch: { db in
             try db.search(query, in: index, of: type, where: condition, options: options)
         })

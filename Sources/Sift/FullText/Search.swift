@@ -51,12 +51,34 @@ public struct SearchOptions: Sendable, Hashable {
     ///     var options = SearchOptions()
     ///     options.typoTolerance = .default  // "aeroelastc" finds "aeroelastic"
     public var typoTolerance: TypoTolerance = .off
+    /// Whether the index's synonym list expands the query (true by default: a list exists because someone wrote it;
+    /// a search of an index without one is unchanged). See ``Database/addSynonyms(_:to:)``.
+    ///
+    ///     var options = SearchOptions()
+    ///     options.usesSynonyms = false      // "nyc" finds only "nyc"
+    public var usesSynonyms: Bool = true
+    /// The weight of a synonym's match relative to the word typed (0 to 1, ``defaultSynonymWeight`` by default): each
+    /// synonym is a phrase of the query weighing this times its word's weight, scored with the row count of the
+    /// most frequent member of its word's group (Lucene's `SynonymQuery` blends document frequencies the same way),
+    /// so a row holding the word as typed ranks above one holding only a synonym, all else equal.
+    public var synonymWeight: Double = SearchOptions.defaultSynonymWeight
+
+    /// The default ``synonymWeight``: 0.5, the middle of the 0.3-0.7 that query expansion weighs added terms by
+    /// (Anserini's RM3 gives its added words half the weight, as ``Feedback/rm3`` does; Lucene's `SynonymQuery` takes a
+    /// boost of at most 1 per synonym beside blending their document frequencies). On Sift's small judged check of synonyms (31 rows, 6
+    /// questions, some synonyms of another sense), every weight from 0.1 to 0.7 gave the same nDCG@5, 0.887 under both
+    /// rankings, against 0.585 without synonyms; 1 gave 0.902 under InB2 and 0.874 under BM25F and no longer ranks the
+    /// word typed first (see the "Facets and Synonyms" article).
+    public static let defaultSynonymWeight = 0.5
 
     /// Default options: 20 hits, ``Ranking/default`` with equal weights, no highlights, totals counted.
     public init(limit: Int = 20, offset: Int = 0, weights: [String: Double] = [:], ranking: Ranking = .default,
                 highlight: [String] = [], snippet: [String] = [], markers: Markers = Markers("[", "]"),
                 ellipsis: String = "…", snippetLength: Int = 100, countTotal: Bool = true, feedback: Feedback? = nil,
-                typoTolerance: TypoTolerance = .off) {
+                typoTolerance: TypoTolerance = .off, usesSynonyms: Bool = true,
+                synonymWeight: Double = SearchOptions.defaultSynonymWeight) {
+        self.usesSynonyms = usesSynonyms
+        self.synonymWeight = synonymWeight
         self.feedback = feedback
         self.typoTolerance = typoTolerance
         self.ranking = ranking
@@ -120,8 +142,10 @@ extension Database {
             let stopwords = pool.attachment(FullTextSettings.init).stopwords(for: info.tokenizer)
             let variants: TypoVariant.Finder? = options.typoTolerance.isOff ? nil
                 : typoVariants(info, tokenizer, options.typoTolerance, on: handle)
+            let synonyms = options.usesSynonyms ? try synonymFinder(info, tokenizer, on: handle) : nil
             guard var weighted = try query.weightedTree(spans: tokenizer.querySpans, distinct: options.ranking.weighsQueryTerms,
-                                                        stopwords: stopwords, variants: variants)
+                                                        stopwords: stopwords, variants: variants, synonyms: synonyms,
+                                                        synonymWeight: options.synonymWeight)
             else {
                 return SearchResults(hits: [], totalCount: options.countTotal ? 0 : nil, expression: nil)
             }
@@ -136,7 +160,8 @@ extension Database {
             var rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
             if let feedback = options.feedback, options.ranking.weighsQueryTerms, query.takesFeedback,
                let expanded = try expanded(query, weighted.tree, rank, condition, by: feedback, info, tokenizer, stopwords,
-                                           variants: variants, on: handle) {
+                                           variants: variants, synonyms: synonyms, synonymWeight: options.synonymWeight,
+                                           on: handle) {
                 weighted = expanded
                 rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
             }
@@ -159,16 +184,19 @@ extension Database {
     /// The FTS5 expression Sift runs for `query` on `index` under `ranking` (nil when there is nothing to search
     /// for). ``Ranking/bm25f(k1:b:)`` searches a repeated word once and weighs it by its count, so its expression
     /// can be shorter.
-    /// With `typoTolerance`, each word that has corrected variants in the index is an OR-group of itself and them.
+    /// With `typoTolerance`, each word that has corrected variants in the index is an OR-group of itself and them;
+    /// with `usesSynonyms`, each word or run of words in the index's synonym list is an OR-group of itself and its
+    /// synonyms (`"nyc"` -> `("nyc" OR "new york city")`).
     public func expression(for query: SearchQuery, in index: String, ranking: Ranking = .default,
-                           typoTolerance: TypoTolerance = .off) throws -> String? {
+                           typoTolerance: TypoTolerance = .off, usesSynonyms: Bool = true) throws -> String? {
         try read { handle in
             let info = try ftsInfo(index, on: handle)
             let tokenizer = try handle.tokenizer(info.tokenizer)
             let variants: TypoVariant.Finder? = typoTolerance.isOff ? nil : typoVariants(info, tokenizer, typoTolerance, on: handle)
             return try query.weightedTree(spans: tokenizer.querySpans, distinct: ranking.weighsQueryTerms,
                                           stopwords: pool.attachment(FullTextSettings.init).stopwords(for: info.tokenizer),
-                                          variants: variants)?.tree.rendered
+                                          variants: variants,
+                                          synonyms: usesSynonyms ? try synonymFinder(info, tokenizer, on: handle) : nil)?.tree.rendered
         }
     }
 
@@ -301,6 +329,7 @@ extension SearchOptions {
     /// Why the ranking cannot run with these options (a parameter or a weight out of its range), or nil.
     var rankingInvalidity: String? {
         if let invalidity = ranking.invalidity ?? feedback?.invalidity { return invalidity }
+        if !(synonymWeight >= 0 && synonymWeight <= 1) { return "synonymWeight must be between 0 and 1, not \(synonymWeight)." }
         guard ranking.weighsQueryTerms else { return nil }
         if let bad = weights.sorted(by: { $0.key < $1.key }).first(where: { !$0.value.isFinite || $0.value < 0 }) {
             return "The weight of \(bad.key) must be a finite number >= 0 for \(ranking), not \(bad.value)."

@@ -114,9 +114,19 @@ public struct SearchQuery: Sendable, Hashable {
     /// search): each word of an `.allTerms`, `.anyTerm` or `.prefix` question (not a CJK run, not a feedback term)
     /// that has some becomes an OR-group of itself and them, the word first, each variant weighing the word's
     /// weight times its own (`"aeroelastc"` -> `("aeroelastc" OR "aeroelastic")`, weights 1 and 0.9).
+    ///
+    /// `synonyms` finds the entries of the index's synonym list that the question's words hold (``SynonymSet``). In an
+    /// `.allTerms` or `.prefix` question, a word or run of words that is an entry becomes an OR-group of itself (its
+    /// words all required, the typed word's corrected variants beside it) and the entries it also finds, each a
+    /// phrase weighing `synonymWeight` times the word's weight (`"nyc"` -> `("nyc" OR "new york city")`,
+    /// `"new york city"` -> `(("new" "york" "city") OR "nyc")`). In an `.anyTerm` question, the synonyms of a word
+    /// join its group, and those of a run of words or of CJK pieces are terms of their own weighing `synonymWeight`.
+    /// A `.phrase` question that is an entry as a whole becomes a group of itself and its synonyms. At most
+    /// `2 * maxTerms` synonyms are added to one question.
     func weightedTree(spans: (String) throws -> [Range<Int>], distinct: Bool, stopwords: Set<String> = [],
                       feedback: (terms: [(term: String, weight: Double)], originalWeight: Double)? = nil,
-                      variants: TypoVariant.Finder? = nil) throws
+                      variants: TypoVariant.Finder? = nil, synonyms: SynonymSet.Finder? = nil,
+                      synonymWeight: Double = 1) throws
         -> (tree: FTS5Expression, weights: [Double]?)? {
         var tree: FTS5Expression
         var weights: [Double]?
@@ -130,14 +140,40 @@ public struct SearchQuery: Sendable, Hashable {
             if segments.isEmpty && mode == .anyTerm && !stopwords.isEmpty { segments = try SearchQuery.segments(text, spans) }
             guard !segments.isEmpty else { return nil }
             var terms: [(term: FTS5Expression, count: Double)]
+            let matches = try synonyms?(segments) ?? []
+            // The synonyms of a term of the question, and those searched as terms of their own (`.anyTerm`).
+            var alternatives: [FTS5Expression: [String]] = [:], ownTerms: [String] = []
             switch mode {
-            case .allTerms: terms = segments.map { (.string($0.text), 1) }
+            case .allTerms, .prefix:
+                func word(_ i: Int) -> FTS5Expression {
+                    mode == .prefix && i == segments.count - 1 ? .prefix(segments[i].text) : .string(segments[i].text)
+                }
+                terms = []
+                var i = 0
+                for match in matches + [SynonymSet.Match(segments: segments.count..<segments.count, synonyms: [])] {
+                    while i < match.segments.lowerBound { terms.append((word(i), 1)); i += 1 }
+                    guard !match.segments.isEmpty else { continue }
+                    let term: FTS5Expression = match.segments.count == 1 ? word(i) : .all(match.segments.map(word))
+                    if alternatives[term] == nil { alternatives[term] = match.synonyms }
+                    terms.append((term, 1))
+                    i = match.segments.upperBound
+                }
             case .anyTerm:
                 var pieces = SearchQuery.anyTermPieceCounts(segments, skipping: stopwords)
                 if pieces.isEmpty { pieces = SearchQuery.anyTermPieceCounts(segments) }
                 terms = pieces.map { (.string($0.piece), Double($0.count)) }
-            case .prefix: terms = segments.dropLast().map { (.string($0.text), 1) } + [(.prefix(segments[segments.count - 1].text), 1)]
-            case .phrase: terms = [(.string(segments.map(\.text).joined(separator: " ")), 1)]
+                for match in matches {
+                    let word = FTS5Expression.string(segments[match.segments.lowerBound].text)
+                    if match.segments.count == 1 && alternatives[word] == nil && terms.contains(where: { $0.term == word }) {
+                        alternatives[word] = match.synonyms
+                    } else {
+                        ownTerms += match.synonyms
+                    }
+                }
+            case .phrase:
+                let phrase = FTS5Expression.string(segments.map(\.text).joined(separator: " "))
+                terms = [(phrase, 1)]
+                if let match = matches.first, match.segments == segments.indices { alternatives[phrase] = match.synonyms }
             }
             // The words as typed that may have corrected variants (before feedback adds its terms).
             var correctable: Set<FTS5Expression> = []
@@ -146,14 +182,17 @@ public struct SearchQuery: Sendable, Hashable {
                     correctable.insert(mode == .prefix && i == segments.count - 1 ? .prefix(segment.text) : .string(segment.text))
                 }
             }
+            var scale = 1.0
             if mode == .anyTerm, let feedback, case let added = feedback.terms.reduce(0, { $0 + $1.weight }), added > 0 {
                 let own = terms.reduce(0) { $0 + $1.count }, kept = min(1, max(0, feedback.originalWeight))
+                scale = kept / own
                 terms = terms.map { ($0.term, kept * $0.count / own) }
                     + feedback.terms.map { (.string($0.term), (1 - kept) * $0.weight / added) }
                 terms = SearchQuery.counted(terms)
             }
             if distinct { terms = SearchQuery.counted(terms) }
             var operands: [FTS5Expression] = [], phraseWeights: [Double] = []
+            var synonymBudget = 2 * SearchQuery.maxTerms
             for (term, count) in terms {
                 var found: [TypoVariant] = []
                 if let variants, correctable.contains(term) {
@@ -163,8 +202,21 @@ public struct SearchQuery: Sendable, Hashable {
                     default: break
                     }
                 }
-                operands.append(found.isEmpty ? term : .any([term] + found.map(\.term)))
-                phraseWeights += [count] + found.map { count * $0.weight }
+                var added: [String] = []
+                for synonym in alternatives[term] ?? [] where synonymBudget > 0 {
+                    added.append(synonym)
+                    synonymBudget -= 1
+                }
+                let members = [term] + found.map(\.term) + added.map { FTS5Expression.string($0) }
+                operands.append(members.count == 1 ? term : .any(members))
+                phraseWeights += Array(repeating: count, count: term.phraseCount ?? 1) + found.map { count * $0.weight }
+                    + added.map { _ in count * synonymWeight }
+            }
+            var searched = Set(operands)
+            for synonym in ownTerms where synonymBudget > 0 && searched.insert(.string(synonym)).inserted {
+                operands.append(.string(synonym))
+                phraseWeights.append(scale * synonymWeight)
+                synonymBudget -= 1
             }
             tree = mode == .anyTerm ? .any(operands) : .all(operands)
             weights = phraseWeights

@@ -20,6 +20,7 @@ extension SyncedIndex {
                 try handle.execute("DROP TABLE IF EXISTS \(q)")
                 try handle.execute("DELETE FROM sift_fts_sync WHERE index_table = ?", [FundamentalValue(index.index)])
                 try ScoreBounds.indexDropped(index.index, on: handle)
+                try SynonymStore.removeEveryRule(from: index.index, on: handle)  // a later index of the name starts empty
                 continue
             }
             var current = index

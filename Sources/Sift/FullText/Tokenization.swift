@@ -64,6 +64,16 @@ final class TokenizerInstance {
         return tokens.count == 1 ? tokens[0] : nil
     }
 
+    /// The tokens a query finds for `text`, in order, without those that share the previous token's position (a
+    /// tokenizer's synonyms, such as a pinyin reading) or stand for no text: the terms of a phrase.
+    func queryTokens(of text: String) throws -> [String] {
+        var tokens: [String] = []
+        try tokenize(text, flags: FTS5_TOKENIZE_QUERY) { bytes, start, end, colocated in
+            if !colocated && start < end { tokens.append(String(decoding: bytes, as: UTF8.self)) }
+        }
+        return tokens
+    }
+
     /// Calls `body` for each token of `text` tokenized with FTS5's `flags`.
     private func tokenize(_ text: String, flags: Int32, _ body: (UnsafeBufferPointer<UInt8>, Int, Int, Bool) -> Void) throws {
         guard !text.isEmpty else { return }

@@ -179,6 +179,21 @@ final class TopKSearchTests: XCTestCase {
         XCTAssertGreaterThan(pruned, 40, "the pruned plan ran for too few queries to test it")
     }
 
+    /// Checks that `query` under `options` returns what FTS5's own plan does: the same search with a condition on the
+    /// rows, which never takes the pruned plan.
+    private func assertPlansAgree(_ database: Database, _ query: SearchQuery, _ options: SearchOptions, _ context: String,
+                                  file: StaticString = #filePath, line: UInt = #line) throws {
+        let results: SearchResults<TopKDoc> = try database.search(query, in: "docs_fts", options: options)
+        let reference: SearchResults<TopKDoc> = try database.search(query, in: "docs_fts",
+                                                                   where: Column(named: "id").isNotNull(), options: options)
+        XCTAssertEqual(results.expression, reference.expression, context, file: file, line: line)
+        XCTAssertEqual(results.hits.count, reference.hits.count, context, file: file, line: line)
+        for (hit, expected) in zip(results.hits, reference.hits) {
+            XCTAssertTrue(close(hit.score, expected.score), "\(context): \(hit.score) vs \(expected.score)", file: file, line: line)
+        }
+        XCTAssertEqual(results.totalCount, reference.totalCount, context, file: file, line: line)
+    }
+
     /// Typo-tolerant searches (each word an OR-group of itself and its corrected variants, the variants scored with
     /// their group's counts) through the pruned plan return what FTS5's own plan does: the same search with a
     /// condition on the rows, which never takes the pruned plan.
@@ -206,16 +221,7 @@ final class TopKSearchTests: XCTestCase {
             let query = SearchQuery(text, mode: mode)
             let ranking: Ranking = Bool.random(using: &rng) ? .inB2() : .bm25f()
             let options = SearchOptions(limit: Int.random(in: 1...10, using: &rng), ranking: ranking, typoTolerance: tolerance)
-            let results: SearchResults<TopKDoc> = try database.search(query, in: "docs_fts", options: options)
-            let reference: SearchResults<TopKDoc> = try database.search(query, in: "docs_fts",
-                                                                       where: Column(named: "id").isNotNull(), options: options)
-            let context = "round \(round): '\(text)' \(mode) \(ranking) limit \(options.limit)"
-            XCTAssertEqual(results.expression, reference.expression, context)
-            XCTAssertEqual(results.hits.count, reference.hits.count, context)
-            for (hit, expected) in zip(results.hits, reference.hits) {
-                XCTAssertTrue(close(hit.score, expected.score), "\(context): \(hit.score) vs \(expected.score)")
-            }
-            XCTAssertEqual(results.totalCount, reference.totalCount, context)
+            try assertPlansAgree(database, query, options, "round \(round): '\(text)' \(mode) \(ranking) limit \(options.limit)")
             let planned = try database.read { handle -> Bool in
                 let info = try database.ftsInfo("docs_fts", on: handle)
                 let tokenizer = try handle.tokenizer(info.tokenizer)
@@ -229,6 +235,42 @@ final class TopKSearchTests: XCTestCase {
         }
         XCTAssertGreaterThan(pruned, 50, "the pruned plan ran for too few queries to test it")
         XCTAssertGreaterThan(grouped, 20, "too few all-terms queries had corrected variants")
+    }
+
+    /// Searches with synonyms (single-word ones in the word's OR-group, scored with the group's counts; phrase ones,
+    /// and runs of words typed, which only FTS5's plan runs) return through the pruned plan what FTS5's plan does.
+    func testSynonymPrunedSearchEqualsFTS5sPlan() throws {
+        var rng = SplitMix(seed: 20261127)
+        let database = try makeDatabase()
+        try database.insert(objects: (0..<700).map { _ in document(nil, &rng) }, intoTable: "docs")
+        try database.optimize(index: "docs_fts")
+        try database.insert(objects: (0..<5).map { _ in document(nil, &rng) }, intoTable: "docs")  // a tail
+        try database.addSynonyms([.equivalent(["w0x", "w50x"]), .equivalent(["w1x", "w120x", "w250x"]),
+                                  .oneWay(from: ["w2x"], to: ["w9x", "w3x w4x"]), .oneWay(from: ["w5x w6x"], to: ["w7x"]),
+                                  .equivalent(["w8x", "w10x", "w11x"])], to: "docs_fts")
+        var pruned = 0, grouped = 0
+        for round in 0..<60 {
+            let text = (0..<Int.random(in: 1...3, using: &rng)).map { _ in words[Int.random(in: 0..<14, using: &rng)] }
+                .joined(separator: " ")
+            let mode: SearchQuery.Mode = [.allTerms, .anyTerm, .prefix][round % 3]
+            let query = SearchQuery(text, mode: mode)
+            let ranking: Ranking = Bool.random(using: &rng) ? .inB2() : .bm25f()
+            let options = SearchOptions(limit: Int.random(in: 1...10, using: &rng), ranking: ranking)
+            try assertPlansAgree(database, query, options, "round \(round): '\(text)' \(mode) \(ranking) limit \(options.limit)")
+            let planned = try database.read { handle -> Bool in
+                let info = try database.ftsInfo("docs_fts", on: handle)
+                let tokenizer = try handle.tokenizer(info.tokenizer)
+                let synonyms = try database.synonymFinder(info, tokenizer, on: handle)
+                guard let weighted = try query.weightedTree(spans: tokenizer.querySpans, distinct: true, synonyms: synonyms,
+                                                            synonymWeight: options.synonymWeight)
+                else { return false }
+                if weighted.tree.rendered.contains(" OR ") && mode != .anyTerm { grouped += 1 }
+                return try TopKSearch.plan(weighted.tree, weighted.weights, info, options, on: handle) != nil
+            }
+            if planned { pruned += 1 }
+        }
+        XCTAssertGreaterThan(pruned, 20, "the pruned plan ran for too few queries to test it")
+        XCTAssertGreaterThan(grouped, 15, "too few queries had synonyms")
     }
 }
 
