@@ -128,6 +128,11 @@ final class VectorSearchTests: SiftTestCase {
         XCTAssertThrowsError(try database.create(vectorIndex: "v2", with: VectorIndexBinding(column: "nope", dimension: 8), syncedWith: "passage"))
         XCTAssertThrowsError(try database.create(vectorIndex: "v2", with: VectorIndexBinding(column: "embedding", dimension: 0), syncedWith: "passage"))
         XCTAssertThrowsError(try database.create(vectorIndex: "passage", with: VectorIndexBinding(column: "embedding", dimension: 8), syncedWith: "passage"))
+        try database.exec(sql: "CREATE TABLE mine_slots(x)")
+        XCTAssertThrowsError(try database.create(vectorIndex: "mine", with: VectorIndexBinding(column: "embedding", dimension: 8),
+                                                 syncedWith: "passage"))
+        XCTAssertTrue(try database.isTableExists("mine_slots"))
+        XCTAssertEqual(try database.vectorIndexes().map(\.index), ["passage_vectors"])
         try database.drop(vectorIndex: "passage_vectors")
         XCTAssertEqual(try database.vectorIndexes().count, 0)
         try database.insert(objects: Passage(1, [1]), intoTable: "passage")  // nothing follows the column any more

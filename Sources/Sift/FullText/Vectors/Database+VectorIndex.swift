@@ -35,7 +35,13 @@ extension Database {
             let index = VectorIndex(name: name, content: contentTable, rowidColumn: try handle.integerPrimaryKey(of: contentTable) ?? "rowid",
                                     column: binding.column, dimension: binding.dimension, metric: binding.metric,
                                     quantization: binding.quantization, blockRows: VectorIndex.defaultBlockRows)
-            if try VectorIndex.load(name, on: handle) == index { return }
+            let recorded = try VectorIndex.load(name, on: handle)
+            if recorded == index { return }
+            // The derived tables' names must not be the application's tables (making them drops what is there).
+            if recorded == nil, let taken = try index.tables.first(where: { try handle.schemaType(of: $0) != nil }) {
+                throw pool.report(SiftError.misuse("The table \(taken) exists: the vector index \(name) needs that name.",
+                                                   operation: .schema))
+            }
             let store = VectorStore(index, on: handle)
             try store.create()
             do {
