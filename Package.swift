@@ -36,6 +36,8 @@ let package = Package(
         .target(name: "SiftText"),
         // sift_rank(), Sift's BM25F ranking function for FTS5 (C, no ICU), registered on every connection.
         .target(name: "SiftRank", dependencies: ["CSQLite"], linkerSettings: [.linkedLibrary("m")]),
+        // Exact nearest-neighbour scans over blocks of vectors (C, loops the compiler vectorizes; no SQLite).
+        .target(name: "SiftVector", linkerSettings: [.linkedLibrary("m")]),
         // sift_snippet(), fragments around matched words sized in characters, registered on every connection.
         .target(name: "SiftSnippet", dependencies: ["CSQLite"]),
         // OpenSSL's libcrypto (Debian's libssl-dev): every cryptographic operation of SiftCipher (sift_cipher_openssl.c).
@@ -45,7 +47,7 @@ let package = Package(
         // Sift with the Encryption trait only (through Sources/Sift/Core/CipherEngine.swift).
         .target(name: "SiftCipher", dependencies: ["CSQLite", "COpenSSL"], linkerSettings: [.linkedLibrary("crypto")]),
         .target(name: "Sift", dependencies: [
-            "CSQLite", "SiftText", "SiftRank", "SiftSnippet",
+            "CSQLite", "SiftText", "SiftRank", "SiftSnippet", "SiftVector",
             .target(name: "SiftCipher", condition: .when(traits: ["Encryption"])),
         ]),
         // `@TableRowCoding`, in its own product so that only its users build swift-syntax.
@@ -74,12 +76,12 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sift-bench", dependencies: [
-            "CSQLite", "Sift", "SiftMacros", "SiftICU", "SiftEvaluation", "SiftTools", "SiftRank",
+            "CSQLite", "Sift", "SiftMacros", "SiftICU", "SiftEvaluation", "SiftTools", "SiftRank", "SiftVector",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Benchmarks/SiftBench"),
         // Kills Sift writers with SIGKILL and checks durability, atomicity and index consistency (Tests/CrashHarness).
         .executableTarget(name: "sift-crash", dependencies: ["Sift"], path: "Tests/CrashHarness"),
-        .testTarget(name: "SiftTests", dependencies: ["Sift", "CSQLite", "SiftRank"]),
+        .testTarget(name: "SiftTests", dependencies: ["Sift", "CSQLite", "SiftRank", "SiftVector"]),
         .testTarget(name: "SiftMacrosTests", dependencies: ["SiftMacros", "Sift"]),
         .testTarget(name: "SiftICUTests", dependencies: ["SiftICU", "Sift"]),
         .testTarget(name: "SiftEvaluationTests", dependencies: ["SiftEvaluation"]),

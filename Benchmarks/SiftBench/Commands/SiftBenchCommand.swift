@@ -15,7 +15,7 @@ struct SiftBenchCommand: ParsableCommand {
             with --strict a missed target); 64 a usage error.
             """,
         subcommands: [ThroughputCommand.self, RelevanceCommand.self, ScaleCommand.self, ScaleIndexCommand.self, ListCommand.self,
-                      FixtureCommand.self, CorruptionCommand.self, SuggestCommand.self])
+                      FixtureCommand.self, CorruptionCommand.self, SuggestCommand.self, VectorsCommand.self])
 }
 
 /// `--scale`, shared by the commands that generate the throughput suite's data.

@@ -98,6 +98,8 @@ public struct SiftError: Error, CustomStringConvertible, Sendable {
     public var migrationVersion: Int?
     /// For an encrypted database (or one opened without its key), what went wrong with the key or a page.
     public var cipherFailure: CipherFailure?
+    /// For an embedding a vector index refused (wrong dimension, NaN or infinity), why.
+    public var vectorFailure: VectorFailure?
     /// Whether the database file is damaged (``Code/corrupt``, SQLite's 11) or is not a database at all
     /// (``Code/notADatabase``, 26): the errors after which ``Database/recover(from:into:backup:)`` salvages what
     /// the file still holds into a new database. A wrong key, or a key given for a plain file, is not corruption
@@ -134,6 +136,7 @@ public struct SiftError: Error, CustomStringConvertible, Sendable {
         if let extendedCode, extendedCode != code.rawValue { parts.append("extended code: \(extendedCode)") }
         if let migrationVersion { parts.append("migration step: version \(migrationVersion)") }
         if let cipherFailure { parts.append("cipher: \(cipherFailure)") }
+        if let vectorFailure { parts.append("vector: \(vectorFailure)") }
         if let sql { parts.append("SQL: \(sql)") }
         if let path { parts.append("path: \(path)") }
         if let tag { parts.append("tag: \(tag)") }

@@ -115,6 +115,8 @@ struct FullTextRecovery: VirtualTableRecovering {
                 problems.append("the triggers of full-text index \(index.index) could not be recreated: \((error as? SiftError)?.message ?? "\(error)")")
             }
         }
+        // Vector indexes are derived from their content rows too: rebuilt, never copied.
+        problems += VectorIndex.rebuildAfterRecovery(on: handle)
         return (rebuilt, problems)
     }
 }

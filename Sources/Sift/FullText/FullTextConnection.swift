@@ -22,7 +22,7 @@ final class FullTextConnection: ConnectionObserver {
         // A statement that wrote a synced index itself (not through the sync layer: a raw FTS5 command, rows
         // inserted into the index), once it is done: its score bounds hear of it.
         guard let tables, issuingCommands == 0, sqlite3_stmt_busy(statement) == 0 else { return }
-        for table in tables where tracker.targets.contains(where: { $0.index.index == table }) {
+        for table in tables where tracker.targets.contains(where: { $0.index?.index == table }) {
             let expanded = sqlite3_expanded_sql(statement)
             defer { sqlite3_free(expanded) }
             let sql = expanded.map { String(cString: $0) } ?? String(cString: sqlite3_sql(statement))
@@ -59,6 +59,7 @@ final class FullTextConnection: ConnectionObserver {
 
     func tableMigrationWillCommit(_ table: String, renamedColumns: [String: String], on handle: Handle) throws {
         try SyncedIndex.follow(migrationOf: table, renamedColumns: renamedColumns, on: handle)
+        try VectorIndex.follow(migrationOf: table, renamedColumns: renamedColumns, on: handle)
     }
 
     func tableMigrationDidEnd(_ table: String, on handle: Handle) {

@@ -9,13 +9,25 @@ import Foundation
 /// step Sift writes the index in the same transaction. No triggers, no statement savepoints per row.
 final class SyncTracker {
     struct Target {
-        let index: SyncedIndex
+        /// What follows the content table's rows: a full-text index, with its writes (prepared on first use:
+        /// preparing needs the index's tokenizer; kept for the connection's lifetime, so the per-row path does no
+        /// lookups) and its score bounds, or a vector index (its one column's values).
+        enum Owner {
+            case text(SyncedIndex, TargetStatements)
+            case vectors(VectorFollower)
+        }
+
+        let content: String
         let name: [CChar]
         /// Position of each indexed column in the content table.
         let positions: [Int32]
-        /// The index writes, prepared on first use (preparing needs the index's tokenizer) and kept for the
-        /// connection's lifetime, so the per-row path does no lookups.
-        let statements: TargetStatements
+        let owner: Owner
+
+        /// The full-text index, when the target is one.
+        var index: SyncedIndex? {
+            if case .text(let index, _) = owner { return index }
+            return nil
+        }
     }
 
     final class TargetStatements {
@@ -74,14 +86,18 @@ final class SyncTracker {
         }
         let indexes = all.filter { $0.mode == .explicit && !suspended.contains($0.content) }
         var loaded: [Target] = []
-        do {
-            for index in indexes {
-                let names = try handle.columnNames(of: index.content)
-                let positions = index.columns.compactMap { column in names.firstIndex(of: column).map(Int32.init) }
-                guard positions.count == index.columns.count else { continue }
-                loaded.append(Target(index: index, name: Array(index.content.utf8CString), positions: positions,
-                                     statements: TargetStatements(index)))
-            }
+        for index in indexes {
+            let names = try handle.columnNames(of: index.content)
+            let positions = index.columns.compactMap { column in names.firstIndex(of: column).map(Int32.init) }
+            guard positions.count == index.columns.count else { continue }
+            loaded.append(Target(content: index.content, name: Array(index.content.utf8CString), positions: positions,
+                                 owner: .text(index, TargetStatements(index))))
+        }
+        // Vector indexes follow their one column through the same hook and the same flush.
+        for index in try VectorIndex.load(on: handle) where !suspended.contains(index.content) {
+            guard let position = try handle.columnNames(of: index.content).firstIndex(of: index.column) else { continue }
+            loaded.append(Target(content: index.content, name: Array(index.content.utf8CString), positions: [Int32(position)],
+                                 owner: .vectors(VectorFollower(index))))
         }
         let wasActive = isActive
         targets = loaded
@@ -194,15 +210,24 @@ final class SyncTracker {
     func flush(on handle: Handle) throws {
         defer { discardPending() }
         var touched: Set<Int> = []
+        var refused: SiftError?
         for change in pending {
             let target = targets[change.target]
-            let statements = target.statements
+            guard case .text(let index, let statements) = target.owner else {
+                if case .vectors(let follower) = target.owner {
+                    try follower.rowChanged(old: change.oldCount > 0 ? change.oldRowid : nil,
+                                            new: change.newCount > 0 ? change.newRowid : nil,
+                                            value: change.newCount > 0 ? values[change.start + change.oldCount] : nil, on: handle)
+                    if refused == nil { refused = follower.takeFailure() }
+                }
+                continue
+            }
             if change.oldCount > 0 {
-                if statements.delete == nil { statements.delete = try handle.prepareUnmanaged(target.index.deleteSQL) }
+                if statements.delete == nil { statements.delete = try handle.prepareUnmanaged(index.deleteSQL) }
                 if let delete = statements.delete { try apply(delete, change.oldRowid, change.start, change.oldCount, on: handle) }
             }
             if change.newCount > 0 {
-                if statements.insert == nil { statements.insert = try handle.prepareUnmanaged(target.index.insertSQL) }
+                if statements.insert == nil { statements.insert = try handle.prepareUnmanaged(index.insertSQL) }
                 if let insert = statements.insert {
                     try apply(insert, change.newRowid, change.start + change.oldCount, change.newCount, on: handle)
                 }
@@ -220,7 +245,11 @@ final class SyncTracker {
         }
         // The bounds follow once the changes are applied (what they step is observed: the recorded values go first).
         discardPending()
-        for t in touched { try targets[t].statements.bounds.statementApplied(on: handle) }
+        for t in touched {
+            if case .text(_, let statements) = targets[t].owner { try statements.bounds.statementApplied(on: handle) }
+        }
+        // Every change is applied (the indexes agree with the rows as written); a refused vector fails the statement.
+        if let refused { throw handle.pool.report(refused) }
     }
 
     private func apply(_ stmt: OpaquePointer, _ rowid: Int64, _ start: Int, _ count: Int, on handle: Handle) throws {
@@ -238,7 +267,7 @@ final class SyncTracker {
     /// Starts collecting the rowids of rows inserted into `content` instead of indexing them one by one; false
     /// when no synced index covers that table. Every path out must end with `finishBulk` or `endBulk`.
     func beginBulk(content: String) -> Bool {
-        guard bulkContent == nil, targets.contains(where: { $0.index.content == content }) else { return false }
+        guard bulkContent == nil, targets.contains(where: { $0.content == content }) else { return false }
         bulkContent = Array(content.utf8CString)
         bulkRowids.removeAll(keepingCapacity: true)
         return true
@@ -261,17 +290,21 @@ final class SyncTracker {
         }) else { return }
         let rowids = bulkRowids.sorted()
         endBulk()
-        for target in targets where target.index.content == content {
-            let impacts = try TopKImpacts.Follower(bulkInsertOf: rowids, into: target.index, on: handle)
+        for target in targets where target.content == content {
+            guard case .text(let index, let statements) = target.owner else {
+                if case .vectors(let follower) = target.owner { try follower.bulkInserted(rowids, on: handle) }
+                continue
+            }
+            let impacts = try TopKImpacts.Follower(bulkInsertOf: rowids, into: index, on: handle)
             let piece = handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.piece }
             // FTS5 writes the pass's segments and merges them as each statement ends: set for a batch.
-            try BatchSetting.raising([.hashSize, .automerge], in: target.index.index, on: handle) {
-                try Self.index(rowids, into: target.index, pieceRows: piece, on: handle) { rows, count in
+            try BatchSetting.raising([.hashSize, .automerge], in: index.index, on: handle) {
+                try Self.index(rowids, into: index, pieceRows: piece, on: handle) { rows, count in
                     try impacts.willIndex(rows, count: count, on: handle)
                 }
             }
             try impacts.finish(on: handle)
-            target.statements.bounds.bulkLoaded()
+            statements.bounds.bulkLoaded()
         }
     }
 

@@ -1,0 +1,58 @@
+#ifndef SIFT_VECTOR_H
+#define SIFT_VECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exact nearest-neighbour scans over blocks of vectors (Sift's vector indexes). Every pointer to stored data may
+ * be unaligned (SQLite hands out blobs at any address); the loops are written for the compiler to vectorize, and
+ * an AVX2+FMA build of each is chosen at run time when the processor has it. Scores: larger is better. */
+
+/* How vectors are compared: the index's declared metric. Cosine vectors are stored normalized and scored as dot. */
+enum { SIFT_VECTOR_DOT = 0, SIFT_VECTOR_L2 = 1 };
+
+/* The best `capacity` (score, rowid) pairs seen so far: a min-heap on (score, then larger rowid first). */
+typedef struct {
+    float *scores;
+    int64_t *rowids;
+    int count;
+    int capacity;
+} sift_vector_top;
+
+/* Offers one pair; ties keep the smaller rowid. */
+void sift_vector_top_offer(sift_vector_top *top, float score, int64_t rowid);
+/* Sorts the kept pairs best first (score descending, then rowid ascending), in place. */
+void sift_vector_top_sort(sift_vector_top *top);
+
+/* The score of one float32 vector against the query (dot product, or minus the squared Euclidean distance). */
+float sift_vector_score_f32(const float *query, const void *vector, int dim, int metric);
+
+/* The checksum term of one stored slot: its bytes' sum and its rowid, mixed (a slot's place weighs it in its
+ * block's checksum, see sift_vector_block_sum). */
+uint32_t sift_vector_slot_sum(const void *bytes, size_t length, int64_t rowid);
+
+/* Scores `count` float32 vectors of `dim` (stored one after another at `vectors`, rowids at `rowids`) against the
+ * query and offers each to `top`, skipping slot i when mask is given and mask[i] is 0. Returns the block's
+ * checksum: sum over slots i of (i + 1) * slot_sum(vector i, rowid i), modulo 2^64. */
+uint64_t sift_vector_scan_f32(const float *query, const void *vectors, const void *rowids, const uint8_t *mask,
+                              int count, int dim, int metric, sift_vector_top *top);
+
+/* The same over int8 codes: each slot is `dim` codes then two float32 (its scale and its squared norm); the query
+ * is quantized the same way (codes, scale, squared norm). Scores approximate those of the float vectors. */
+uint64_t sift_vector_scan_i8(const int8_t *query, float query_scale, float query_norm2, const void *codes,
+                             const void *rowids, const uint8_t *mask, int count, int dim, int metric,
+                             sift_vector_top *top);
+
+/* The same over sign bits (`words` 64-bit words a slot): the score is minus the Hamming distance. */
+uint64_t sift_vector_scan_bits(const uint64_t *query, const void *bits, const void *rowids, const uint8_t *mask,
+                               int count, int words, sift_vector_top *top);
+
+/* Quantizes a float vector to int8 codes (symmetric, scale = max |x| / 127); writes the scale and squared norm. */
+void sift_vector_quantize_i8(const float *vector, int dim, int8_t *codes, float *scale, float *norm2);
+/* Writes the sign bits of a float vector (bit j set when x_j > 0) into `words` 64-bit words. */
+void sift_vector_quantize_bits(const float *vector, int dim, uint64_t *bits, int words);
+
+/* The memory-bandwidth floor of a scan: sums `length` bytes as 32-bit words (the same loads a scan makes). */
+uint64_t sift_vector_sum_words(const void *bytes, size_t length);
+
+#endif

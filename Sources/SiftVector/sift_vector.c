@@ -1,0 +1,254 @@
+#include "sift_vector.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Stored data comes at any address: loads through these types are unaligned and may alias the blob's bytes. */
+typedef float sift_uf32 __attribute__((aligned(1), may_alias));
+typedef uint32_t sift_uu32 __attribute__((aligned(1), may_alias));
+typedef int64_t sift_ui64 __attribute__((aligned(1), may_alias));
+typedef uint64_t sift_uu64 __attribute__((aligned(1), may_alias));
+
+#define SIFT_LANES 16
+#define SIFT_INLINE static inline __attribute__((always_inline))
+
+/* ---- top k ---- */
+
+/* Whether (a, ra) ranks below (b, rb): a smaller score, or the same score and a larger rowid. */
+SIFT_INLINE int worse(float a, int64_t ra, float b, int64_t rb) { return a < b || (a == b && ra > rb); }
+
+static void sift_down(sift_vector_top *top, int i) {
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        if (l < top->count && worse(top->scores[l], top->rowids[l], top->scores[m], top->rowids[m])) m = l;
+        if (r < top->count && worse(top->scores[r], top->rowids[r], top->scores[m], top->rowids[m])) m = r;
+        if (m == i) return;
+        float s = top->scores[i]; top->scores[i] = top->scores[m]; top->scores[m] = s;
+        int64_t id = top->rowids[i]; top->rowids[i] = top->rowids[m]; top->rowids[m] = id;
+        i = m;
+    }
+}
+
+void sift_vector_top_offer(sift_vector_top *top, float score, int64_t rowid) {
+    if (top->capacity <= 0) return;
+    if (score != score) score = -INFINITY;  /* overflowing magnitudes: last, never in the way of a real score */
+    if (top->count < top->capacity) {
+        int i = top->count++;
+        top->scores[i] = score;
+        top->rowids[i] = rowid;
+        while (i > 0) {
+            int p = (i - 1) / 2;
+            if (!worse(top->scores[i], top->rowids[i], top->scores[p], top->rowids[p])) break;
+            float s = top->scores[i]; top->scores[i] = top->scores[p]; top->scores[p] = s;
+            int64_t id = top->rowids[i]; top->rowids[i] = top->rowids[p]; top->rowids[p] = id;
+            i = p;
+        }
+        return;
+    }
+    if (!worse(top->scores[0], top->rowids[0], score, rowid)) return;
+    top->scores[0] = score;
+    top->rowids[0] = rowid;
+    sift_down(top, 0);
+}
+
+void sift_vector_top_sort(sift_vector_top *top) {
+    /* Heap sort: the root (the worst kept) goes to the end each round, so the array ends best first. */
+    int n = top->count;
+    while (top->count > 1) {
+        int last = top->count - 1;
+        float s = top->scores[0]; top->scores[0] = top->scores[last]; top->scores[last] = s;
+        int64_t id = top->rowids[0]; top->rowids[0] = top->rowids[last]; top->rowids[last] = id;
+        top->count--;
+        sift_down(top, 0);
+    }
+    top->count = n;
+}
+
+/* ---- kernels (inlined into a baseline and an AVX2+FMA build of each scan) ---- */
+
+SIFT_INLINE float dot_f32(const float *q, const sift_uf32 *v, int dim) {
+    float acc[SIFT_LANES] = {0};
+    int j = 0;
+    for (; j + SIFT_LANES <= dim; j += SIFT_LANES)
+        for (int l = 0; l < SIFT_LANES; l++) acc[l] += q[j + l] * v[j + l];
+    float sum = 0;
+    for (; j < dim; j++) sum += q[j] * v[j];
+    for (int l = 0; l < SIFT_LANES; l++) sum += acc[l];
+    return sum;
+}
+
+SIFT_INLINE float l2_f32(const float *q, const sift_uf32 *v, int dim) {
+    float acc[SIFT_LANES] = {0};
+    int j = 0;
+    for (; j + SIFT_LANES <= dim; j += SIFT_LANES)
+        for (int l = 0; l < SIFT_LANES; l++) {
+            float d = q[j + l] - v[j + l];
+            acc[l] += d * d;
+        }
+    float sum = 0;
+    for (; j < dim; j++) { float d = q[j] - v[j]; sum += d * d; }
+    for (int l = 0; l < SIFT_LANES; l++) sum += acc[l];
+    return -sum;
+}
+
+SIFT_INLINE uint32_t word_sum(const uint8_t *bytes, size_t length) {
+    const sift_uu32 *w = (const sift_uu32 *)bytes;
+    size_t words = length / 4;
+    uint32_t acc[SIFT_LANES] = {0};
+    size_t i = 0;
+    for (; i + SIFT_LANES <= words; i += SIFT_LANES)
+        for (int l = 0; l < SIFT_LANES; l++) acc[l] += w[i + l];
+    uint32_t sum = 0;
+    for (; i < words; i++) sum += w[i];
+    for (int l = 0; l < SIFT_LANES; l++) sum += acc[l];
+    for (size_t b = words * 4; b < length; b++) sum += bytes[b];
+    return sum;
+}
+
+SIFT_INLINE uint32_t slot_sum(const uint8_t *bytes, size_t length, int64_t rowid) {
+    uint64_t id = (uint64_t)rowid;
+    return word_sum(bytes, length) + (uint32_t)id * 2654435761u + (uint32_t)(id >> 32) * 40503u;
+}
+
+SIFT_INLINE int32_t dot_i8(const int8_t *q, const int8_t *c, int dim) {
+    int32_t sum = 0;
+    for (int j = 0; j < dim; j++) sum += (int32_t)q[j] * (int32_t)c[j];
+    return sum;
+}
+
+SIFT_INLINE uint64_t scan_f32(const float *query, const void *vectors, const void *rowids, const uint8_t *mask,
+                              int count, int dim, int metric, sift_vector_top *top) {
+    const uint8_t *base = (const uint8_t *)vectors;
+    const sift_ui64 *ids = (const sift_ui64 *)rowids;
+    size_t stride = (size_t)dim * 4;
+    uint64_t checksum = 0;
+    for (int i = 0; i < count; i++) {
+        const uint8_t *v = base + (size_t)i * stride;
+        int64_t rowid = ids[i];
+        checksum += (uint64_t)(i + 1) * slot_sum(v, stride, rowid);
+        if (mask && !mask[i]) continue;
+        float score = metric == SIFT_VECTOR_L2 ? l2_f32(query, (const sift_uf32 *)v, dim)
+                                               : dot_f32(query, (const sift_uf32 *)v, dim);
+        sift_vector_top_offer(top, score, rowid);
+    }
+    return checksum;
+}
+
+SIFT_INLINE uint64_t scan_i8(const int8_t *query, float qscale, float qnorm2, const void *codes, const void *rowids,
+                             const uint8_t *mask, int count, int dim, int metric, sift_vector_top *top) {
+    const uint8_t *base = (const uint8_t *)codes;
+    const sift_ui64 *ids = (const sift_ui64 *)rowids;
+    size_t stride = (size_t)dim + 8;
+    uint64_t checksum = 0;
+    for (int i = 0; i < count; i++) {
+        const uint8_t *c = base + (size_t)i * stride;
+        int64_t rowid = ids[i];
+        checksum += (uint64_t)(i + 1) * slot_sum(c, stride, rowid);
+        if (mask && !mask[i]) continue;
+        float scale = *(const sift_uf32 *)(c + dim), norm2 = *(const sift_uf32 *)(c + dim + 4);
+        float dot = qscale * scale * (float)dot_i8(query, (const int8_t *)c, dim);
+        sift_vector_top_offer(top, metric == SIFT_VECTOR_L2 ? -(qnorm2 + norm2 - 2 * dot) : dot, rowid);
+    }
+    return checksum;
+}
+
+SIFT_INLINE uint64_t scan_bits(const uint64_t *query, const void *bits, const void *rowids, const uint8_t *mask,
+                               int count, int words, sift_vector_top *top) {
+    const uint8_t *base = (const uint8_t *)bits;
+    const sift_ui64 *ids = (const sift_ui64 *)rowids;
+    size_t stride = (size_t)words * 8;
+    uint64_t checksum = 0;
+    for (int i = 0; i < count; i++) {
+        const uint8_t *b = base + (size_t)i * stride;
+        int64_t rowid = ids[i];
+        checksum += (uint64_t)(i + 1) * slot_sum(b, stride, rowid);
+        if (mask && !mask[i]) continue;
+        const sift_uu64 *w = (const sift_uu64 *)b;
+        int distance = 0;
+        for (int j = 0; j < words; j++) distance += __builtin_popcountll(query[j] ^ w[j]);
+        sift_vector_top_offer(top, -(float)distance, rowid);
+    }
+    return checksum;
+}
+
+/* ---- run-time choice of the build ---- */
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#define SIFT_AVX2 __attribute__((target("avx2,fma")))
+static int has_avx2(void) {
+    static int known = -1;
+    if (known < 0) {
+        __builtin_cpu_init();
+        known = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    return known;
+}
+SIFT_AVX2 static uint64_t scan_f32_avx2(const float *q, const void *v, const void *r, const uint8_t *m, int n, int d,
+                                        int metric, sift_vector_top *t) { return scan_f32(q, v, r, m, n, d, metric, t); }
+SIFT_AVX2 static uint64_t scan_i8_avx2(const int8_t *q, float qs, float qn, const void *c, const void *r,
+                                       const uint8_t *m, int n, int d, int metric, sift_vector_top *t) {
+    return scan_i8(q, qs, qn, c, r, m, n, d, metric, t);
+}
+SIFT_AVX2 static uint64_t sum_words_avx2(const void *bytes, size_t length) { return word_sum((const uint8_t *)bytes, length); }
+#else
+static int has_avx2(void) { return 0; }
+#endif
+
+float sift_vector_score_f32(const float *query, const void *vector, int dim, int metric) {
+    return metric == SIFT_VECTOR_L2 ? l2_f32(query, (const sift_uf32 *)vector, dim) : dot_f32(query, (const sift_uf32 *)vector, dim);
+}
+
+uint32_t sift_vector_slot_sum(const void *bytes, size_t length, int64_t rowid) {
+    return slot_sum((const uint8_t *)bytes, length, rowid);
+}
+
+uint64_t sift_vector_scan_f32(const float *query, const void *vectors, const void *rowids, const uint8_t *mask,
+                              int count, int dim, int metric, sift_vector_top *top) {
+#ifdef SIFT_AVX2
+    if (has_avx2()) return scan_f32_avx2(query, vectors, rowids, mask, count, dim, metric, top);
+#endif
+    return scan_f32(query, vectors, rowids, mask, count, dim, metric, top);
+}
+
+uint64_t sift_vector_scan_i8(const int8_t *query, float query_scale, float query_norm2, const void *codes,
+                             const void *rowids, const uint8_t *mask, int count, int dim, int metric,
+                             sift_vector_top *top) {
+#ifdef SIFT_AVX2
+    if (has_avx2()) return scan_i8_avx2(query, query_scale, query_norm2, codes, rowids, mask, count, dim, metric, top);
+#endif
+    return scan_i8(query, query_scale, query_norm2, codes, rowids, mask, count, dim, metric, top);
+}
+
+uint64_t sift_vector_scan_bits(const uint64_t *query, const void *bits, const void *rowids, const uint8_t *mask,
+                               int count, int words, sift_vector_top *top) {
+    return scan_bits(query, bits, rowids, mask, count, words, top);
+}
+
+void sift_vector_quantize_i8(const float *vector, int dim, int8_t *codes, float *scale, float *norm2) {
+    float max = 0, n2 = 0;
+    for (int j = 0; j < dim; j++) {
+        float a = fabsf(vector[j]);
+        if (a > max) max = a;
+        n2 += vector[j] * vector[j];
+    }
+    float s = max > 0 ? max / 127.0f : 1.0f;
+    for (int j = 0; j < dim; j++) {
+        long c = lrintf(vector[j] / s);
+        codes[j] = (int8_t)(c > 127 ? 127 : c < -127 ? -127 : c);
+    }
+    *scale = s;
+    *norm2 = n2;
+}
+
+void sift_vector_quantize_bits(const float *vector, int dim, uint64_t *bits, int words) {
+    memset(bits, 0, (size_t)words * 8);
+    for (int j = 0; j < dim && j / 64 < words; j++)
+        if (vector[j] > 0) bits[j / 64] |= (uint64_t)1 << (j % 64);
+}
+
+uint64_t sift_vector_sum_words(const void *bytes, size_t length) {
+#ifdef SIFT_AVX2
+    if (has_avx2()) return sum_words_avx2(bytes, length);
+#endif
+    return word_sum((const uint8_t *)bytes, length);
+}
