@@ -13,6 +13,9 @@ final class SyncTracker {
         let name: [CChar]
         /// Position of each indexed column in the content table.
         let positions: [Int32]
+        /// Position of each facet column in the content table (`FacetStore`): an update of these alone is recorded
+        /// for the facets, without touching the index.
+        let facetPositions: [Int32]
         /// The index writes, prepared on first use (preparing needs the index's tokenizer) and kept for the
         /// connection's lifetime, so the per-row path does no lookups.
         let statements: TargetStatements
@@ -23,7 +26,12 @@ final class SyncTracker {
         var delete: OpaquePointer?
         /// What the index's score bounds are told of its row changes (the bounds' one interface for them).
         let bounds: IndexBoundsFollower
-        init(_ index: SyncedIndex) { bounds = IndexBoundsFollower(index) }
+        /// What the index's facets are told of its row changes (the facets' one interface for them).
+        let facets: FacetStore.Follower
+        init(_ index: SyncedIndex) {
+            bounds = IndexBoundsFollower(index)
+            facets = FacetStore.Follower(index)
+        }
         deinit {
             sqlite3_finalize(insert)
             sqlite3_finalize(delete)
@@ -38,6 +46,8 @@ final class SyncTracker {
         let start: Int
         let oldCount: Int
         let newCount: Int
+        /// An update of facet columns alone: the facets follow it, the index and its bounds do not.
+        var facetsOnly = false
     }
 
     private(set) var schemaVersion: Int64 = -1
@@ -79,8 +89,11 @@ final class SyncTracker {
                 let names = try handle.columnNames(of: index.content)
                 let positions = index.columns.compactMap { column in names.firstIndex(of: column).map(Int32.init) }
                 guard positions.count == index.columns.count else { continue }
+                let facetPositions = try FacetStore.declared(index.index, on: handle).compactMap { facet in
+                    names.firstIndex(of: facet.column).map(Int32.init)
+                }
                 loaded.append(Target(index: index, name: Array(index.content.utf8CString), positions: positions,
-                                     statements: TargetStatements(index)))
+                                     facetPositions: facetPositions, statements: TargetStatements(index)))
             }
         }
         let wasActive = isActive
@@ -149,7 +162,14 @@ final class SyncTracker {
             copy(db, positions, sqlite3_preupdate_old)
             pending.append(Change(target: t, oldRowid: key1, newRowid: key2, start: start, oldCount: positions.count, newCount: 0))
         case SQLITE_UPDATE:
-            if key1 == key2 && !indexedValuesChanged(db, positions) { return }
+            if key1 == key2 && !valuesChanged(db, positions) {
+                let facets = targets[t].facetPositions
+                if !facets.isEmpty && valuesChanged(db, facets) {
+                    pending.append(Change(target: t, oldRowid: key1, newRowid: key2, start: start, oldCount: 0, newCount: 0,
+                                          facetsOnly: true))
+                }
+                return
+            }
             copy(db, positions, sqlite3_preupdate_old)
             copy(db, positions, sqlite3_preupdate_new)
             pending.append(Change(target: t, oldRowid: key1, newRowid: key2, start: start, oldCount: positions.count,
@@ -167,8 +187,9 @@ final class SyncTracker {
         }
     }
 
-    /// An update that leaves every indexed column as it was does not touch the index.
-    private func indexedValuesChanged(_ db: OpaquePointer, _ positions: [Int32]) -> Bool {
+    /// Whether an update changed any of the columns at `positions` (an update that leaves every indexed column as it
+    /// was does not touch the index).
+    private func valuesChanged(_ db: OpaquePointer, _ positions: [Int32]) -> Bool {
         for position in positions {
             var old: OpaquePointer?, new: OpaquePointer?
             guard sqlite3_preupdate_old(db, position, &old) == SQLITE_OK, sqlite3_preupdate_new(db, position, &new) == SQLITE_OK
@@ -197,6 +218,13 @@ final class SyncTracker {
         for change in pending {
             let target = targets[change.target]
             let statements = target.statements
+            touched.insert(change.target)
+            if change.facetsOnly {
+                statements.facets.rowChanged(old: change.oldRowid, new: change.newRowid)
+                continue
+            }
+            statements.facets.rowChanged(old: change.oldCount > 0 ? change.oldRowid : nil,
+                                         new: change.newCount > 0 ? change.newRowid : nil)
             if change.oldCount > 0 {
                 if statements.delete == nil { statements.delete = try handle.prepareUnmanaged(target.index.deleteSQL) }
                 if let delete = statements.delete { try apply(delete, change.oldRowid, change.start, change.oldCount, on: handle) }
@@ -216,11 +244,14 @@ final class SyncTracker {
                       let text = sqlite3_value_text(value) else { return nil }
                 return UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
             }, on: handle)
-            touched.insert(change.target)
         }
-        // The bounds follow once the changes are applied (what they step is observed: the recorded values go first).
+        // The bounds and the facets follow once the changes are applied (what they step is observed: the recorded
+        // values go first).
         discardPending()
-        for t in touched { try targets[t].statements.bounds.statementApplied(on: handle) }
+        for t in touched {
+            try targets[t].statements.bounds.statementApplied(on: handle)
+            try targets[t].statements.facets.statementApplied(on: handle)
+        }
     }
 
     private func apply(_ stmt: OpaquePointer, _ rowid: Int64, _ start: Int, _ count: Int, on handle: Handle) throws {
@@ -272,6 +303,7 @@ final class SyncTracker {
             }
             try impacts.finish(on: handle)
             target.statements.bounds.bulkLoaded()
+            try target.statements.facets.bulkInserted(rowids, on: handle)
         }
     }
 
