@@ -2,6 +2,33 @@ import CSQLite
 import SiftRank
 
 extension Database {
+    /// The distributions of the facets `options` names over every row of `index` that `query` matches (with
+    /// `condition` and ``SearchOptions/facetFilters``), without ranking any hit: a search's
+    /// ``SearchResults/facets`` alone, for a filter panel drawn apart from the results. `options` also gives
+    /// ``SearchOptions/facetLimit`` and the typo tolerance; its ranking, page and feedback are not used.
+    ///
+    ///     let panel = try database.facets(for: SearchQuery("coffee"), in: "articles_fts",
+    ///                                     options: SearchOptions(facets: ["category", "year"]))
+    ///     for value in panel["year"]?.top ?? [] { print(value.value, value.count) }
+    public func facets(for query: SearchQuery, in index: String, where condition: Condition? = nil,
+                       options: SearchOptions) throws -> [String: FacetDistribution] {
+        try read { handle in
+            let info = try ftsInfo(index, on: handle)
+            let tokenizer = try handle.tokenizer(info.tokenizer)
+            let filtered = try facetCondition(condition, options, info, on: handle)
+            let variants: TypoVariant.Finder? = options.typoTolerance.isOff ? nil
+                : typoVariants(info, tokenizer, options.typoTolerance, on: handle)
+            guard let weighted = try query.weightedTree(spans: tokenizer.querySpans, distinct: options.ranking.weighsQueryTerms,
+                                                        stopwords: pool.attachment(FullTextSettings.init).stopwords(for: info.tokenizer),
+                                                        variants: variants)
+            else { return Dictionary(uniqueKeysWithValues: options.facets.map { ($0, FacetDistribution(field: $0, counts: [:], limit: 0)) }) }
+            // One snapshot for the rowids and the structures they are counted in.
+            let snapshot = !handle.isInTransaction && sqlite3_exec(handle.raw, "BEGIN", nil, nil, nil) == SQLITE_OK
+            defer { if snapshot { sqlite3_exec(handle.raw, "COMMIT", nil, nil, nil) } }
+            return try facetDistributions(weighted.tree.rendered, info, filtered, options, on: handle)
+        }
+    }
+
     /// `condition` ANDed with the facet filters of `options` (each a column of the search's source, checked here).
     func facetCondition(_ condition: Condition?, _ options: SearchOptions, _ info: FTSTableInfo,
                         on handle: Handle) throws -> Condition? {
