@@ -184,7 +184,8 @@ struct SearchStatement: RenderedStatement {
             }
         }
         builder.append(" FROM \(index)")
-        if let content {
+        // The matching rowids alone need no content row, unless a condition reads one.
+        if let content, aggregate != .rowids || condition != nil {
             builder.append(" JOIN \(q(content.table)) ON \(q(content.table)).\(q(content.rowid)) = \(index).rowid")
         }
         builder.append(" WHERE \(index) MATCH ")
