@@ -95,6 +95,8 @@ public struct CorpusSearchResults: Sendable, Hashable {
     public var hits: [CorpusHit]
     /// All hits, not only this page.
     public var totalCount: Int
+    /// The counts of each facet field the search asked for (``CorpusSearchOptions/search``'s `facets`), over all hits.
+    public var facets: [String: FacetDistribution] = [:]
 }
 
 extension CorpusDatabase {
@@ -104,6 +106,14 @@ extension CorpusDatabase {
             var condition: Condition?
             for filter in options.filters { condition = condition.map { $0 && filter.condition } ?? filter.condition }
             var searchOptions = options.search
+            // Facets are asked for by field; each is counted in its column of `documents` (see `updateFacets`).
+            if !searchOptions.facets.isEmpty {
+                let known = try facetFields()
+                for field in searchOptions.facets where !known.contains(field) {
+                    throw SiftToolError.invalidArgument("\(field) is not a facet of this corpus: index with --facet \(field)")
+                }
+                searchOptions.facets = searchOptions.facets.map(Self.facetColumn)
+            }
             searchOptions.weights = ["title": options.titleWeight]
             searchOptions.ranking = options.ranking
             searchOptions.feedback = options.feedback
@@ -116,7 +126,11 @@ extension CorpusDatabase {
                           score: hit.score, snippet: hit.snippets["body"] ?? "", source: hit.object.source,
                           fields: hit.object.fields)
             }
-            return CorpusSearchResults(hits: hits, totalCount: results.totalCount ?? hits.count)
+            var corpusResults = CorpusSearchResults(hits: hits, totalCount: results.totalCount ?? hits.count)
+            for (column, distribution) in results.facets {
+                corpusResults.facets[String(column.dropFirst(Self.facetPrefix.count))] = distribution
+            }
+            return corpusResults
         }
     }
 

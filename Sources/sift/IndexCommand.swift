@@ -50,6 +50,11 @@ struct IndexCommand: ParsableCommand {
     @Option(name: .customLong("batch-size"), help: "Documents per transaction.")
     var batchSize = 1000
 
+    @Option(name: .customLong("facet"), help: ArgumentHelp(
+        "A record field (JSON Lines field, CSV column) whose values `sift search --facet` counts; repeat for several. "
+            + "Kept for later runs.", valueName: "field"))
+    var facets: [String] = []
+
     @Flag(help: "Stop at the first bad input instead of skipping it.")
     var strict = false
 
@@ -81,6 +86,8 @@ struct IndexCommand: ParsableCommand {
             }
             indexer.shouldStop = { interruption.isRaised }
             let report = try indexer.index(sources.map { URL(fileURLWithPath: $0) })
+            // The facet fields, new and earlier ones, filled for the documents this run wrote.
+            try corpus.updateFacets(adding: facets)
             ProgressLine.clear()
             if !quiet {
                 var line = "indexed \(plural(report.written, "document")) from \(plural(report.files, "file"))"

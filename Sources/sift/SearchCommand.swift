@@ -12,7 +12,9 @@ struct SearchCommand: ParsableCommand {
             --json prints one object per hit with the fields id, key, title, score, snippet, source and \
             fields (the source's other fields); matched words are marked [like this]. --where field=value \
             keeps hits whose title, key, source or stored field (a JSON Lines field or CSV column) equals \
-            the value; repeat it to require several.
+            the value; repeat it to require several. --facet field counts the values of a field named with \
+            `sift index --facet` over all hits (printed after them; with --json, one last object \
+            {"facets": {field: {"distinct": n, "values": [{"value": v, "count": n}, ...]}}}).
             """)
 
     @Argument(help: "What to search for (plain text; quotes and operators are just text).")
@@ -31,6 +33,13 @@ struct SearchCommand: ParsableCommand {
 
     @Option(name: .customLong("where"), help: ArgumentHelp("Only hits whose field equals a value.", valueName: "field=value"))
     var filters: [String] = []
+
+    @Option(name: .customLong("facet"), help: ArgumentHelp("Count a facet field's values over all hits (see `sift index --facet`).",
+                                                           valueName: "field"))
+    var facets: [String] = []
+
+    @Option(name: .customLong("facet-limit"), help: "Most frequent values shown per facet.")
+    var facetLimit = 10
 
     @OptionGroup var rankingOptions: RankingOptions
 
@@ -52,6 +61,7 @@ struct SearchCommand: ParsableCommand {
     func validate() throws {
         if limit < 1 { throw ValidationError("--limit must be at least 1") }
         if offset < 0 { throw ValidationError("--offset cannot be negative") }
+        if facetLimit < 1 { throw ValidationError("--facet-limit must be at least 1") }
     }
 
     func run() throws {
@@ -66,11 +76,15 @@ struct SearchCommand: ParsableCommand {
             searchOptions.search.typoTolerance = rankingOptions.typoTolerance
             searchOptions.search.usesSynonyms = rankingOptions.synonymWeightValue != nil
             searchOptions.search.synonymWeight = rankingOptions.synonymWeight
+            searchOptions.search.facets = facets
+            searchOptions.search.facetLimit = facetLimit
             let results = try corpus.search(query, options: searchOptions)
             if json {
                 for hit in results.hits { print(try HitPrinter.json(hit)) }
+                if !facets.isEmpty { print(try FacetPrinter.json(results.facets, fields: facets)) }
             } else {
                 HitPrinter.printText(results, offset: offset)
+                FacetPrinter.printText(results.facets, fields: facets)
                 if results.totalCount == 0, let correction = try corpus.correction(for: query) { print("Did you mean: \(correction)") }
             }
         }
@@ -98,5 +112,39 @@ enum HitPrinter {
                                      "snippet": hit.snippet, "source": hit.source, "fields": fields]
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// How facet counts are shown: one line a field in text, one JSON object after the hits with --json.
+enum FacetPrinter {
+    static func printText(_ facets: [String: FacetDistribution], fields: [String]) {
+        for field in fields {
+            guard let facet = facets[field] else { continue }
+            let values = facet.top.map { "\(label($0.value)) \($0.count)" }.joined(separator: ", ")
+            print("\(field): " + (values.isEmpty ? "no values" : values) + " (\(facet.distinctCount) distinct)")
+        }
+    }
+
+    static func json(_ facets: [String: FacetDistribution], fields: [String]) throws -> String {
+        var object: [String: Any] = [:]
+        for field in fields {
+            guard let facet = facets[field] else { continue }
+            object[field] = ["distinct": facet.distinctCount,
+                             "values": facet.top.map { ["value": value($0.value), "count": $0.count] as [String: Any] }] as [String: Any]
+        }
+        let data = try JSONSerialization.data(withJSONObject: ["facets": object], options: [.sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// NULL (a record without the field) reads as "(none)".
+    private static func label(_ value: FundamentalValue) -> String { value.isNull ? "(none)" : value.description }
+
+    private static func value(_ value: FundamentalValue) -> Any {
+        switch value.type {
+        case .null: return NSNull()
+        case .integer32, .integer64: return value.int64Value
+        case .float: return value.doubleValue
+        default: return value.stringValue
+        }
     }
 }

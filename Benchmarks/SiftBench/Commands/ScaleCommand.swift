@@ -304,11 +304,5 @@ struct ScaleCommand: ParsableCommand {
 
     func close(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-9 * max(1, abs(a), abs(b)) }
 
-    func percentiles(_ times: [Double]) -> String {
-        let sorted = times.sorted()
-        func at(_ p: Double) -> Double {
-            sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)]
-        }
-        return String(format: "%.1f / %.1f / %.1f", at(0.5), at(0.9), at(0.99))
-    }
+    func percentiles(_ times: [Double]) -> String { Percentiles(times).text }
 }

@@ -14,8 +14,8 @@ struct SiftBenchCommand: ParsableCommand {
             Benchmarks/README.md. Exit status: 0 success; 1 a failed run (a variant's check or an error, or \
             with --strict a missed target); 64 a usage error.
             """,
-        subcommands: [ThroughputCommand.self, RelevanceCommand.self, ScaleCommand.self, ScaleIndexCommand.self, ListCommand.self,
-                      FixtureCommand.self, CorruptionCommand.self, SuggestCommand.self, VectorsCommand.self])
+        subcommands: [ThroughputCommand.self, RelevanceCommand.self, ScaleCommand.self, ScaleIndexCommand.self, FacetCommand.self,
+                      ListCommand.self, FixtureCommand.self, CorruptionCommand.self, SuggestCommand.self, VectorsCommand.self])
 }
 
 /// `--scale`, shared by the commands that generate the throughput suite's data.

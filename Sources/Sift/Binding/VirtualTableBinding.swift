@@ -15,6 +15,8 @@ public struct VirtualTableBinding: Sendable {
     }
     let module: Module
     let arguments: [ModuleArgument]
+    /// Columns of the content table whose values searches of a synced index count (see ``withFacets(_:)``).
+    public private(set) var facetColumns: [String] = []
 
     /// A virtual table using `module` with `arguments`.
     public init(with module: Module, and arguments: ModuleArgument...) {
@@ -26,6 +28,19 @@ public struct VirtualTableBinding: Sendable {
     public init(with module: Module, and arguments: [ModuleArgument]) {
         self.module = module
         self.arguments = arguments
+    }
+
+    /// This binding with `columns` of the content table as the facets of a synced index created from it: Sift keeps
+    /// a compact structure of their values beside the index, in the same transaction as every write, so a search
+    /// counts them over all of its matching rows fast (``SearchOptions/facets``, the "Facets and Synonyms" article).
+    ///
+    ///     static var virtualTableBinding: VirtualTableBinding? {
+    ///         VirtualTableBinding(with: .fts5, and: ModuleArgument(withTokenize: "sift_icu")).withFacets("category", "year")
+    ///     }
+    public func withFacets(_ columns: String...) -> VirtualTableBinding {
+        var binding = self
+        binding.facetColumns = columns
+        return binding
     }
 }
 

@@ -68,6 +68,6 @@ extension Handle {
     /// `rebuild(index:)`, migrations, recovery), which tells the score bounds' maintainer (`ScoreBounds`).
     func rebuildFullTextIndex(_ name: String) throws {
         try BatchSetting.raising([.hashSize], in: name, on: self) { try fullTextCommand("rebuild", in: name) }
-        try ScoreBounds.indexRebuilt(name, on: self)
+        try DerivedStructures.indexRebuilt(name, on: self)
     }
 }

@@ -101,7 +101,7 @@ struct FullTextRecovery: VirtualTableRecovering {
                 rebuilt.append(name)
             } catch {
                 // Score bounds copied from the damaged file describe rows that are not there.
-                try? ScoreBounds.indexDropped(name, on: handle)
+                try? DerivedStructures.indexDropped(name, on: handle)
                 problems.append("full-text index \(name) could not be rebuilt: \((error as? SiftError)?.message ?? "\(error)")")
             }
         }

@@ -22,9 +22,20 @@ extension Database {
     ///     try database.create(virtualTable: "articles_fts", of: ArticleIndex.self, syncedWith: "articles")
     ///
     /// `tokenizer` overrides the binding's `tokenize` argument, for tools that choose it at run time.
+    ///
+    /// `facets` names columns of the content table whose values searches count over all of their matches
+    /// (``SearchOptions/facets``); nil takes the binding's (``VirtualTableBinding/withFacets(_:)``). Sift keeps a
+    /// compact structure of their values beside an explicitly synced index, exact after every write, and builds it
+    /// here from the rows already there (a call that only changes the facets builds just them). A trigger-synced
+    /// index counts its facets with a plain `GROUP BY` instead.
+    ///
+    ///     try database.create(virtualTable: "articles_fts", of: ArticleIndex.self, syncedWith: "articles",
+    ///                         facets: ["category", "year"])
     public func create<Root: TableDecodable>(virtualTable name: String, of rootType: Root.Type, syncedWith contentTable: String,
-                                             mode: SyncMode = .explicit, tokenizer: String? = nil) throws {
+                                             mode: SyncMode = .explicit, tokenizer: String? = nil,
+                                             facets: [String]? = nil) throws {
         let binding = Root.CodingKeys.objectRelationalMapping
+        let facets = facets ?? binding.virtualTable?.facetColumns ?? []
         try write { handle in
             guard try handle.schemaType(of: contentTable) == "table" else {
                 throw pool.report(SiftError(code: .error, message: "The content table \(contentTable) does not exist.",
@@ -34,6 +45,12 @@ extension Database {
             let missing = binding.columnNames.filter { !contentColumns.contains($0) }
             guard missing.isEmpty else {
                 throw pool.report(SiftError(code: .error, message: "\(contentTable) has no column \(missing.joined(separator: ", ")) to index.",
+                                            path: path, tag: tag, operation: .schema))
+            }
+            let missingFacets = facets.filter { !contentColumns.contains($0) }
+            guard missingFacets.isEmpty, Set(facets).count == facets.count else {
+                throw pool.report(SiftError(code: .error, message: missingFacets.isEmpty ? "A facet is named twice: \(facets)."
+                                                : "\(contentTable) has no column \(missingFacets.joined(separator: ", ")) to count as a facet.",
                                             path: path, tag: tag, operation: .schema))
             }
             let rowid = try handle.integerPrimaryKey(of: contentTable) ?? "rowid"
@@ -66,10 +83,13 @@ extension Database {
             if mode == .trigger { for sql in synced.triggerSQL { try handle.execute(sql) } }
             // A new index is built from the rows already there, and gets score bounds when it supports them; an
             // index now synced by triggers drops its bounds (triggers would not keep them valid).
+            let facetsChanged = try FacetStore.declare(name, columns: facets, on: handle)
             if !existed {
                 try handle.rebuildFullTextIndex(name)
             } else if mode == .trigger {
-                try ScoreBounds.indexDropped(name, on: handle)
+                try DerivedStructures.indexDropped(name, on: handle)
+            } else if facetsChanged {
+                try FacetStore.rebuild(name, on: handle)
             }
         }
     }
@@ -122,7 +142,7 @@ extension Database {
     ///     try database.optimize(index: "articles_fts")
     public func optimize(index: String) throws {
         try command(index, "optimize")
-        try write { handle in try ScoreBounds.indexOptimized(index, on: handle) }
+        try write { handle in try DerivedStructures.indexOptimized(index, on: handle) }
     }
 
     /// Does up to `pages` pages of incremental merge work, for writers that want to spread it out.
@@ -183,6 +203,7 @@ extension Database {
         }
         if let content, content != indexed { problems.append("\(indexed) rows indexed, \(content) content rows") }
         try damage("impacts") { problems += try TopKImpacts.problems(index, on: handle) }
+        try damage("facets") { problems += try FacetStore.problems(index, on: handle) }
         return IndexVerification(indexedRows: indexed, contentRows: content, problems: problems,
                                  searchPlan: try ScoreBounds.plan(of: index, on: handle))
     }

@@ -88,6 +88,7 @@ extension Database: ConnectionObserverProviding {
         _ = sift_rank_register(handle.raw)
         _ = sift_bound_register(handle.raw)
         _ = sift_snippet_register(handle.raw)
+        _ = sift_facet_register(handle.raw)
         return FullTextConnection()
     }
 }

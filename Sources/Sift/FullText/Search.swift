@@ -70,15 +70,36 @@ public struct SearchOptions: Sendable, Hashable {
     /// rankings, against 0.585 without synonyms; 1 gave 0.902 under InB2 and 0.874 under BM25F and no longer ranks the
     /// word typed first (see the "Facets and Synonyms" article).
     public static let defaultSynonymWeight = 0.5
+    /// Columns of the content table whose values are counted over every matching row, not only the page of hits
+    /// (``SearchResults/facets``): exact, from the compact structure Sift keeps for facets declared with the index
+    /// (``VirtualTableBinding/withFacets(_:)``), else with a plain `GROUP BY` over the matches.
+    ///
+    ///     let results: SearchResults<Article> = try database.search("coffee", in: "articles_fts",
+    ///                                                               options: SearchOptions(facets: ["category"]))
+    ///     results.facets["category"]?.top   // [("drinks", 412), ("travel", 96), ...]
+    public var facets: [String] = []
+    /// How many of each facet's most frequent values ``FacetDistribution/top`` lists (every value is in
+    /// ``FacetDistribution/counts``).
+    public var facetLimit: Int = 10
+    /// Keeps only the rows whose column holds one of the listed values, for each listed column (the columns of the
+    /// content table, ANDed together; the values of one column ORed; ``FundamentalValue/null`` matches NULL). Applies to
+    /// the hits, the total and the facet counts alike, together with the text and the `where:` condition.
+    ///
+    ///     options.facetFilters = ["category": ["books", "music"], "year": [2024]]
+    public var facetFilters: [String: [FundamentalValue]] = [:]
 
     /// Default options: 20 hits, ``Ranking/default`` with equal weights, no highlights, totals counted.
     public init(limit: Int = 20, offset: Int = 0, weights: [String: Double] = [:], ranking: Ranking = .default,
                 highlight: [String] = [], snippet: [String] = [], markers: Markers = Markers("[", "]"),
                 ellipsis: String = "…", snippetLength: Int = 100, countTotal: Bool = true, feedback: Feedback? = nil,
                 typoTolerance: TypoTolerance = .off, usesSynonyms: Bool = true,
-                synonymWeight: Double = SearchOptions.defaultSynonymWeight) {
+                synonymWeight: Double = SearchOptions.defaultSynonymWeight, facets: [String] = [], facetLimit: Int = 10,
+                facetFilters: [String: [FundamentalValue]] = [:]) {
         self.usesSynonyms = usesSynonyms
         self.synonymWeight = synonymWeight
+        self.facets = facets
+        self.facetLimit = facetLimit
+        self.facetFilters = facetFilters
         self.feedback = feedback
         self.typoTolerance = typoTolerance
         self.ranking = ranking
@@ -124,6 +145,8 @@ public struct SearchResults<Object> {
     public let expression: String?
     /// Whether ``totalCount`` is a lower bound rather than the exact count (see there).
     public internal(set) var totalCountIsLowerBound = false
+    /// The counts of the values of each column ``SearchOptions/facets`` names, over every matching row (exact).
+    public internal(set) var facets: [String: FacetDistribution] = [:]
 }
 
 extension Database {
@@ -143,11 +166,14 @@ extension Database {
             let variants: TypoVariant.Finder? = options.typoTolerance.isOff ? nil
                 : typoVariants(info, tokenizer, options.typoTolerance, on: handle)
             let synonyms = options.usesSynonyms ? try synonymFinder(info, tokenizer, on: handle) : nil
+            let filtered = try facetCondition(condition, options, info, on: handle)
             guard var weighted = try query.weightedTree(spans: tokenizer.querySpans, distinct: options.ranking.weighsQueryTerms,
                                                         stopwords: stopwords, variants: variants, synonyms: synonyms,
                                                         synonymWeight: options.synonymWeight)
             else {
-                return SearchResults(hits: [], totalCount: options.countTotal ? 0 : nil, expression: nil)
+                var results = SearchResults<Object>(hits: [], totalCount: options.countTotal ? 0 : nil, expression: nil)
+                results.facets = Dictionary(uniqueKeysWithValues: options.facets.map { ($0, FacetDistribution(field: $0, counts: [:], limit: options.facetLimit)) })
+                return results
             }
             for column in query.columns + options.highlight + options.snippet + Array(options.weights.keys)
             where !info.columns.contains(column) {
@@ -159,18 +185,24 @@ extension Database {
             defer { if snapshot { sqlite3_exec(handle.raw, "COMMIT", nil, nil, nil) } }
             var rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
             if let feedback = options.feedback, options.ranking.weighsQueryTerms, query.takesFeedback,
-               let expanded = try expanded(query, weighted.tree, rank, condition, by: feedback, info, tokenizer, stopwords,
+               let expanded = try expanded(query, weighted.tree, rank, filtered, by: feedback, info, tokenizer, stopwords,
                                            variants: variants, synonyms: synonyms, synonymWeight: options.synonymWeight,
                                            on: handle) {
                 weighted = expanded
                 rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
             }
-            if let pruned = try prunedSearch(weighted.tree, weighted.weights, info, Object.self, condition, options, on: handle) {
-                return pruned
+            var results: SearchResults<Object>
+            if let pruned = try prunedSearch(weighted.tree, weighted.weights, info, Object.self, filtered, options, on: handle) {
+                results = pruned
+            } else {
+                rank = try counted(rank, weighted.tree, info, on: handle)
+                results = try runSearch(weighted.tree.rendered, rank, info, Object.self, filtered, options,
+                                        isAdvanced: query.isAdvanced, on: handle)
             }
-            rank = try counted(rank, weighted.tree, info, on: handle)
-            return try runSearch(weighted.tree.rendered, rank, info, Object.self, condition, options,
-                                 isAdvanced: query.isAdvanced, on: handle)
+            if !options.facets.isEmpty {
+                results.facets = try facetDistributions(weighted.tree.rendered, info, filtered, options, on: handle)
+            }
+            return results
         }
     }
 

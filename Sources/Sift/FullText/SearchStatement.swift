@@ -119,6 +119,14 @@ struct SearchStatement: RenderedStatement {
     var offset = 0
     /// Renders `SELECT count(*)` of the matching rows instead.
     var countsOnly = false
+    /// What to select instead of the hits (nil: the hits): the matching rows' rowids, or a column of the source
+    /// and how many matching rows hold each of its values (`GROUP BY`), for facet counts.
+    var aggregate: Aggregate?
+
+    enum Aggregate: Hashable {
+        case rowids
+        case groupCounts(column: String)
+    }
     /// Renders only the row with this rowid (bound last), without the rank column, rank function, condition,
     /// order or limit: the object and markup of a hit whose score the caller computed (a pruned search). FTS5's
     /// rank would count every matching row to compute one score. Without highlights or snippets, the row is read
@@ -151,6 +159,11 @@ struct SearchStatement: RenderedStatement {
         }
         if countsOnly {
             builder.append("SELECT count(*)")
+        } else if let aggregate {
+            switch aggregate {
+            case .rowids: builder.append("SELECT \(index).rowid")
+            case .groupCounts(let column): builder.append("SELECT \(q(source)).\(q(column)), count(*)")
+            }
         } else {
             builder.append("SELECT ")
             builder.append(columns.map { q(source) + "." + q($0) }.joined(separator: ", "))
@@ -171,7 +184,8 @@ struct SearchStatement: RenderedStatement {
             }
         }
         builder.append(" FROM \(index)")
-        if let content {
+        // The matching rowids alone need no content row, unless a condition reads one.
+        if let content, aggregate != .rowids || condition != nil {
             builder.append(" JOIN \(q(content.table)) ON \(q(content.table)).\(q(content.rowid)) = \(index).rowid")
         }
         builder.append(" WHERE \(index) MATCH ")
@@ -193,7 +207,8 @@ struct SearchStatement: RenderedStatement {
             builder.values += filter.values
             builder.append(")")
         }
-        guard !countsOnly else { return }
+        if case .groupCounts = aggregate { builder.append(" GROUP BY 1") }
+        guard !countsOnly, aggregate == nil else { return }
         builder.append(" ORDER BY \(index).rank LIMIT ")
         builder.appendValue(FundamentalValue(max(0, limit)))
         builder.append(" OFFSET ")

@@ -21,6 +21,9 @@ final class SyncTracker {
         let name: [CChar]
         /// Position of each indexed column in the content table.
         let positions: [Int32]
+        /// Position of each facet column in the content table (`FacetStore`): an update of these alone is recorded
+        /// for the facets, without touching the index (none for a vector index).
+        let facetPositions: [Int32]
         let owner: Owner
 
         /// The full-text index, when the target is one.
@@ -35,7 +38,12 @@ final class SyncTracker {
         var delete: OpaquePointer?
         /// What the index's score bounds are told of its row changes (the bounds' one interface for them).
         let bounds: IndexBoundsFollower
-        init(_ index: SyncedIndex) { bounds = IndexBoundsFollower(index) }
+        /// What the index's facets are told of its row changes (the facets' one interface for them).
+        let facets: FacetStore.Follower
+        init(_ index: SyncedIndex) {
+            bounds = IndexBoundsFollower(index)
+            facets = FacetStore.Follower(index)
+        }
         deinit {
             sqlite3_finalize(insert)
             sqlite3_finalize(delete)
@@ -50,6 +58,8 @@ final class SyncTracker {
         let start: Int
         let oldCount: Int
         let newCount: Int
+        /// An update of facet columns alone: the facets follow it, the index and its bounds do not.
+        var facetsOnly = false
     }
 
     private(set) var schemaVersion: Int64 = -1
@@ -90,14 +100,17 @@ final class SyncTracker {
             let names = try handle.columnNames(of: index.content)
             let positions = index.columns.compactMap { column in names.firstIndex(of: column).map(Int32.init) }
             guard positions.count == index.columns.count else { continue }
+            let facetPositions = try FacetStore.declared(index.index, on: handle).compactMap { facet in
+                names.firstIndex(of: facet.column).map(Int32.init)
+            }
             loaded.append(Target(content: index.content, name: Array(index.content.utf8CString), positions: positions,
-                                 owner: .text(index, TargetStatements(index))))
+                                 facetPositions: facetPositions, owner: .text(index, TargetStatements(index))))
         }
         // Vector indexes follow their one column through the same hook and the same flush.
         for index in try VectorIndex.load(on: handle) where !suspended.contains(index.content) {
             guard let position = try handle.columnNames(of: index.content).firstIndex(of: index.column) else { continue }
             loaded.append(Target(content: index.content, name: Array(index.content.utf8CString), positions: [Int32(position)],
-                                 owner: .vectors(VectorFollower(index))))
+                                 facetPositions: [], owner: .vectors(VectorFollower(index))))
         }
         let wasActive = isActive
         targets = loaded
@@ -165,7 +178,14 @@ final class SyncTracker {
             copy(db, positions, sqlite3_preupdate_old)
             pending.append(Change(target: t, oldRowid: key1, newRowid: key2, start: start, oldCount: positions.count, newCount: 0))
         case SQLITE_UPDATE:
-            if key1 == key2 && !indexedValuesChanged(db, positions) { return }
+            if key1 == key2 && !valuesChanged(db, positions) {
+                let facets = targets[t].facetPositions
+                if !facets.isEmpty && valuesChanged(db, facets) {
+                    pending.append(Change(target: t, oldRowid: key1, newRowid: key2, start: start, oldCount: 0, newCount: 0,
+                                          facetsOnly: true))
+                }
+                return
+            }
             copy(db, positions, sqlite3_preupdate_old)
             copy(db, positions, sqlite3_preupdate_new)
             pending.append(Change(target: t, oldRowid: key1, newRowid: key2, start: start, oldCount: positions.count,
@@ -183,8 +203,9 @@ final class SyncTracker {
         }
     }
 
-    /// An update that leaves every indexed column as it was does not touch the index.
-    private func indexedValuesChanged(_ db: OpaquePointer, _ positions: [Int32]) -> Bool {
+    /// Whether an update changed any of the columns at `positions` (an update that leaves every indexed column as it
+    /// was does not touch the index).
+    private func valuesChanged(_ db: OpaquePointer, _ positions: [Int32]) -> Bool {
         for position in positions {
             var old: OpaquePointer?, new: OpaquePointer?
             guard sqlite3_preupdate_old(db, position, &old) == SQLITE_OK, sqlite3_preupdate_new(db, position, &new) == SQLITE_OK
@@ -222,6 +243,13 @@ final class SyncTracker {
                 }
                 continue
             }
+            touched.insert(change.target)
+            if change.facetsOnly {
+                statements.facets.rowChanged(old: change.oldRowid, new: change.newRowid)
+                continue
+            }
+            statements.facets.rowChanged(old: change.oldCount > 0 ? change.oldRowid : nil,
+                                         new: change.newCount > 0 ? change.newRowid : nil)
             if change.oldCount > 0 {
                 if statements.delete == nil { statements.delete = try handle.prepareUnmanaged(index.deleteSQL) }
                 if let delete = statements.delete { try apply(delete, change.oldRowid, change.start, change.oldCount, on: handle) }
@@ -241,12 +269,14 @@ final class SyncTracker {
                       let text = sqlite3_value_text(value) else { return nil }
                 return UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
             }, on: handle)
-            touched.insert(change.target)
         }
-        // The bounds follow once the changes are applied (what they step is observed: the recorded values go first).
+        // The bounds and the facets follow once the changes are applied (what they step is observed: the recorded
+        // values go first).
         discardPending()
         for t in touched {
-            if case .text(_, let statements) = targets[t].owner { try statements.bounds.statementApplied(on: handle) }
+            guard case .text(_, let statements) = targets[t].owner else { continue }
+            try statements.bounds.statementApplied(on: handle)
+            try statements.facets.statementApplied(on: handle)
         }
         // Every change is applied (the indexes agree with the rows as written); a refused vector fails the statement.
         if let refused { throw handle.pool.report(refused) }
@@ -305,6 +335,7 @@ final class SyncTracker {
             }
             try impacts.finish(on: handle)
             statements.bounds.bulkLoaded()
+            try statements.facets.bulkInserted(rowids, on: handle)
         }
     }
 

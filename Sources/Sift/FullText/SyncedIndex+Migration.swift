@@ -19,10 +19,11 @@ extension SyncedIndex {
             if columns.isEmpty {
                 try handle.execute("DROP TABLE IF EXISTS \(q)")
                 try handle.execute("DELETE FROM sift_fts_sync WHERE index_table = ?", [FundamentalValue(index.index)])
-                try ScoreBounds.indexDropped(index.index, on: handle)
+                try DerivedStructures.indexDropped(index.index, forgettingDeclarations: true, on: handle)
                 try SynonymStore.removeEveryRule(from: index.index, on: handle)  // a later index of the name starts empty
                 continue
             }
+            try FacetStore.followMigration(of: index.index, renamedColumns: renamedColumns, present: present, on: handle)
             var current = index
             if columns != index.columns || rowid != index.rowidColumn {
                 let create = try recreatedSQL(of: index.index, renamedColumns: renamedColumns, keeping: present, rowid: rowid, on: handle)

@@ -10,6 +10,21 @@ final class SearchStatementTests: XCTestCase {
         XCTAssertEqual(statement.statementSQL.values, [FundamentalValue("(\"coffee\")"), FundamentalValue(20), FundamentalValue(0)])
     }
 
+    /// Facet counting's statements: the matching rowids from the index alone unless a condition reads the content
+    /// row, and a column's counts grouped over the same matches; neither ranks, orders nor pages.
+    func testFacetAggregates() {
+        var statement = SearchStatement(index: "articles_fts", content: (table: "articles", rowid: "id"), columns: [],
+                                        expression: "(\"x\")")
+        statement.aggregate = .rowids
+        XCTAssertEqual(statement.description, "SELECT articles_fts.rowid FROM articles_fts WHERE articles_fts MATCH '(\"x\")'")
+        statement.condition = Column(named: "views") > 3
+        XCTAssertEqual(statement.description, "SELECT articles_fts.rowid FROM articles_fts JOIN articles ON articles.id = articles_fts.rowid "
+                       + "WHERE articles_fts MATCH '(\"x\")' AND (articles.views > 3)")
+        statement.aggregate = .groupCounts(column: "category")
+        XCTAssertEqual(statement.description, "SELECT articles.category, count(*) FROM articles_fts JOIN articles ON articles.id = articles_fts.rowid "
+                       + "WHERE articles_fts MATCH '(\"x\")' AND (articles.views > 3) GROUP BY 1")
+    }
+
     func testOneRowByRowidHasNoRankNorPage() {
         var statement = SearchStatement(index: "articles_fts", content: (table: "articles", rowid: "id"), columns: ["id"],
                                         expression: "(\"x\")")
