@@ -24,7 +24,7 @@ public enum VectorQuantization: String, Sendable, Hashable, CaseIterable {
 
 /// A vector index's declaration: the embedding column it indexes, the vectors' dimension, how they are compared
 /// and which codes it keeps. ``Database/create(vectorIndex:with:syncedWith:)`` records it beside the content table,
-/// as ``Database/create(virtualTable:of:syncedWith:mode:tokenizer:)`` records a full-text index.
+/// as ``Database/create(virtualTable:of:syncedWith:mode:tokenizer:facets:)`` records a full-text index.
 ///
 ///     try database.create(vectorIndex: "articles_vectors",
 ///                         with: VectorIndexBinding(column: "embedding", dimension: 384, metric: .cosine),
