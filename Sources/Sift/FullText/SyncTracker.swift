@@ -60,6 +60,9 @@ final class SyncTracker {
         let newCount: Int
         /// An update of facet columns alone: the facets follow it, the index and its bounds do not.
         var facetsOnly = false
+        /// An update in place that left every facet column as it was: the index and its bounds follow it, the
+        /// facets do not (their chunks would be written again with the same ordinals).
+        var facetsUnchanged = false
     }
 
     private(set) var schemaVersion: Int64 = -1
@@ -186,10 +189,12 @@ final class SyncTracker {
                 }
                 return
             }
+            let facets = targets[t].facetPositions
             copy(db, positions, sqlite3_preupdate_old)
             copy(db, positions, sqlite3_preupdate_new)
             pending.append(Change(target: t, oldRowid: key1, newRowid: key2, start: start, oldCount: positions.count,
-                                  newCount: positions.count))
+                                  newCount: positions.count,
+                                  facetsUnchanged: key1 == key2 && !facets.isEmpty && !valuesChanged(db, facets)))
         default:
             return
         }
@@ -248,8 +253,10 @@ final class SyncTracker {
                 statements.facets.rowChanged(old: change.oldRowid, new: change.newRowid)
                 continue
             }
-            statements.facets.rowChanged(old: change.oldCount > 0 ? change.oldRowid : nil,
-                                         new: change.newCount > 0 ? change.newRowid : nil)
+            if !change.facetsUnchanged {
+                statements.facets.rowChanged(old: change.oldCount > 0 ? change.oldRowid : nil,
+                                             new: change.newCount > 0 ? change.newRowid : nil)
+            }
             if change.oldCount > 0 {
                 if statements.delete == nil { statements.delete = try handle.prepareUnmanaged(index.deleteSQL) }
                 if let delete = statements.delete { try apply(delete, change.oldRowid, change.start, change.oldCount, on: handle) }

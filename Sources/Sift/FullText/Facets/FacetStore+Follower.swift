@@ -90,7 +90,9 @@ extension FacetStore {
         private func apply(on handle: Handle) throws {
             guard let state = try current(on: handle), let read = state.read else { return }
             defer { state.ordinals.forEach { $0.forget() } }
-            for rowid in removed {
+            // A row added again (a REPLACE, an update) takes its final ordinals below: no need to clear it first.
+            let readded = Set(added)
+            for rowid in removed where !readded.contains(rowid) {
                 for stmt in state.clear { try write(stmt, rowid, 0, on: handle) }
             }
             for rowid in added {
