@@ -38,14 +38,10 @@ struct VectorWorkload {
         return times
     }
 
-    static func percentile(_ times: [Double], _ p: Double) -> Double {
-        let sorted = times.sorted()
-        return sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1))]
-    }
-
     static func line(_ name: String, _ times: [Double], _ extra: String = "") -> String {
-        String(format: "| %@ | %.2f | %.2f | %.2f |", name, percentile(times, 0.5), percentile(times, 0.99),
-               times.reduce(0, +) / Double(max(times.count, 1))) + " \(extra) |"
+        let percentiles = Percentiles(times)
+        return String(format: "| %@ | %.2f | %.2f | %.2f |", name, percentiles.p50, percentiles.p99,
+                      times.reduce(0, +) / Double(max(times.count, 1))) + " \(extra) |"
     }
 
     func run(in directory: String) throws -> [String] {
@@ -98,7 +94,7 @@ struct VectorWorkload {
         output.append("| --- | ---: | ---: | ---: | --- |")
         output.append(Self.line("memory floor: C sum of the \(rows * dimension * 4 / 1_000_000) MB of float32", floor, "checksum \(sink % 10)"))
         output.append(Self.line("exact float32", exactTimes, String(format: "%.2fx the floor (p50)",
-                                                                     Self.percentile(exactTimes, 0.5) / max(Self.percentile(floor, 0.5), 1e-9))))
+                                                                     Percentiles(exactTimes).p50 / max(Percentiles(floor).p50, 1e-9))))
         for count in candidates {
             var found = 0
             let quantized = try Self.times(queries) { i in
