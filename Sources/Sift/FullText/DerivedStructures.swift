@@ -17,9 +17,11 @@ enum DerivedStructures {
     }
 
     /// `index` is no longer kept by the sync layer (now synced by triggers, or not rebuilt by a recovery): its
-    /// structures go. With `forgettingDeclarations`, `index` itself is gone, and so are the facets declared for it.
+    /// structures go. With `forgettingDeclarations`, `index` itself is gone, and so are what was declared for it:
+    /// its facets and its synonym list (a later index of the name starts without them).
     static func indexDropped(_ index: String, forgettingDeclarations: Bool = false, on handle: Handle) throws {
         try ScoreBounds.indexDropped(index, on: handle)
         try FacetStore.drop(index, forgettingDeclarations: forgettingDeclarations, on: handle)
+        if forgettingDeclarations { try SynonymStore.removeEveryRule(from: index, on: handle) }
     }
 }

@@ -20,7 +20,6 @@ extension SyncedIndex {
                 try handle.execute("DROP TABLE IF EXISTS \(q)")
                 try handle.execute("DELETE FROM sift_fts_sync WHERE index_table = ?", [FundamentalValue(index.index)])
                 try DerivedStructures.indexDropped(index.index, forgettingDeclarations: true, on: handle)
-                try SynonymStore.removeEveryRule(from: index.index, on: handle)  // a later index of the name starts empty
                 continue
             }
             try FacetStore.followMigration(of: index.index, renamedColumns: renamedColumns, present: present, on: handle)
