@@ -120,6 +120,8 @@ final class FullTextSettings: Sendable {
     /// Each index's synonym list normalized by its tokenizer, with the list's generation and the tokenizer it was
     /// normalized with (`SynonymSet`).
     let synonymSets = Locked<[String: (generation: Int64, tokenizer: [String], set: SynonymSet)]>([:])
+    /// The facets' value dictionaries searches read, with the generation they were read at (`FacetStore`).
+    let facetDictionaries = FacetStore.DictionaryCache([:])
 
     /// The query stopwords of an index declared with `tokenizer` (its name and arguments).
     func stopwords(for tokenizer: [String]) -> Set<String> {

@@ -5,12 +5,14 @@ extension FacetStore {
     /// Gives the values of one facet their ordinals in its dictionary, adding the values it has not seen: 2 and up
     /// (ordinal 1 is NULL, never stored). A value equal to a stored one in SQLite's comparison (the integer 1 and the
     /// real 1.0, as `GROUP BY` groups them) gets the stored one's ordinal. What it remembers lasts until `forget()`
-    /// (the writer calls it after each statement: a rollback may take entries away).
+    /// (the writer calls it after each statement: a rollback may take entries away). The first value it adds in a
+    /// statement gives the dictionary a new generation (`newGeneration()`), so searches read it anew.
     final class Ordinals {
         private let position: Int64
-        private let lookup, insert, largest: OpaquePointer
+        private let lookup, insert, largest, renew: OpaquePointer
         private var known: [FundamentalValue: UInt32] = [:]
         private var next: Int64?
+        private var renewed = false
 
         init(_ index: String, _ facet: Facet, on handle: Handle) throws {
             position = Int64(facet.position)
@@ -19,21 +21,23 @@ extension FacetStore {
             do {
                 for sql in ["SELECT ordinal FROM \(table) WHERE position = ?1 AND facet_value = ?2",
                             "INSERT INTO \(table)(position, ordinal, facet_value) VALUES(?1, ?2, ?3)",
-                            "SELECT max(ordinal) FROM \(table) WHERE position = ?1"] {
+                            "SELECT max(ordinal) FROM \(table) WHERE position = ?1",
+                            "UPDATE \(SQLBuilder.quote(metaTable(index))) SET generation = ?2 WHERE position = ?1"] {
                     prepared.append(try handle.prepareUnmanaged(sql))
                 }
             } catch {
                 prepared.forEach { sqlite3_finalize($0) }
                 throw error
             }
-            (lookup, insert, largest) = (prepared[0], prepared[1], prepared[2])
+            (lookup, insert, largest, renew) = (prepared[0], prepared[1], prepared[2], prepared[3])
         }
 
-        deinit { [lookup, insert, largest].forEach { sqlite3_finalize($0) } }
+        deinit { [lookup, insert, largest, renew].forEach { sqlite3_finalize($0) } }
 
         func forget() {
             known.removeAll(keepingCapacity: true)
             next = nil
+            renewed = false
         }
 
         /// The ordinal of column `column` of the row `stmt` is on.
@@ -60,6 +64,13 @@ extension FacetStore {
             }
             guard let ordinal = next, ordinal >= 2, ordinal < Int64(maxOrdinals) else {
                 throw SiftError(code: .corrupt, message: "A facet dictionary is full or damaged.", operation: .step)
+            }
+            if !renewed {
+                defer { sqlite3_reset(renew) }
+                sqlite3_bind_int64(renew, 1, position)
+                sqlite3_bind_int64(renew, 2, newGeneration())
+                while try handle.stepUnobserved(renew) {}
+                renewed = true
             }
             defer { sqlite3_reset(insert) }
             sqlite3_bind_int64(insert, 1, position)

@@ -9,7 +9,8 @@ import SiftRank
 /// derived tables hold, per chunk of 1,024 consecutive rowids, one 32-bit value ordinal per rowid
 /// (`<index>_sift_facet_<position>`, see sift_facet.h: 0 no row, 1 NULL, 2 and up an entry of the value dictionary
 /// `<index>_sift_facet_values`), so counting a search's matches is one pass over their sorted rowids in C, without
-/// touching the content rows. `<index>_sift_facet_meta` says which facets are built (`valid` 1).
+/// touching the content rows. `<index>_sift_facet_meta` says which facets are built (`valid` 1) and the generation of
+/// each one's dictionary, which changes with it (searches keep the dictionaries they read while it holds).
 ///
 /// It is told of every change through the seams the score bounds use: the sync layer's row changes and bulk loads
 /// (`SyncTracker` hands them to ``Follower``), and the rebuilds, optimizations and drops of the index
@@ -79,7 +80,8 @@ enum FacetStore {
         let built = facets.filter { present.contains($0.column) }
         guard !built.isEmpty else { return }
         let q = SQLBuilder.quote
-        try handle.execute("CREATE TABLE \(q(metaTable(index)))(position INTEGER PRIMARY KEY, column_name TEXT NOT NULL, valid INTEGER NOT NULL)")
+        try handle.execute("CREATE TABLE \(q(metaTable(index)))(position INTEGER PRIMARY KEY, column_name TEXT NOT NULL, valid INTEGER NOT NULL, "
+                           + "generation INTEGER NOT NULL)")
         try handle.execute("CREATE TABLE \(q(valuesTable(index)))(position INTEGER NOT NULL, ordinal INTEGER NOT NULL, "
                            + "facet_value, PRIMARY KEY(position, ordinal)) WITHOUT ROWID")
         try handle.execute("CREATE UNIQUE INDEX \(q(valuesTable(index) + "_by_value")) ON \(q(valuesTable(index)))(position, facet_value)")
@@ -90,8 +92,8 @@ enum FacetStore {
         defer { writer.close() }
         try writer.write(range: nil, on: handle)
         for facet in built {
-            try handle.execute("INSERT INTO \(q(metaTable(index))) VALUES(?, ?, 1)",
-                               [FundamentalValue(facet.position), FundamentalValue(facet.column)])
+            try handle.execute("INSERT INTO \(q(metaTable(index))) VALUES(?, ?, 1, ?)",
+                               [FundamentalValue(facet.position), FundamentalValue(facet.column), FundamentalValue(newGeneration())])
         }
     }
 
@@ -171,11 +173,14 @@ enum FacetStore {
     // MARK: - Reading
 
     /// The count of every value of `facet` over the rows `rowids` (sorted ascending), read from its structures; nil
-    /// when they are not built or anything read is implausible (the caller then counts with a `GROUP BY`).
-    static func counts(_ index: String, _ facet: Facet, rowids: UnsafeBufferPointer<Int64>,
+    /// when they are not built or anything read is implausible (the caller then counts with a `GROUP BY`). The
+    /// facet's value dictionary comes from `cache` when it holds the generation this snapshot has.
+    static func counts(_ index: String, _ facet: Facet, rowids: UnsafeBufferPointer<Int64>, cache: DictionaryCache?,
                        on handle: Handle) throws -> [FundamentalValue: Int]? {
-        guard try builtFacets(index, on: handle).contains(facet), let ordinals = try ordinalBound(index, facet, on: handle)
+        guard let generation = try builtGeneration(index, facet, on: handle),
+              let dictionary = try dictionary(index, facet, generation: generation, cache: cache, on: handle)
         else { return nil }
+        let ordinals = dictionary.count + 2
         var counts = [UInt32](repeating: 0, count: ordinals)
         guard let base = rowids.baseAddress else { return [:] }
         let plausible = try handle.withStatement("SELECT ordinals FROM \(SQLBuilder.quote(chunksTable(index, facet.position))) WHERE chunk = ?") { stmt -> Bool in
@@ -195,14 +200,16 @@ enum FacetStore {
             }
             return true
         }
-        guard plausible else { return nil }
-        return try values(of: counts, index, facet, on: handle)
+        return plausible ? values(of: counts, dictionary) : nil
     }
 
     /// The count of every value of `facet` over every row its structures hold (what `verify(index:)` compares with
-    /// the content table); nil when implausible.
+    /// the content table), its dictionary read anew; nil when implausible.
     static func allCounts(_ index: String, _ facet: Facet, on handle: Handle) throws -> [FundamentalValue: Int]? {
-        guard let ordinals = try ordinalBound(index, facet, on: handle) else { return nil }
+        guard let generation = try builtGeneration(index, facet, on: handle),
+              let dictionary = try dictionary(index, facet, generation: generation, cache: nil, on: handle)
+        else { return nil }
+        let ordinals = dictionary.count + 2
         var counts = [UInt32](repeating: 0, count: ordinals)
         let plausible = try handle.withStatement("SELECT ordinals FROM \(SQLBuilder.quote(chunksTable(index, facet.position)))") { stmt -> Bool in
             while try handle.step(stmt) {
@@ -213,58 +220,16 @@ enum FacetStore {
             }
             return true
         }
-        guard plausible else { return nil }
-        return try values(of: counts, index, facet, on: handle)
+        return plausible ? values(of: counts, dictionary) : nil
     }
 
-    /// How many ordinals `facet` may hold (its largest ordinal + 1), checked against its dictionary's entries before it
-    /// sizes the counts: nil when implausible.
-    private static func ordinalBound(_ index: String, _ facet: Facet, on handle: Handle) throws -> Int? {
-        try handle.withStatement("SELECT max(ordinal), count(*), min(ordinal) FROM \(SQLBuilder.quote(valuesTable(index))) WHERE position = ?") { stmt in
-            sqlite3_bind_int64(stmt, 1, Int64(facet.position))
-            guard try handle.step(stmt) else { return nil }
-            let entries = sqlite3_column_int64(stmt, 1)
-            guard entries > 0 else { return 2 }  // NULL only
-            let largest = sqlite3_column_int64(stmt, 0), smallest = sqlite3_column_int64(stmt, 2)
-            // Ordinals start at 2 and grow by one per new value, and rebuilds make them dense: entries + 1 at most.
-            guard smallest >= 2, largest <= entries + 1, largest < Int64(maxOrdinals) else { return nil }
-            return Int(largest) + 1
-        }
-    }
-
-    /// `counts` by ordinal turned into counts by value (ordinal 1 is NULL); nil when a counted ordinal has no entry.
-    private static func values(of counts: [UInt32], _ index: String, _ facet: Facet,
-                               on handle: Handle) throws -> [FundamentalValue: Int]? {
+    /// `counts` by ordinal turned into counts by value (ordinal 1 is NULL, ordinal `o` from 2 is `dictionary[o - 2]`).
+    private static func values(of counts: [UInt32], _ dictionary: [FundamentalValue]) -> [FundamentalValue: Int] {
         var result: [FundamentalValue: Int] = [:]
         if counts.count > 1, counts[1] > 0 { result[.null] = Int(counts[1]) }
-        let counted = counts.indices.dropFirst(2).filter { counts[$0] > 0 }
-        guard !counted.isEmpty else { return result }
-        let table = SQLBuilder.quote(valuesTable(index))
-        var found = 0
-        func take(_ stmt: OpaquePointer) {
-            let ordinal = sqlite3_column_int64(stmt, 0)
-            guard ordinal >= 2, ordinal < Int64(counts.count), counts[Int(ordinal)] > 0 else { return }
-            let value = RawStatement.value(stmt, 1)
-            result[value, default: 0] += Int(counts[Int(ordinal)])
-            found += 1
+        for ordinal in counts.indices.dropFirst(2) where counts[ordinal] > 0 {
+            result[dictionary[ordinal - 2]] = Int(counts[ordinal])
         }
-        if counted.count > 64 {
-            try handle.withStatement("SELECT ordinal, facet_value FROM \(table) WHERE position = ?") { stmt in
-                sqlite3_bind_int64(stmt, 1, Int64(facet.position))
-                while try handle.step(stmt) { take(stmt) }
-            }
-        } else {
-            try handle.withStatement("SELECT ordinal, facet_value FROM \(table) WHERE position = ? AND ordinal = ?") { stmt in
-                for ordinal in counted {
-                    sqlite3_bind_int64(stmt, 1, Int64(facet.position))
-                    sqlite3_bind_int64(stmt, 2, Int64(ordinal))
-                    if try handle.step(stmt) { take(stmt) }
-                    sqlite3_reset(stmt)
-                }
-            }
-        }
-        // Every counted ordinal has its value, once (a NULL or a value stored twice reads as damage).
-        guard found == counted.count, result.count == counted.count + (result[.null] == nil ? 0 : 1) else { return nil }
         return result
     }
 
@@ -295,7 +260,8 @@ enum FacetStore {
                     let rc = sift_facet_collect(stmt, 0, &rowids)
                     if rc != SQLITE_DONE { throw handle.error(rc, sql: sql, operation: .step) }
                 }
-                read = (try counts(index, facet, rowids: UnsafeBufferPointer(start: rowids.rowids, count: Int(rowids.count)), on: handle),
+                read = (try counts(index, facet, rowids: UnsafeBufferPointer(start: rowids.rowids, count: Int(rowids.count)),
+                                    cache: nil, on: handle),
                         try allCounts(index, facet, on: handle))
             } catch where isDamage(error) {
                 read = (nil, nil)

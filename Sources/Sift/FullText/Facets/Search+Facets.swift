@@ -54,7 +54,8 @@ extension Database {
     /// same matches. Runs in the search's read transaction.
     func facetDistributions(_ expression: String, _ info: FTSTableInfo, _ condition: Condition?, _ options: SearchOptions,
                             on handle: Handle) throws -> [String: FacetDistribution] {
-        let counts = try FacetCounting.counts(of: options.facets, expression, info, condition, on: handle)
+        let counts = try FacetCounting.counts(of: options.facets, expression, info, condition,
+                                              dictionaries: pool.attachment(FullTextSettings.init).facetDictionaries, on: handle)
         return Dictionary(uniqueKeysWithValues: counts.map { field, counted in
             (field, FacetDistribution(field: field, counts: counted.counts, limit: options.facetLimit,
                                       countedFromStructure: counted.fromStructure))
@@ -72,7 +73,7 @@ enum FacetCounting {
     }
 
     static func counts(of fields: [String], _ expression: String, _ info: FTSTableInfo, _ condition: Condition?,
-                       on handle: Handle) throws -> [String: Counted] {
+                       dictionaries: FacetStore.DictionaryCache?, on handle: Handle) throws -> [String: Counted] {
         var statement = SearchStatement(index: info.name, content: info.content, columns: [], expression: expression)
         statement.condition = condition
         let declared = info.content == nil ? [] : try FacetStore.declared(info.name, on: handle)
@@ -95,7 +96,7 @@ enum FacetCounting {
                 let buffer = UnsafeBufferPointer(start: rowids.rowids, count: Int(rowids.count))
                 // Damaged structures (a table or an entry gone) count with GROUP BY, as implausible ones do.
                 let read: [FundamentalValue: Int]?
-                do { read = try FacetStore.counts(info.name, facet, rowids: buffer, on: handle) } catch where FacetStore.isDamage(error) { read = nil }
+                do { read = try FacetStore.counts(info.name, facet, rowids: buffer, cache: dictionaries, on: handle) } catch where FacetStore.isDamage(error) { read = nil }
                 if let counts = read {
                     result[field] = Counted(counts: counts, fromStructure: true)
                     continue
