@@ -35,16 +35,17 @@ fuzz: deps
 docs: deps
 	swift package --disable-sandbox generate-documentation --target Sift --target SiftICU --warnings-as-errors
 
-# Every optional package trait off (no Encryption, no Stemming: the Sift library then needs SQLite alone), in a build
+# Every optional package trait off (no Encryption, no Stemming, no Compression: the Sift library then needs SQLite
+# alone), in a build
 # folder of its own: the whole suite (tests that need a trait skip themselves; about 3 minutes on 2 cores, after a
-# 5-minute build), then a check with ldd that the test binary, every target of the package linked in, links neither
-# libcrypto nor libstemmer.
+# 5-minute build), then a check with ldd that the test binary, every target of the package linked in, links none of
+# libcrypto, libstemmer and libzstd.
 minimal: deps
 	swift build --build-tests --disable-default-traits --scratch-path .build-minimal
 	swift test --skip-build --disable-default-traits --scratch-path .build-minimal
 	@binary="$$(swift build --disable-default-traits --scratch-path .build-minimal --show-bin-path)/SiftPackageTests.xctest"; \
 	libraries=$$(ldd "$$binary") || { echo "minimal: cannot read the libraries of $$binary"; exit 1; }; \
-	if echo "$$libraries" | grep -E 'libcrypto|libstemmer'; then \
+	if echo "$$libraries" | grep -E 'libcrypto|libstemmer|libzstd'; then \
 		echo "minimal: $$binary links the libraries above with every optional trait off"; exit 1; \
 	fi; \
-	echo "minimal: $$binary links neither libcrypto nor libstemmer"
+	echo "minimal: $$binary links none of libcrypto, libstemmer and libzstd"

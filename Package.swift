@@ -10,14 +10,17 @@ let package = Package(
         .library(name: "SiftMacros", targets: ["SiftMacros"]),
         .executable(name: "sift", targets: ["sift"]),
     ],
-    // The library needs SQLite alone; each trait adds a feature and the one library it links. Both are on by default
-    // (so `make demo`, `make test` and the CLI have everything); `make minimal` builds and tests with both off.
+    // The library needs SQLite alone; each trait adds a feature and the one library it links. All are on by default
+    // (so `make demo`, `make test` and the CLI have everything); `make minimal` builds and tests with all off.
     traits: [
         .trait(name: "Encryption", description: "SQLCipher 4 compatible encryption (setCipherKey, SiftCipher), "
                + "with OpenSSL's libcrypto. Off: a cipher key throws SiftError (CipherFailure.unavailable)."),
         .trait(name: "Stemming", description: "Snowball stemming in the sift_icu tokenizer (`stem LANGUAGE`), with "
                + "libstemmer. Off: only `stem none`, the default declaration then."),
-        .default(enabledTraits: ["Encryption", "Stemming"]),
+        .trait(name: "Compression", description: "Column compression with zstd and dictionaries trained on a "
+               + "column's values (ColumnCompression), with libzstd. Off: declaring compression throws SiftError "
+               + "(CompressionFailure.unavailable)."),
+        .default(enabledTraits: ["Encryption", "Stemming", "Compression"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -46,9 +49,13 @@ let package = Package(
         // SQLCipher 4 compatible encryption of database, WAL and journal pages: a VFS shim (C, libcrypto), used by
         // Sift with the Encryption trait only (through Sources/Sift/Core/CipherEngine.swift).
         .target(name: "SiftCipher", dependencies: ["CSQLite", "COpenSSL"], linkerSettings: [.linkedLibrary("crypto")]),
+        // Debian's libzstd (libzstd-dev): every zstd call of Sift (sift_zstd.c), behind an include of ours; used by
+        // Sift with the Compression trait only (through Sources/Sift/Core/CompressionEngine.swift).
+        .target(name: "SiftZstd", dependencies: ["CSQLite"], linkerSettings: [.linkedLibrary("zstd")]),
         .target(name: "Sift", dependencies: [
             "CSQLite", "SiftText", "SiftRank", "SiftSnippet", "SiftVector",
             .target(name: "SiftCipher", condition: .when(traits: ["Encryption"])),
+            .target(name: "SiftZstd", condition: .when(traits: ["Compression"])),
         ]),
         // `@TableRowCoding`, in its own product so that only its users build swift-syntax.
         .macro(name: "SiftMacrosPlugin", dependencies: [

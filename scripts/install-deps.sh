@@ -4,7 +4,7 @@
 # exact command to run and fails.
 set -euo pipefail
 
-packages=(libsqlite3-dev libicu-dev libstemmer-dev libssl-dev zlib1g-dev pkg-config)
+packages=(libsqlite3-dev libicu-dev libstemmer-dev libssl-dev libzstd-dev zlib1g-dev pkg-config)
 
 missing=()
 for package in "${packages[@]}"; do

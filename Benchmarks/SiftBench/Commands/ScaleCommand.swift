@@ -63,6 +63,9 @@ struct ScaleCommand: ParsableCommand {
     @Flag(help: "Time Sift's searches alone: no raw FTS5 nor exhaustive queries between them, no exactness check and no @TableRowCoding load (for profiling).")
     var siftOnly = false
 
+    @Flag(help: "Before the searches, compress Sift's docs.title and docs.body with zstd (ScaleCompression: sizes and times).")
+    var compress = false
+
     enum RankingChoice: String, ExpressibleByArgument {
         case inb2, bm25f
 
@@ -112,6 +115,7 @@ struct ScaleCommand: ParsableCommand {
                 }
             }
             if morePairs > 0 { try alternatedPairs(count: count, directory: directory, first: indexing) }
+            if compress { try ScaleCompression.run(path: directory + "/sift.sqlite", documents: count) }
             try searchPhase(corpus, directory: directory, title: "")
             if typos { try typoPhase(corpus, directory: directory) }
             if churn > 0 {

@@ -24,6 +24,8 @@ public protocol CodingTableKey: CodingKey, RawRepresentable, Hashable, CaseItera
     static var tableConstraintBindings: [TableConstraintBinding.Name: TableConstraintBinding]? { get }
     /// The virtual-table module and arguments, for full-text search tables.
     static var virtualTableBinding: VirtualTableBinding? { get }
+    /// Text and BLOB columns stored compressed (see ``ColumnCompression``).
+    static var columnCompressionBindings: [Self: ColumnCompression]? { get }
 }
 
 extension CodingTableKey {
@@ -35,6 +37,8 @@ extension CodingTableKey {
     public static var tableConstraintBindings: [TableConstraintBinding.Name: TableConstraintBinding]? { nil }
     /// None unless the model declares some.
     public static var virtualTableBinding: VirtualTableBinding? { nil }
+    /// None unless the model declares some.
+    public static var columnCompressionBindings: [Self: ColumnCompression]? { nil }
 
     /// This value as an expression.
     public func asExpression() -> SQLExpression { SQLExpression(.column(name: stringValue, table: nil)) }

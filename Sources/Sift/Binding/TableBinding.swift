@@ -15,6 +15,8 @@ public final class TableBinding<CodingTableKeyType: CodingTableKey>: @unchecked 
     let indexes: [(suffix: String, binding: IndexBinding)]
     let tableConstraints: [(name: String, binding: TableConstraintBinding)]
     let virtualTable: VirtualTableBinding?
+    /// The compressed columns, by name, in declaration order.
+    let compressions: [(column: String, compression: ColumnCompression)]
     /// The integer primary key column that auto-increment inserts leave to the database.
     let integerPrimaryKeyOrdinal: Int?
     /// Whether enum tags equal case positions, so a key's ordinal is one memory load.
@@ -43,6 +45,8 @@ public final class TableBinding<CodingTableKeyType: CodingTableKey>: @unchecked 
         indexes = (Key.indexBindings ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         tableConstraints = (Key.tableConstraintBindings ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         virtualTable = Key.virtualTableBinding
+        let compressionsByKey = Key.columnCompressionBindings ?? [:]
+        compressions = keys.compactMap { key in compressionsByKey[key].map { (key.stringValue, $0) } }
         integerPrimaryKeyOrdinal = keys.indices.first { i in
             constraints[i]?.isPrimary == true && (types[i] == .integer32 || types[i] == .integer64)
         }

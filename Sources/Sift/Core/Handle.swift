@@ -87,6 +87,8 @@ public final class Handle: @unchecked Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         sqlite3_commit_hook(db, handleCommitCallback, context)
         sqlite3_rollback_hook(db, handleRollbackCallback, context)
+        // sift_compress and sift_decompress, which compressed columns and their decoding views call.
+        CompressionEngine.register(db)
         observer = Handle.observerProvider?.makeObserver(for: self)
     }
 
@@ -111,9 +113,10 @@ public final class Handle: @unchecked Sendable {
     func error(_ rc: Int32, sql: String?, operation: SiftError.Operation) -> SiftError {
         let extended = sqlite3_extended_errcode(raw)
         let message = String(cString: sqlite3_errmsg(raw))
-        let error = Handle.explain(SiftError(code: SiftError.Code(rawValue: rc), extendedCode: extended, message: message,
+        var error = Handle.explain(SiftError(code: SiftError.Code(rawValue: rc), extendedCode: extended, message: message,
                                              sql: sql, path: path, tag: pool.tag, operation: operation),
                                    path: path, encrypted: isEncrypted)
+        error.compressionFailure = CompressionEngine.takeFailure()
         if transactionDepth > 0, rollbackCause == nil, sqlite3_get_autocommit(raw) != 0 { rollbackCause = error }
         return error
     }

@@ -100,6 +100,9 @@ public struct SiftError: Error, CustomStringConvertible, Sendable {
     public var cipherFailure: CipherFailure?
     /// For an embedding a vector index refused (wrong dimension, NaN or infinity), why.
     public var vectorFailure: VectorFailure?
+    /// For a compressed column's value that could not be read or written (damaged, an unknown dictionary, too
+    /// large), or compression declared in a build without it, why.
+    public var compressionFailure: CompressionFailure?
     /// Whether the database file is damaged (``Code/corrupt``, SQLite's 11) or is not a database at all
     /// (``Code/notADatabase``, 26): the errors after which ``Database/recover(from:into:backup:)`` salvages what
     /// the file still holds into a new database. A wrong key, or a key given for a plain file, is not corruption
@@ -137,6 +140,7 @@ public struct SiftError: Error, CustomStringConvertible, Sendable {
         if let migrationVersion { parts.append("migration step: version \(migrationVersion)") }
         if let cipherFailure { parts.append("cipher: \(cipherFailure)") }
         if let vectorFailure { parts.append("vector: \(vectorFailure)") }
+        if let compressionFailure { parts.append("compression: \(compressionFailure)") }
         if let sql { parts.append("SQL: \(sql)") }
         if let path { parts.append("path: \(path)") }
         if let tag { parts.append("tag: \(tag)") }

@@ -54,7 +54,14 @@ extension Database {
                                             path: path, tag: tag, operation: .schema))
             }
             let rowid = try handle.integerPrimaryKey(of: contentTable) ?? "rowid"
-            let synced = SyncedIndex(index: name, content: contentTable, rowidColumn: rowid, columns: binding.columnNames, mode: mode)
+            var synced = SyncedIndex(index: name, content: contentTable, rowidColumn: rowid, columns: binding.columnNames, mode: mode)
+            try synced.readCompression(on: handle)
+            // FTS5 reads a table with compressed columns through its decompressing view.
+            let source = synced.readSource
+            if source != contentTable && mode == .trigger {
+                throw pool.report(SiftError.misuse("\(contentTable) has compressed columns, which triggers would index as "
+                                                   + "compressed bytes: sync its indexes explicitly.", operation: .schema))
+            }
             var existed = try handle.withStatement("SELECT 1 FROM sqlite_master WHERE name = ?") { stmt in
                 try handle.bind([FundamentalValue(name)], to: stmt, sql: "")
                 return try handle.step(stmt)
@@ -63,7 +70,7 @@ extension Database {
                 // An index whose columns or content differ from the model's is recreated from the model (and
                 // rebuilt below), as a table gains the columns its model declares.
                 let info = try FTSTableInfo.load(name, on: handle)
-                if info.columns != binding.columnNames || info.content?.table != contentTable || info.content?.rowid != rowid {
+                if info.columns != binding.columnNames || info.content?.table != source || info.content?.rowid != rowid {
                     for sql in SyncedIndex(index: name, content: contentTable, rowidColumn: rowid, columns: [], mode: mode).dropTriggerSQL {
                         try handle.execute(sql)
                     }
@@ -72,7 +79,7 @@ extension Database {
                 }
             }
             try handle.execute(try Database.createVirtualTable(name, binding, extra: [
-                ModuleArgument(withContentTable: contentTable), ModuleArgument(withContentRowID: rowid),
+                ModuleArgument(withContentTable: source), ModuleArgument(withContentRowID: rowid),
             ], tokenizer: tokenizer, resolve: declaredTokenize).statementSQL.sql)
             try handle.execute(SyncedIndex.createMetadataSQL)
             try handle.execute("INSERT OR REPLACE INTO sift_fts_sync VALUES(?, ?, ?, ?, ?)", [

@@ -253,6 +253,16 @@ final class SyncTracker {
                 statements.facets.rowChanged(old: change.oldRowid, new: change.newRowid)
                 continue
             }
+            // Compressed columns reach the index, its bounds and the comparison below as their plain text; an update
+            // that re-encodes a row (compressRows) leaves the text, so the index and its bounds, as it was.
+            if !index.compressedColumns.isEmpty {
+                try decompress(change, columns: index.compressedColumns, on: handle)
+                if change.oldCount > 0 && change.newCount > 0 && change.oldRowid == change.newRowid
+                    && (0..<change.oldCount).allSatisfy({ Self.equal(values[change.start + $0], values[change.start + change.oldCount + $0]) }) {
+                    if !change.facetsUnchanged { statements.facets.rowChanged(old: change.oldRowid, new: change.newRowid) }
+                    continue
+                }
+            }
             if !change.facetsUnchanged {
                 statements.facets.rowChanged(old: change.oldCount > 0 ? change.oldRowid : nil,
                                              new: change.newCount > 0 ? change.newRowid : nil)
@@ -287,6 +297,39 @@ final class SyncTracker {
         }
         // Every change is applied (the indexes agree with the rows as written); a refused vector fails the statement.
         if let refused { throw handle.pool.report(refused) }
+    }
+
+    /// Replaces the recorded values of `change`'s compressed `columns` (old and new) by their plain values.
+    private func decompress(_ change: Change, columns: [Int], on handle: Handle) throws {
+        let sides = (change.oldCount > 0 ? [change.start] : []) + (change.newCount > 0 ? [change.start + change.oldCount] : [])
+        for side in sides {
+            for column in columns where sqlite3_value_type(values[side + column]) == SQLITE_BLOB {
+                try handle.withStatement("SELECT sift_decompress(?)") { stmt in
+                    defer { sqlite3_reset(stmt); sqlite3_clear_bindings(stmt) }
+                    sqlite3_bind_value(stmt, 1, values[side + column])
+                    guard try handle.stepUnobserved(stmt) else { return }
+                    let plain = sqlite3_value_dup(sqlite3_column_value(stmt, 0))
+                    sqlite3_value_free(values[side + column])
+                    values[side + column] = plain
+                }
+            }
+        }
+    }
+
+    /// Whether two recorded values are the same value.
+    private static func equal(_ a: OpaquePointer?, _ b: OpaquePointer?) -> Bool {
+        let type = sqlite3_value_type(a)
+        guard type == sqlite3_value_type(b) else { return false }
+        switch type {
+        case SQLITE_NULL: return true
+        case SQLITE_INTEGER: return sqlite3_value_int64(a) == sqlite3_value_int64(b)
+        case SQLITE_FLOAT: return sqlite3_value_double(a) == sqlite3_value_double(b)
+        default:
+            let n = sqlite3_value_bytes(a)
+            guard n == sqlite3_value_bytes(b) else { return false }
+            guard n > 0, let x = sqlite3_value_blob(a), let y = sqlite3_value_blob(b) else { return true }
+            return memcmp(x, y, Int(n)) == 0
+        }
     }
 
     private func apply(_ stmt: OpaquePointer, _ rowid: Int64, _ start: Int, _ count: Int, on handle: Handle) throws {

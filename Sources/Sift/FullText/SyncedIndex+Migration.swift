@@ -24,8 +24,12 @@ extension SyncedIndex {
             }
             try FacetStore.followMigration(of: index.index, renamedColumns: renamedColumns, present: present, on: handle)
             var current = index
-            if columns != index.columns || rowid != index.rowidColumn {
-                let create = try recreatedSQL(of: index.index, renamedColumns: renamedColumns, keeping: present, rowid: rowid, on: handle)
+            // A table whose columns were compressed (or no longer are) is read through its view (or no longer is).
+            let source = try CompressedColumns.source(of: table, on: handle)
+            let readsSource = try FTSTableInfo.load(index.index, on: handle).content?.table == source
+            if columns != index.columns || rowid != index.rowidColumn || !readsSource {
+                let create = try recreatedSQL(of: index.index, renamedColumns: renamedColumns, keeping: present, rowid: rowid,
+                                              content: source, on: handle)
                 try handle.execute("DROP TABLE \(q)")
                 try handle.execute(create)
                 try handle.execute("UPDATE sift_fts_sync SET columns = ?, content_rowid = ? WHERE index_table = ?", [
@@ -38,10 +42,10 @@ extension SyncedIndex {
         }
     }
 
-    /// The index's `CREATE VIRTUAL TABLE` with its columns renamed or left out and its `content_rowid` set, every
-    /// other argument (tokenizer, prefixes, content table, UNINDEXED) as it was.
+    /// The index's `CREATE VIRTUAL TABLE` with its columns renamed or left out and its `content` and `content_rowid`
+    /// set, every other argument (tokenizer, prefixes, UNINDEXED) as it was.
     static func recreatedSQL(of index: String, renamedColumns: [String: String], keeping present: Set<String>, rowid: String,
-                             on handle: Handle) throws -> String {
+                             content: String, on handle: Handle) throws -> String {
         let sql = try handle.withStatement("SELECT sql FROM sqlite_master WHERE name = ? AND type = 'table'") { stmt -> String in
             try handle.bind([FundamentalValue(index)], to: stmt, sql: "")
             return try handle.step(stmt) ? RawStatement.text(stmt, 0) : ""
@@ -50,9 +54,12 @@ extension SyncedIndex {
         var hasRowid = false
         for argument in ModuleArguments.split(ModuleArguments.body(of: sql)) {
             if let eq = ModuleArguments.topLevelEquals(argument) {
-                if argument[..<eq].trimmingCharacters(in: .whitespaces).lowercased() == "content_rowid" {
+                let key = argument[..<eq].trimmingCharacters(in: .whitespaces).lowercased()
+                if key == "content_rowid" {
                     arguments.append("content_rowid=" + SQLBuilder.enclose(rowid, in: UInt8(ascii: "'")))
                     hasRowid = true
+                } else if key == "content" {
+                    arguments.append("content=" + SQLBuilder.enclose(content, in: UInt8(ascii: "'")))
                 } else {
                     arguments.append(String(argument))
                 }

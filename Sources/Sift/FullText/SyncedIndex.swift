@@ -24,6 +24,14 @@ struct SyncedIndex: Sendable {
     let rowidColumn: String
     let columns: [String]
     let mode: SyncMode
+    /// What FTS5 and Sift read the content rows through: the content table, or its decompressing view when the
+    /// table has compressed columns (`CompressedColumns`), so that the index always sees plain text.
+    var source: String? = nil
+    /// The indexed columns stored compressed (by position in ``columns``): their values reach the index decompressed.
+    var compressedColumns: [Int] = []
+
+    /// The content table, or its decompressing view.
+    var readSource: String { source ?? content }
 
     /// `INSERT INTO index(rowid, columns...) VALUES(?...)`.
     var insertSQL: String {
@@ -41,7 +49,7 @@ struct SyncedIndex: Sendable {
     var insertRangeSQL: String {
         let cols = columns.map(SQLBuilder.quote).joined(separator: ", ")
         return "INSERT INTO \(SQLBuilder.quote(index))(rowid, \(cols)) SELECT \(SQLBuilder.quote(rowidColumn)), \(cols) FROM "
-            + "\(SQLBuilder.quote(content)) WHERE \(SQLBuilder.quote(rowidColumn)) BETWEEN ? AND ?"
+            + "\(SQLBuilder.quote(readSource)) WHERE \(SQLBuilder.quote(rowidColumn)) BETWEEN ? AND ?"
     }
 
     /// Triggers for `.trigger` mode (what GRDB's synchronize generates).
@@ -66,7 +74,7 @@ struct SyncedIndex: Sendable {
 
     static func load(on handle: Handle) throws -> [SyncedIndex] {
         guard try handle.schemaType(of: metadataTable) == "table" else { return [] }
-        return try handle.withStatement("SELECT index_table, content_table, content_rowid, columns, mode FROM sift_fts_sync") { stmt in
+        var indexes = try handle.withStatement("SELECT index_table, content_table, content_rowid, columns, mode FROM sift_fts_sync") { stmt in
             var indexes: [SyncedIndex] = []
             while try handle.step(stmt) {
                 let columns = RawStatement.text(stmt, 3).split(separator: "\u{1F}").map(String.init)
@@ -76,5 +84,15 @@ struct SyncedIndex: Sendable {
             }
             return indexes
         }
+        for i in indexes.indices { try indexes[i].readCompression(on: handle) }
+        return indexes
+    }
+
+    /// Sets ``source`` and ``compressedColumns`` from the content table's compressed columns.
+    mutating func readCompression(on handle: Handle) throws {
+        let compressed = try CompressedColumns.load(content, on: handle)
+        guard !compressed.isEmpty else { return }
+        source = try CompressedColumns.source(of: content, on: handle)
+        compressedColumns = columns.indices.filter { compressed[columns[$0]] != nil }
     }
 }

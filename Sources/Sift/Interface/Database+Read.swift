@@ -5,11 +5,13 @@ extension Database {
     func selectObjects<Object: TableDecodable>(_ type: Object.Type, on properties: [PropertyConvertible]?, from table: String,
                                                filter: FilterClauses, distinct: Bool = false) throws -> [Object] {
         let binding = Object.CodingKeys.objectRelationalMapping
-        let (statement, ordinals) = selectStatement(binding, properties, table, filter, distinct)
-        let rendered = statement.statementSQL
-        let decoder = RowDecoder(binding: binding, ordinals: ordinals)
         return try read { handle in
-            try handle.withStatement(rendered.sql) { stmt in
+            // A table with compressed columns is read through its view, which decompresses them (conditions too).
+            let (statement, ordinals) = selectStatement(binding, properties, try CompressedColumns.source(of: table, on: handle),
+                                                        filter, distinct)
+            let rendered = statement.statementSQL
+            let decoder = RowDecoder(binding: binding, ordinals: ordinals)
+            return try handle.withStatement(rendered.sql) { stmt in
                 try handle.bind(rendered.values, to: stmt, sql: rendered.sql)
                 return try decoder.decodeRows(Object.self, from: stmt) { try handle.step(stmt) }
             }
@@ -27,11 +29,11 @@ extension Database {
 
     func selectRows(on results: [ColumnResultConvertible], from table: String, filter: FilterClauses,
                     distinct: Bool = false) throws -> FundamentalRowXColumn {
-        let statement = StatementSelect().select(distinct: distinct, results).from(table)
-        statement.filter = filter
-        let rendered = statement.statementSQL
         return try read { handle in
-            try handle.withStatement(rendered.sql) { stmt in
+            let statement = StatementSelect().select(distinct: distinct, results).from(try CompressedColumns.source(of: table, on: handle))
+            statement.filter = filter
+            let rendered = statement.statementSQL
+            return try handle.withStatement(rendered.sql) { stmt in
                 try handle.bind(rendered.values, to: stmt, sql: rendered.sql)
                 let count = sqlite3_column_count(stmt)
                 var rows: FundamentalRowXColumn = []

@@ -41,6 +41,13 @@ extension Database {
                     .on(name, indexesBy: index.columns)
                 try handle.execute(create.statementSQL.sql)
             }
+            // Declared compression is recorded (an existing table's new compressed columns are followed by its
+            // indexes); the decompressing view is remade so that it shows the columns just added.
+            if !binding.compressions.isEmpty {
+                try declareCompression(binding.compressions, of: name, on: handle)
+            } else if try !CompressedColumns.load(name, on: handle).isEmpty {
+                try CompressedColumns.makeView(of: name, on: handle)
+            }
         }
     }
 

@@ -18,12 +18,15 @@ extension Database {
         guard !objects.isEmpty else { return }
         let binding = Object.CodingKeys.objectRelationalMapping
         let ordinals = try ordinals(of: properties, in: binding)
-        let sql = StatementInsert().insert(intoTable: table, with: ordinals.map { Column(named: binding.columnNames[$0]) },
-                                           onConflict: conflict)
-            .values(ordinals.map { _ in FundamentalValue.null }).statementSQL.sql
         let encoder = RowEncoder(binding: binding, ordinals: ordinals)
         let primaryKeyParameter = binding.integerPrimaryKeyOrdinal.map { encoder.parameters.slots[$0] } ?? 0
-        let body = { (handle: Handle) in
+        let body = { (handle: Handle) throws -> Void in
+            // A compressed column's value goes through sift_compress (see CompressedColumns).
+            let compressed = try CompressedColumns.load(table, on: handle)
+            let sql = StatementInsert().insert(intoTable: table, with: ordinals.map { Column(named: binding.columnNames[$0]) },
+                                               onConflict: conflict)
+                .values(ordinals.map { compressed.writeExpression(ofColumn: binding.columnNames[$0]) })
+                .statementSQL.sql
             // A large plain insert into a synced content table indexes its rows afterwards, in one pass.
             // Observers may handle a plain multi-row insert as one batch (the full-text sync indexes it in one pass).
             let batch = conflict == nil && objects.count > 1
@@ -61,12 +64,16 @@ extension Database {
                                             filter: FilterClauses) throws {
         let binding = Object.CodingKeys.objectRelationalMapping
         let ordinals = try ordinals(of: properties, in: binding)
-        let statement = StatementUpdate().update(table: table)
-        for ordinal in ordinals { statement.set(Column(named: binding.columnNames[ordinal]), to: FundamentalValue.null) }
-        statement.filter = filter
-        let rendered = statement.statementSQL
         let encoder = RowEncoder(binding: binding, ordinals: ordinals)
         try writeWithoutTransaction { handle in
+            let compressed = try CompressedColumns.load(table, on: handle)
+            let statement = StatementUpdate().update(table: table)
+            for ordinal in ordinals {
+                let name = binding.columnNames[ordinal]
+                statement.set(Column(named: name), to: compressed.writeExpression(ofColumn: name))
+            }
+            statement.filter = try plainFilter(filter, of: table, on: handle)
+            let rendered = statement.statementSQL
             try handle.withStatement(rendered.sql) { stmt in
                 defer { encoder.finish() }
                 try encoder.bind(object, to: stmt)
@@ -80,9 +87,14 @@ extension Database {
         guard properties.count == row.count else {
             throw pool.report(SiftError(code: .range, message: "\(properties.count) properties but \(row.count) values.", operation: .bind))
         }
+        let (compressed, plain) = try read { handle in
+            (try CompressedColumns.load(table, on: handle), try plainFilter(filter, of: table, on: handle))
+        }
         let statement = StatementUpdate().update(table: table)
-        for (property, value) in zip(properties, row) { statement.set(property, to: value.archivedValue()) }
-        statement.filter = filter
+        for (property, value) in zip(properties, row) {
+            statement.set(property, to: compressed.writeExpression(ofColumn: property.asProperty().name, value: value.archivedValue()))
+        }
+        statement.filter = plain
         try exec(statement)
     }
 
@@ -159,7 +171,8 @@ extension Database {
     public func delete(fromTable table: String, where condition: Condition? = nil, orderBy orderList: OrderByList? = nil,
                        limit: Limit? = nil, offset: Offset? = nil) throws {
         let statement = StatementDelete().delete(fromTable: table)
-        statement.filter = filter(condition, orderList, limit, offset)
+        let clauses = filter(condition, orderList, limit, offset)
+        statement.filter = try read { handle in try plainFilter(clauses, of: table, on: handle) }
         try exec(statement)
     }
 

@@ -35,7 +35,7 @@ extension FacetStore {
                 do {
                     ordinals = try facets.map { try Ordinals(index.index, $0, on: handle) }
                     statements.append(try handle.prepareUnmanaged("SELECT " + facets.map { q($0.column) }.joined(separator: ", ")
-                                                                  + " FROM \(q(index.content)) WHERE \(q(index.rowidColumn)) = ?"))
+                                                                  + " FROM \(q(index.readSource)) WHERE \(q(index.rowidColumn)) = ?"))
                     for facet in facets {
                         let chunks = q(FacetStore.chunksTable(index.index, facet.position))
                         statements.append(try handle.prepareUnmanaged(

@@ -94,7 +94,7 @@ extension FacetStore {
         init(_ index: String, _ synced: SyncedIndex, _ facets: [Facet], on handle: Handle) throws {
             self.facets = facets
             let q = SQLBuilder.quote, rowid = q(synced.rowidColumn)
-            let select = "SELECT \(rowid), " + facets.map { q($0.column) }.joined(separator: ", ") + " FROM \(q(synced.content))"
+            let select = "SELECT \(rowid), " + facets.map { q($0.column) }.joined(separator: ", ") + " FROM \(q(synced.readSource))"
             var prepared: [OpaquePointer] = []
             do {
                 ordinals = try facets.map { try Ordinals(index, $0, on: handle) }

@@ -137,7 +137,7 @@ final class ImpactsCollector: @unchecked Sendable {
         let last = min(last, top)
         let q = SQLBuilder.quote
         let sql = "SELECT \(q(index.rowidColumn)), " + index.columns.map(q).joined(separator: ", ")
-            + " FROM \(q(index.content)) WHERE \(q(index.rowidColumn)) > ? AND \(q(index.rowidColumn)) <= ?"
+            + " FROM \(q(index.readSource)) WHERE \(q(index.rowidColumn)) > ? AND \(q(index.rowidColumn)) <= ?"
             + " ORDER BY \(q(index.rowidColumn)) LIMIT \(pieceRows)"
         while fed < last {
             var piece = ImpactRows()

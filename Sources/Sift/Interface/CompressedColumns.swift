@@ -1,0 +1,156 @@
+import CSQLite
+import Foundation
+
+/// The compressed columns of a database as it records them, and the view that reads their tables decompressed:
+/// one owner for the two tables compression keeps (`sift_compressed_columns`, `sift_zstd_dictionaries`) and for
+/// the views (`sift_plain_<table>`).
+///
+/// A compressed column holds text and blobs as `sift_compress` framed them (a format byte, the dictionary's id, one
+/// zstd frame); values written before compression was declared, and short text that would not shrink, stay as
+/// they were. The view selects every column of the table, the compressed ones through `sift_decompress`, so that
+/// whatever reads it (Sift's reads through the binding, FTS5's external-content reads of a synced index: its
+/// highlights, snippets and rebuilds) sees the plain values.
+struct CompressedColumns {
+    static let columnsTable = "sift_compressed_columns"
+    static let dictionariesTable = "sift_zstd_dictionaries"
+    static let createSQL = [
+        """
+        CREATE TABLE IF NOT EXISTS sift_compressed_columns(table_name TEXT NOT NULL, column_name TEXT NOT NULL, \
+        level INTEGER NOT NULL, use_dictionary INTEGER NOT NULL, dictionary_id INTEGER NOT NULL DEFAULT 0, \
+        compressed_through INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(table_name, column_name)) WITHOUT ROWID
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS sift_zstd_dictionaries(id INTEGER PRIMARY KEY, table_name TEXT NOT NULL, \
+        column_name TEXT NOT NULL, dictionary BLOB NOT NULL)
+        """,
+    ]
+    /// The largest dictionary trained for a column, and how many of its values (and bytes) train it: zstd advises
+    /// samples about 100 times the dictionary's size.
+    static let dictionaryCapacity = 64 * 1024
+    static let trainingSamples = 8_000
+    static let trainingBytes = 8 * 1024 * 1024
+
+    /// One compressed column.
+    struct Column: Equatable {
+        let name: String
+        let level: Int
+        let usesDictionary: Bool
+        /// The dictionary new values are compressed with (0: none yet).
+        let dictionary: Int64
+        /// The rowid through which ``Database/compressRows(ofTable:batchSize:)`` has re-encoded the column.
+        let compressedThrough: Int64
+    }
+
+    let table: String
+    let columns: [Column]
+
+    var isEmpty: Bool { columns.isEmpty }
+    subscript(column: String) -> Column? { columns.first { $0.name == column } }
+
+    /// The view that reads `table` decompressed.
+    static func viewName(of table: String) -> String { "sift_plain_" + table }
+
+    /// What reads `table` as plain values: its view when it has compressed columns, else the table itself.
+    static func source(of table: String, on handle: Handle) throws -> String {
+        let view = viewName(of: table)
+        return try handle.schemaType(of: view) == "view" ? view : table
+    }
+
+    /// The compressed columns of `table` (none when compression was never declared in this database).
+    static func load(_ table: String, on handle: Handle) throws -> CompressedColumns {
+        guard try handle.schemaType(of: columnsTable) == "table" else { return CompressedColumns(table: table, columns: []) }
+        let sql = "SELECT column_name, level, use_dictionary, dictionary_id, compressed_through FROM sift_compressed_columns "
+            + "WHERE table_name = ? ORDER BY column_name"
+        return try handle.withStatement(sql) { stmt in
+            try handle.bind([FundamentalValue(table)], to: stmt, sql: sql)
+            var columns: [Column] = []
+            while try handle.step(stmt) {
+                columns.append(Column(name: RawStatement.text(stmt, 0), level: Int(sqlite3_column_int64(stmt, 1)),
+                                      usesDictionary: sqlite3_column_int64(stmt, 2) != 0, dictionary: sqlite3_column_int64(stmt, 3),
+                                      compressedThrough: sqlite3_column_int64(stmt, 4)))
+            }
+            return CompressedColumns(table: table, columns: columns)
+        }
+    }
+
+    /// Records `columns` of `table` as compressed (a column already recorded keeps its dictionary and progress,
+    /// and takes the new level) and makes the table's view; true when a column was not compressed before.
+    static func declare(_ columns: [(name: String, level: Int, usesDictionary: Bool)], of table: String,
+                        on handle: Handle) throws -> Bool {
+        guard CompressionEngine.isAvailable else { throw handle.pool.report(SiftError.compressionUnavailable(path: handle.path)) }
+        for sql in createSQL { try handle.execute(sql) }
+        let before = try load(table, on: handle)
+        let present = try handle.columnNames(of: table)
+        for column in columns {
+            guard present.contains(column.name) else {
+                throw handle.pool.report(SiftError.misuse("\(table) has no column \(column.name) to compress.", operation: .schema))
+            }
+            guard (1...22).contains(column.level) else {
+                throw handle.pool.report(SiftError.misuse("zstd levels go from 1 to 22, not \(column.level).", operation: .schema))
+            }
+            try handle.execute("""
+                INSERT INTO sift_compressed_columns(table_name, column_name, level, use_dictionary) VALUES(?, ?, ?, ?) \
+                ON CONFLICT(table_name, column_name) DO UPDATE SET level = excluded.level, use_dictionary = excluded.use_dictionary
+                """, [FundamentalValue(table), FundamentalValue(column.name), FundamentalValue(Int64(column.level)),
+                      FundamentalValue(Int64(column.usesDictionary ? 1 : 0))])
+        }
+        try makeView(of: table, on: handle)
+        return columns.contains { before[$0.name] == nil }
+    }
+
+    /// (Re)creates `table`'s view over its current columns (after compression is declared, or the table gained a
+    /// column); drops it when the table has no compressed column.
+    static func makeView(of table: String, on handle: Handle) throws {
+        let compressed = Set(try load(table, on: handle).columns.map(\.name))
+        let view = SQLBuilder.quote(viewName(of: table))
+        try handle.execute("DROP VIEW IF EXISTS \(view)")
+        guard !compressed.isEmpty else { return }
+        let q = SQLBuilder.quote
+        var selected = try handle.columnNames(of: table).map { name in
+            compressed.contains(name) ? "sift_decompress(\(q(name))) AS \(q(name))" : q(name)
+        }
+        // FTS5 reads external content by its `content_rowid`: a table without an INTEGER PRIMARY KEY shows its rowid.
+        if try handle.integerPrimaryKey(of: table) == nil { selected.insert("rowid AS rowid", at: 0) }
+        try handle.execute("CREATE VIEW \(view) AS SELECT \(selected.joined(separator: ", ")) FROM \(q(table))")
+    }
+
+    /// What a write binds `value` (a parameter when it is NULL) to column `name` through: `value` itself, or for a
+    /// compressed column `sift_compress(value, level, dictionary)`.
+    func writeExpression(ofColumn name: String, value: FundamentalValue = .null) -> ExpressionConvertible {
+        guard let column = self[name] else { return value }
+        return SQLExpression(.function("sift_compress", [.value(value), .raw(String(column.level)), .raw(String(column.dictionary))],
+                                       distinct: false))
+    }
+
+    /// Trains a new dictionary on up to ``trainingSamples`` values of `column` (decompressed), stores it and makes
+    /// it the one new values are compressed with; values compressed with an older one keep it (their frames name
+    /// it). Returns its id, or nil when the column holds too little to train on (it then keeps its dictionary).
+    static func train(_ column: String, of table: String, on handle: Handle) throws -> Int64? {
+        guard try load(table, on: handle)[column] != nil else {
+            throw handle.pool.report(SiftError.misuse("\(table).\(column) is not compressed.", operation: .schema))
+        }
+        let q = SQLBuilder.quote
+        let sql = "SELECT CAST(sift_decompress(\(q(column))) AS BLOB) FROM \(q(table)) WHERE rowid IN "
+            + "(SELECT rowid FROM \(q(table)) WHERE \(q(column)) IS NOT NULL ORDER BY random() LIMIT \(trainingSamples))"
+        var samples: [[UInt8]] = []
+        var bytes = 0
+        try handle.withStatement(sql) { stmt in
+            while bytes < trainingBytes, try handle.step(stmt) {
+                let sample = RawStatement.bytes(stmt, 0)
+                guard !sample.isEmpty else { continue }
+                bytes += sample.count
+                samples.append(sample)
+            }
+        }
+        guard samples.count >= 16, let trained = CompressionEngine.train(samples, capacity: min(dictionaryCapacity, max(1024, bytes / 10)))
+        else { return nil }
+        // The id is derived from the dictionary's content: an id already stored holds the same dictionary.
+        try handle.execute("INSERT OR IGNORE INTO sift_zstd_dictionaries(id, table_name, column_name, dictionary) VALUES(?, ?, ?, ?)",
+                           [FundamentalValue(trained.id), FundamentalValue(table), FundamentalValue(column),
+                            FundamentalValue(Data(trained.bytes))])
+        try handle.execute("UPDATE sift_compressed_columns SET dictionary_id = ?, compressed_through = 0 "
+                           + "WHERE table_name = ? AND column_name = ?",
+                           [FundamentalValue(trained.id), FundamentalValue(table), FundamentalValue(column)])
+        return trained.id
+    }
+}

@@ -1,0 +1,69 @@
+#ifndef SIFT_ZSTD_H
+#define SIFT_ZSTD_H
+
+/*
+ * SiftZstd: column compression with zstd (Debian's libzstd), used by Sift with the Compression package trait only.
+ * Every zstd call of Sift is in sift_zstd.c, behind this header (which names no zstd type).
+ *
+ * A compressed value is a BLOB:
+ *
+ *   byte 0      SIFT_ZSTD_MAGIC
+ *   byte 1      what the value was before compression: SIFT_ZSTD_TEXT or SIFT_ZSTD_BLOB
+ *   bytes 2-5   the dictionary id, little-endian (0: no dictionary)
+ *   bytes 6-    one zstd frame, whose header records the decompressed size
+ *
+ * Two SQL functions are registered on a connection by sift_zstd_register():
+ *
+ *   sift_compress(value, level, dictionary_id)   TEXT or BLOB -> the format above; NULL and numbers unchanged.
+ *                                                 A value that would not shrink is returned as it was.
+ *   sift_decompress(value)                       the format above -> the TEXT or BLOB it was; anything else
+ *                                                 (plain text, numbers, other blobs) unchanged.
+ *
+ * Dictionaries are rows of `sift_zstd_dictionaries(id INTEGER PRIMARY KEY, ..., dictionary BLOB)`, read on first
+ * use and kept per connection (an id is never given to another dictionary: it is the content-derived id zstd's
+ * trainer writes into the dictionary). A value that cannot be decoded (bad header or frame, unknown dictionary,
+ * a size past SQLite's length limit) fails the statement with SQLITE_ERROR, and the reason is kept for
+ * sift_zstd_take_failure(); no size read from a value allocates memory before it is checked.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sqlite3 sqlite3;
+
+#define SIFT_ZSTD_MAGIC 0xC5
+#define SIFT_ZSTD_TEXT 1
+#define SIFT_ZSTD_BLOB 2
+#define SIFT_ZSTD_HEADER 6
+
+/* Why the last decoding on this thread failed. */
+enum sift_zstd_failure {
+    SIFT_ZSTD_OK = 0,
+    SIFT_ZSTD_DAMAGED = 1,            /* bad header, or a frame zstd refuses */
+    SIFT_ZSTD_UNKNOWN_DICTIONARY = 2, /* the dictionary id names no stored dictionary */
+    SIFT_ZSTD_TOO_LARGE = 3,          /* the frame's decompressed size is past the limit, or unknown */
+    SIFT_ZSTD_FAILED = 4,             /* compression failed, or memory ran out */
+};
+
+/* Registers sift_compress() and sift_decompress() on `db`; returns an SQLite result code. */
+int sift_zstd_register(sqlite3 *db);
+
+/* The failure of the last sift_compress/sift_decompress on this thread and its detail (the dictionary id, or the
+ * size); clears it. */
+int sift_zstd_take_failure(int64_t *detail);
+
+/* Trains a dictionary of at most `capacity` bytes into `dictionary` from `count` samples laid end to end in
+ * `samples` (`sizes` their lengths). Returns its length (0 when zstd's trainer failed, e.g. too few samples) and
+ * its id in `*id`. */
+size_t sift_zstd_train(void *dictionary, size_t capacity, const void *samples, const size_t *sizes, unsigned count,
+                       uint32_t *id);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

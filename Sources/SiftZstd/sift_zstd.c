@@ -1,0 +1,268 @@
+/* Column compression with zstd: the value format, the SQL functions and dictionary training (see sift_zstd.h). */
+#include "sift_zstd.h"
+
+#include <sqlite3.h>
+#include <string.h>
+#include <zdict.h>
+#include <zstd.h>
+
+static _Thread_local int last_failure;
+static _Thread_local int64_t last_detail;
+
+int sift_zstd_take_failure(int64_t *detail) {
+    int failure = last_failure;
+    if (detail) *detail = last_detail;
+    last_failure = SIFT_ZSTD_OK;
+    last_detail = 0;
+    return failure;
+}
+
+/* One dictionary as this connection uses it; the compression form is made per level on first use. */
+typedef struct dictionary {
+    uint32_t id;
+    int level;
+    ZSTD_DDict *ddict;
+    ZSTD_CDict *cdict;
+    void *bytes;
+    size_t size;
+    struct dictionary *next;
+} dictionary;
+
+/* What a connection's two functions share: zstd's contexts and the dictionaries read so far. */
+typedef struct connection {
+    ZSTD_CCtx *cctx;
+    ZSTD_DCtx *dctx;
+    dictionary *dictionaries;
+} connection;
+
+static void connection_free(void *pointer) {
+    connection *c = pointer;
+    if (!c) return;
+    dictionary *d = c->dictionaries;
+    while (d) {
+        dictionary *next = d->next;
+        ZSTD_freeDDict(d->ddict);
+        ZSTD_freeCDict(d->cdict);
+        sqlite3_free(d->bytes);
+        sqlite3_free(d);
+        d = next;
+    }
+    ZSTD_freeCCtx(c->cctx);
+    ZSTD_freeDCtx(c->dctx);
+    sqlite3_free(c);
+}
+
+static void fail(sqlite3_context *context, int failure, int64_t detail, const char *message) {
+    last_failure = failure;
+    last_detail = detail;
+    sqlite3_result_error(context, message, -1);
+}
+
+/* The dictionary `id`, read from sift_zstd_dictionaries on first use; NULL when no row has it. */
+static dictionary *find_dictionary(sqlite3_context *context, connection *c, uint32_t id) {
+    for (dictionary *d = c->dictionaries; d; d = d->next) {
+        if (d->id == id) return d;
+    }
+    sqlite3 *db = sqlite3_context_db_handle(context);
+    sqlite3_stmt *stmt = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT dictionary FROM main.sift_zstd_dictionaries WHERE id = ?", -1, &stmt, NULL) != SQLITE_OK) {
+        sqlite3_finalize(stmt);
+        return NULL;
+    }
+    sqlite3_bind_int64(stmt, 1, id);
+    dictionary *found = NULL;
+    if (sqlite3_step(stmt) == SQLITE_ROW) {
+        const void *bytes = sqlite3_column_blob(stmt, 0);
+        int size = sqlite3_column_bytes(stmt, 0);
+        /* A stored dictionary must carry its own id (zstd's dictionary header): anything else is not one of ours. */
+        if (bytes && size > 8 && ZDICT_getDictID(bytes, (size_t)size) == id) {
+            found = sqlite3_malloc(sizeof *found);
+            void *copy = sqlite3_malloc(size);
+            if (found && copy) {
+                memcpy(copy, bytes, (size_t)size);
+                *found = (dictionary){.id = id, .bytes = copy, .size = (size_t)size, .next = c->dictionaries};
+                found->ddict = ZSTD_createDDict(copy, (size_t)size);
+                if (found->ddict) {
+                    c->dictionaries = found;
+                } else {
+                    sqlite3_free(copy);
+                    sqlite3_free(found);
+                    found = NULL;
+                }
+            } else {
+                sqlite3_free(copy);
+                sqlite3_free(found);
+                found = NULL;
+            }
+        }
+    }
+    sqlite3_finalize(stmt);
+    return found;
+}
+
+static void put_u32(unsigned char *p, uint32_t v) {
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+}
+
+static uint32_t get_u32(const unsigned char *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* sift_compress(value, level, dictionary_id) */
+static void compress_function(sqlite3_context *context, int argc, sqlite3_value **argv) {
+    (void)argc;
+    connection *c = sqlite3_user_data(context);
+    int type = sqlite3_value_type(argv[0]);
+    if (type != SQLITE_TEXT && type != SQLITE_BLOB) {
+        sqlite3_result_value(context, argv[0]);
+        return;
+    }
+    const void *source = type == SQLITE_TEXT ? (const void *)sqlite3_value_text(argv[0]) : sqlite3_value_blob(argv[0]);
+    size_t size = (size_t)sqlite3_value_bytes(argv[0]);
+    /* Text that does not shrink stays text; a blob is always framed, so that a compressed column never holds a
+     * bare blob that could be taken for a frame. */
+    if (type == SQLITE_TEXT && size < 16) {
+        sqlite3_result_value(context, argv[0]);
+        return;
+    }
+    int level = sqlite3_value_int(argv[1]);
+    if (level < 1 || level > ZSTD_maxCLevel()) level = 3;
+    sqlite3_int64 wanted = sqlite3_value_int64(argv[2]);
+    if (wanted < 0 || wanted > UINT32_MAX) {
+        fail(context, SIFT_ZSTD_UNKNOWN_DICTIONARY, wanted, "sift_compress: no such dictionary");
+        return;
+    }
+    uint32_t id = (uint32_t)wanted;
+    dictionary *d = NULL;
+    if (id != 0) {
+        d = find_dictionary(context, c, id);
+        if (!d) {
+            fail(context, SIFT_ZSTD_UNKNOWN_DICTIONARY, id, "sift_compress: no such dictionary");
+            return;
+        }
+        if (!d->cdict || d->level != level) {
+            ZSTD_freeCDict(d->cdict);
+            d->cdict = ZSTD_createCDict(d->bytes, d->size, level);
+            d->level = level;
+            if (!d->cdict) {
+                fail(context, SIFT_ZSTD_FAILED, 0, "sift_compress: out of memory");
+                return;
+            }
+        }
+    }
+    if (!c->cctx && !(c->cctx = ZSTD_createCCtx())) {
+        fail(context, SIFT_ZSTD_FAILED, 0, "sift_compress: out of memory");
+        return;
+    }
+    size_t bound = ZSTD_compressBound(size);
+    unsigned char *out = sqlite3_malloc64(SIFT_ZSTD_HEADER + bound);
+    if (!out) {
+        fail(context, SIFT_ZSTD_FAILED, 0, "sift_compress: out of memory");
+        return;
+    }
+    size_t written = d ? ZSTD_compress_usingCDict(c->cctx, out + SIFT_ZSTD_HEADER, bound, source, size, d->cdict)
+                       : ZSTD_compressCCtx(c->cctx, out + SIFT_ZSTD_HEADER, bound, source, size, level);
+    if (ZSTD_isError(written)) {
+        sqlite3_free(out);
+        fail(context, SIFT_ZSTD_FAILED, 0, "sift_compress: zstd failed");
+        return;
+    }
+    if (type == SQLITE_TEXT && written + SIFT_ZSTD_HEADER >= size) {
+        sqlite3_free(out);
+        sqlite3_result_value(context, argv[0]);
+        return;
+    }
+    out[0] = SIFT_ZSTD_MAGIC;
+    out[1] = type == SQLITE_TEXT ? SIFT_ZSTD_TEXT : SIFT_ZSTD_BLOB;
+    put_u32(out + 2, id);
+    sqlite3_result_blob64(context, out, SIFT_ZSTD_HEADER + written, sqlite3_free);
+}
+
+/* sift_decompress(value) */
+static void decompress_function(sqlite3_context *context, int argc, sqlite3_value **argv) {
+    (void)argc;
+    connection *c = sqlite3_user_data(context);
+    if (sqlite3_value_type(argv[0]) != SQLITE_BLOB) {
+        sqlite3_result_value(context, argv[0]);
+        return;
+    }
+    const unsigned char *in = sqlite3_value_blob(argv[0]);
+    size_t size = (size_t)sqlite3_value_bytes(argv[0]);
+    if (size == 0 || !in || in[0] != SIFT_ZSTD_MAGIC) {
+        sqlite3_result_value(context, argv[0]);
+        return;
+    }
+    if (size < SIFT_ZSTD_HEADER + 4 || (in[1] != SIFT_ZSTD_TEXT && in[1] != SIFT_ZSTD_BLOB)) {
+        fail(context, SIFT_ZSTD_DAMAGED, 0, "sift_decompress: damaged compressed value (header)");
+        return;
+    }
+    uint32_t id = get_u32(in + 2);
+    const unsigned char *frame = in + SIFT_ZSTD_HEADER;
+    size_t frame_size = size - SIFT_ZSTD_HEADER;
+    unsigned long long length = ZSTD_getFrameContentSize(frame, frame_size);
+    if (length == ZSTD_CONTENTSIZE_ERROR) {
+        fail(context, SIFT_ZSTD_DAMAGED, 0, "sift_decompress: damaged compressed value (frame)");
+        return;
+    }
+    sqlite3_int64 limit = sqlite3_limit(sqlite3_context_db_handle(context), SQLITE_LIMIT_LENGTH, -1);
+    if (length == ZSTD_CONTENTSIZE_UNKNOWN || length > (unsigned long long)limit) {
+        fail(context, SIFT_ZSTD_TOO_LARGE, length == ZSTD_CONTENTSIZE_UNKNOWN ? -1 : (int64_t)length,
+             "sift_decompress: compressed value too large");
+        return;
+    }
+    if (ZSTD_getDictID_fromFrame(frame, frame_size) != id) {
+        fail(context, SIFT_ZSTD_DAMAGED, id, "sift_decompress: damaged compressed value (dictionary id)");
+        return;
+    }
+    dictionary *d = NULL;
+    if (id != 0 && !(d = find_dictionary(context, c, id))) {
+        fail(context, SIFT_ZSTD_UNKNOWN_DICTIONARY, id, "sift_decompress: unknown dictionary");
+        return;
+    }
+    if (!c->dctx && !(c->dctx = ZSTD_createDCtx())) {
+        fail(context, SIFT_ZSTD_FAILED, 0, "sift_decompress: out of memory");
+        return;
+    }
+    /* One byte more than the length, so that text can end with the NUL SQLite likes. */
+    unsigned char *out = sqlite3_malloc64(length + 1);
+    if (!out) {
+        fail(context, SIFT_ZSTD_FAILED, 0, "sift_decompress: out of memory");
+        return;
+    }
+    size_t got = d ? ZSTD_decompress_usingDDict(c->dctx, out, (size_t)length, frame, frame_size, d->ddict)
+                   : ZSTD_decompressDCtx(c->dctx, out, (size_t)length, frame, frame_size);
+    if (ZSTD_isError(got) || got != length) {
+        sqlite3_free(out);
+        fail(context, SIFT_ZSTD_DAMAGED, id, "sift_decompress: damaged compressed value (frame)");
+        return;
+    }
+    if (in[1] == SIFT_ZSTD_TEXT) {
+        out[length] = 0;
+        sqlite3_result_text64(context, (const char *)out, length, sqlite3_free, SQLITE_UTF8);
+    } else {
+        sqlite3_result_blob64(context, out, length, sqlite3_free);
+    }
+}
+
+int sift_zstd_register(sqlite3 *db) {
+    connection *c = sqlite3_malloc(sizeof *c);
+    if (!c) return SQLITE_NOMEM;
+    memset(c, 0, sizeof *c);
+    /* Deterministic and innocuous: the views that decode compressed columns call sift_decompress. */
+    int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+    int rc = sqlite3_create_function_v2(db, "sift_decompress", 1, flags, c, decompress_function, NULL, NULL,
+                                        connection_free);
+    if (rc != SQLITE_OK) return rc;
+    return sqlite3_create_function_v2(db, "sift_compress", 3, flags, c, compress_function, NULL, NULL, NULL);
+}
+
+size_t sift_zstd_train(void *dictionary, size_t capacity, const void *samples, const size_t *sizes, unsigned count,
+                       uint32_t *id) {
+    size_t size = ZDICT_trainFromBuffer(dictionary, capacity, samples, sizes, count);
+    if (ZDICT_isError(size)) return 0;
+    *id = ZDICT_getDictID(dictionary, size);
+    return *id == 0 ? 0 : size;
+}
