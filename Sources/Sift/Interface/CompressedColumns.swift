@@ -52,13 +52,14 @@ struct CompressedColumns {
 
     /// What reads `table` as plain values: its view when it has compressed columns, else the table itself.
     static func source(of table: String, on handle: Handle) throws -> String {
+        guard try isDeclared(on: handle) else { return table }
         let view = viewName(of: table)
         return try handle.schemaType(of: view) == "view" ? view : table
     }
 
     /// The compressed columns of `table` (none when compression was never declared in this database).
     static func load(_ table: String, on handle: Handle) throws -> CompressedColumns {
-        guard try handle.schemaType(of: columnsTable) == "table" else { return CompressedColumns(table: table, columns: []) }
+        guard try isDeclared(on: handle) else { return CompressedColumns(table: table, columns: []) }
         let sql = "SELECT column_name, level, use_dictionary, dictionary_id, compressed_through FROM sift_compressed_columns "
             + "WHERE table_name = ? ORDER BY column_name"
         return try handle.withStatement(sql) { stmt in
@@ -96,6 +97,23 @@ struct CompressedColumns {
         }
         try makeView(of: table, on: handle)
         return columns.contains { before[$0.name] == nil }
+    }
+
+    /// Whether the database records compressed columns (has `sift_compressed_columns`), known per schema version:
+    /// the reads and writes of a database that never declared compression pay one `PRAGMA schema_version`, not a
+    /// lookup in its schema each. Not kept from inside a write transaction, whose schema may roll back.
+    static func isDeclared(on handle: Handle) throws -> Bool {
+        let version = try handle.schemaVersion()
+        let known = handle.pool.attachment(DeclaredState.init)
+        if let state = known.state.withLock({ $0 }), state.version == version { return state.declared }
+        let declared = try handle.schemaType(of: columnsTable) == "table"
+        if sqlite3_txn_state(handle.raw, "main") != SQLITE_TXN_WRITE { known.state.withLock { $0 = (version, declared) } }
+        return declared
+    }
+
+    /// What `isDeclared(on:)` read last, per database file.
+    final class DeclaredState: Sendable {
+        let state = Locked<(version: Int64, declared: Bool)?>(nil)
     }
 
     /// (Re)creates `table`'s view over its current columns (after compression is declared, or the table gained a
