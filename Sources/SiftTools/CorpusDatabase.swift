@@ -225,7 +225,8 @@ public final class CorpusDatabase: Sendable {
         }
     }
 
-    /// Verifies the full-text index against the documents (FTS5's integrity check, row counts) and
+    /// Verifies the full-text index against the documents (FTS5's integrity check, row counts), the vector index (if
+    /// any) against their embeddings, and
     /// the database file (SQLite's `integrity_check`). Only damage is a problem in the result; when the
     /// corpus cannot be checked (locked, an I/O error...) it throws instead. A corpus this process may
     /// not write is checked too: the library runs FTS5's check, which is a write, on a temporary copy.
@@ -246,6 +247,9 @@ public final class CorpusDatabase: Sendable {
             }
             let verification = try database.verify(index: Self.indexTable)
             problems += verification.problems
+            if try vectorBinding() != nil {
+                problems += try database.verify(vectorIndex: Self.vectorIndex).map { "\(Self.vectorIndex): \($0)" }
+            }
             if try !database.syncedIndexes().contains(where: { $0.index == Self.indexTable && $0.contentTable == Self.documentsTable }) {
                 problems.append("\(Self.indexTable) is not recorded as synced with \(Self.documentsTable)")
             }

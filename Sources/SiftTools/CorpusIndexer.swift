@@ -18,10 +18,18 @@ public struct IndexOptions: Sendable {
     /// (`notes.txt.gz`) is decompressed only up to this size and skipped when its contents are larger
     /// (`GzipProblem.tooLarge`), so a gzip bomb is reported without being decompressed further.
     public var maxFileSize: Int
+    /// The JSON Lines field holding each record's vector (an array of numbers), stored as the document's embedding
+    /// (``CorpusDatabase/vectorIndex``); nil reads no vectors. A record without the field has none.
+    public var vectorField: String?
+    /// How a corpus's new vector index compares vectors (cosine when nil); an existing one must match.
+    public var vectorMetric: VectorMetric?
 
-    /// Detected formats, default fields, batches of 1,000, files up to 64 MiB.
+    /// Detected formats, default fields, batches of 1,000, files up to 64 MiB, no vectors.
     public init(format: SourceFormat? = nil, fields: FieldNames = FieldNames(), extraExtensions: [String] = [],
-                strict: Bool = false, batchSize: Int = 1000, maxFileSize: Int = 1 << 26) {
+                strict: Bool = false, batchSize: Int = 1000, maxFileSize: Int = 1 << 26,
+                vectorField: String? = nil, vectorMetric: VectorMetric? = nil) {
+        self.vectorField = vectorField
+        self.vectorMetric = vectorMetric
         self.format = format
         self.fields = fields
         self.extraExtensions = extraExtensions
@@ -99,6 +107,11 @@ public final class CorpusIndexer {
     private var report = IndexReport()
     private var pending: [StoredDocument] = []
     private var pendingIndex: [String: Int] = [:]
+    /// The vectors of pending documents, by key.
+    private var pendingVectors: [String: [Float]] = [:]
+    /// The corpus's vector declaration, once known (read at the start of a run with `vectorField`, or set by the
+    /// first vector of a corpus that has none).
+    private var vectorBinding: VectorIndexBinding?
     private var run = 0
     private var documents = 0
     private var totalBytes: Int?
@@ -122,8 +135,17 @@ public final class CorpusIndexer {
         report = IndexReport()
         start = Date()
         let resolved = try sources.map { url in (url.standardizedFileURL, try options.format ?? SourceFormat.detect(url)) }
+        if options.vectorField != nil, let other = resolved.first(where: { $0.1 != .jsonl && $0.1 != .beir }) {
+            throw SiftToolError.invalidArgument("--vector-field reads JSON Lines records; \(other.0.path) is \(other.1.rawValue)")
+        }
         let lock = try corpus.lockForIndexing()
         defer { lock.release() }
+        if options.vectorField != nil {
+            vectorBinding = try corpus.vectorBinding()
+            if let vectorBinding, let metric = options.vectorMetric, metric != vectorBinding.metric {
+                throw SiftToolError.invalidArgument("the corpus's vectors are compared by \(vectorBinding.metric.rawValue), not \(metric.rawValue)")
+            }
+        }
         if onProgress != nil { totalBytes = resolved.reduce(0) { $0 + inputSize($1.0, $1.1) } }
         run = try corpus.beginRun()
         do {
@@ -160,10 +182,11 @@ public final class CorpusIndexer {
 
     // MARK: - Batches
 
-    private func add(_ document: StoredDocument) throws {
+    private func add(_ document: StoredDocument, vector: [Float]? = nil) throws {
         if shouldStop?() == true { throw Stop() }
         var document = document
         document.run = run
+        pendingVectors[document.key] = vector
         if let existing = pendingIndex[document.key] {
             pending[existing] = document
         } else {
@@ -184,11 +207,13 @@ public final class CorpusIndexer {
                 try database.delete(fromTable: CorpusDatabase.documentsTable,
                                     where: StoredDocument.Properties.key.in(batch.map(\.key)))
                 try database.insert(objects: batch, intoTable: CorpusDatabase.documentsTable)
+                try corpus.writeVectors(batch.compactMap { document in pendingVectors[document.key].map { (document.key, $0) } })
             })
         }
         report.written += batch.count
         pending.removeAll(keepingCapacity: true)
         pendingIndex.removeAll(keepingCapacity: true)
+        pendingVectors.removeAll(keepingCapacity: true)
     }
 
     /// Reports a source file that cannot be read and goes on, or with `strict` stops on it.
@@ -413,14 +438,34 @@ public final class CorpusIndexer {
                 let title = object[fields.title] as? String ?? ""
                 var extra = object
                 for used in [idField, fields.title, fields.text] { extra[used] = nil }
+                var vector: [Float]?
+                if let vectorField = options.vectorField, let value = extra.removeValue(forKey: vectorField), !(value is NSNull) {
+                    do {
+                        vector = try checkedVector(value, field: vectorField, line: number, path: path)
+                    } catch let error as InputError {
+                        try skip(error)
+                        continue
+                    }
+                }
                 try add(StoredDocument(key: id, title: title, body: body, origin: origin.path, source: path,
-                                       fields: Self.json(extra), size: body.utf8.count))
+                                       fields: Self.json(extra), size: body.utf8.count), vector: vector)
             }
         }
         report.files += 1
         report.bytes += bytes
         baseBytes += bytes
         try removeStale(source: path)
+    }
+
+    /// The vector of a record's `field`: finite numbers, as many as the corpus's vectors (the first vector of a
+    /// corpus without any declares them, with its length), and not all zeros under cosine.
+    private func checkedVector(_ value: Any, field: String, line: Int, path: String) throws -> [Float] {
+        let vector = try VectorFile.values(value, field: field, line: line, path: path)
+        if vectorBinding == nil { vectorBinding = try corpus.declareVectors(dimension: vector.count, metric: options.vectorMetric) }
+        if let vectorBinding, let problem = CorpusDatabase.problem(with: vector, for: vectorBinding) {
+            throw InputError(.malformedRecord("\"\(field)\": \(problem)"), line: line, path: path)
+        }
+        return vector
     }
 
     /// The next line of a record file; a file that cannot be read any further is a `FileReading.Failure`, damaged

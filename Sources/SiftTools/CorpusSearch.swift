@@ -57,6 +57,11 @@ public struct CorpusSearchOptions: Sendable, Hashable {
     public static let defaultTitleWeight: Double = 2
     /// Paging, markers and snippet size (the title is highlighted and the body snippeted, whatever they say).
     public var search: SearchOptions
+    /// A query vector (as the documents' vectors were computed): with text, a hybrid search fusing both rankings by
+    /// ``fusion``; with empty text, the nearest documents alone. Nil, the default, searches the text alone.
+    public var vector: [Float]?
+    /// How a hybrid search fuses its text and vector rankings (``HybridFusion/default``).
+    public var fusion: HybridFusion = .default
 
     /// Ten hits, all terms, matches marked with `[` and `]`, titles weighted 2, ``Ranking/default``, snippets of 150
     /// characters.
@@ -100,12 +105,13 @@ public struct CorpusSearchResults: Sendable, Hashable {
 }
 
 extension CorpusDatabase {
-    /// Searches the corpus with user text (never an FTS5 syntax error), tokenized like the documents.
+    /// Searches the corpus with user text (never an FTS5 syntax error), tokenized like the documents; with
+    /// ``CorpusSearchOptions/vector``, by meaning too (hybrid), or by meaning alone when `text` is empty.
     public func search(_ text: String, options: CorpusSearchOptions = CorpusSearchOptions()) throws -> CorpusSearchResults {
-        try translatingErrors {
-            var condition: Condition?
-            for filter in options.filters { condition = condition.map { $0 && filter.condition } ?? filter.condition }
-            var searchOptions = options.search
+        if let vector = options.vector { return try search(text, nearest: vector, options: options) }
+        return try translatingErrors {
+            let condition = Self.condition(options.filters)
+            var searchOptions = Self.displayOptions(options)
             // Facets are asked for by field; each is counted in its column of `documents` (see `updateFacets`).
             if !searchOptions.facets.isEmpty {
                 let known = try facetFields()
@@ -114,24 +120,72 @@ extension CorpusDatabase {
                 }
                 searchOptions.facets = searchOptions.facets.map(Self.facetColumn)
             }
-            searchOptions.weights = ["title": options.titleWeight]
-            searchOptions.ranking = options.ranking
-            searchOptions.feedback = options.feedback
-            searchOptions.highlight = ["title"]
-            searchOptions.snippet = ["body"]
             let results: SearchResults<DocumentSummary> = try database.search(
                 SearchQuery(text, mode: options.mode), in: Self.indexTable, where: condition, options: searchOptions)
-            let hits = results.hits.map { hit in
-                CorpusHit(id: Int(hit.rowid), key: hit.object.key, title: hit.highlights["title"] ?? hit.object.title,
-                          score: hit.score, snippet: hit.snippets["body"] ?? "", source: hit.object.source,
-                          fields: hit.object.fields)
-            }
+            let hits = Self.corpusHits(results)
             var corpusResults = CorpusSearchResults(hits: hits, totalCount: results.totalCount ?? hits.count)
             for (column, distribution) in results.facets {
                 corpusResults.facets[String(column.dropFirst(Self.facetPrefix.count))] = distribution
             }
             return corpusResults
         }
+    }
+
+    /// A search with a query vector: hybrid with text, nearest neighbours alone without.
+    private func search(_ text: String, nearest vector: [Float], options: CorpusSearchOptions) throws -> CorpusSearchResults {
+        guard options.search.facets.isEmpty else {
+            throw SiftToolError.invalidArgument("facets count the matches of a text search, not those of a vector search")
+        }
+        let embedding = try checkedQueryVector(vector)
+        return try translatingErrors {
+            let condition = Self.condition(options.filters)
+            let searchOptions = Self.displayOptions(options)
+            let results: SearchResults<DocumentSummary>
+            if text.allSatisfy(\.isWhitespace) {
+                results = try database.search(nearest: embedding, in: Self.vectorIndex, where: condition,
+                                              options: VectorSearchOptions(limit: searchOptions.limit, offset: searchOptions.offset))
+            } else {
+                results = try database.search(SearchQuery(text, mode: options.mode), nearest: embedding, in: Self.indexTable,
+                                              vectors: Self.vectorIndex, where: condition, options: searchOptions,
+                                              hybrid: HybridOptions(fusion: options.fusion))
+            }
+            let hits = Self.corpusHits(results)
+            return CorpusSearchResults(hits: hits, totalCount: results.totalCount ?? hits.count)
+        }
+    }
+
+    /// Every filter at once.
+    private static func condition(_ filters: [FieldFilter]) -> Condition? {
+        filters.reduce(nil) { condition, filter in condition.map { $0 && filter.condition } ?? filter.condition }
+    }
+
+    /// The library's options of a corpus search: its paging and facets, the title weighted, highlighted, the body
+    /// snippeted.
+    private static func displayOptions(_ options: CorpusSearchOptions) -> SearchOptions {
+        var searchOptions = options.search
+        searchOptions.weights = ["title": options.titleWeight]
+        searchOptions.ranking = options.ranking
+        searchOptions.feedback = options.feedback
+        searchOptions.highlight = ["title"]
+        searchOptions.snippet = ["body"]
+        return searchOptions
+    }
+
+    private static func corpusHits(_ results: SearchResults<DocumentSummary>) -> [CorpusHit] {
+        results.hits.map { hit in
+            CorpusHit(id: Int(hit.rowid), key: hit.object.key, title: hit.highlights["title"] ?? hit.object.title,
+                      score: hit.score, snippet: hit.snippets["body"] ?? "", source: hit.object.source, fields: hit.object.fields)
+        }
+    }
+
+    /// `vector` as an ``Embedding`` the corpus's vector index takes, or a ``SiftToolError/invalidArgument(_:)``
+    /// saying why not (no vectors, another dimension, zeros under cosine).
+    func checkedQueryVector(_ vector: [Float]) throws -> Embedding {
+        guard let binding = try vectorBinding() else {
+            throw SiftToolError.invalidArgument("\(path) has no vectors: index a vector field with --vector-field")
+        }
+        if let problem = Self.problem(with: vector, for: binding) { throw SiftToolError.invalidArgument("query vector: \(problem)") }
+        return Embedding(vector)
     }
 
     /// "Did you mean": `text` with its misspelled words corrected so that a search finds them all together, for
@@ -152,11 +206,41 @@ extension CorpusDatabase {
         try translatingErrors {
             let results: SearchResults<DocumentKey> = try database.search(
                 SearchQuery(text, mode: mode), in: Self.indexTable,
-                options: SearchOptions(limit: limit, weights: titleWeight == 1 ? [:] : ["title": titleWeight],
-                                       ranking: ranking, countTotal: false, feedback: feedback, typoTolerance: typoTolerance,
-                                       usesSynonyms: synonymWeight != nil,
-                                       synonymWeight: synonymWeight ?? SearchOptions.defaultSynonymWeight))
+                options: Self.rankingOptions(limit: limit, titleWeight: titleWeight, ranking: ranking, feedback: feedback,
+                                             typoTolerance: typoTolerance, synonymWeight: synonymWeight))
             return results.hits.map { ($0.object.key, $0.score) }
         }
+    }
+
+    /// The keys of the best `limit` documents nearest to `vector` (vector search alone) or, with `text`, of the
+    /// hybrid search fusing both by `fusion`, and their scores: what an evaluation of vectors needs. The text side
+    /// searches as ``rankedKeys(_:mode:limit:titleWeight:ranking:feedback:typoTolerance:synonymWeight:)`` does.
+    public func rankedKeys(nearest vector: [Float], text: String? = nil, fusion: HybridFusion = .default,
+                           mode: SearchQuery.Mode = .anyTerm, limit: Int = 1000,
+                           titleWeight: Double = CorpusSearchOptions.defaultTitleWeight, ranking: Ranking = .default,
+                           feedback: Feedback? = nil, typoTolerance: TypoTolerance = .off,
+                           synonymWeight: Double? = SearchOptions.defaultSynonymWeight) throws -> [(key: String, score: Double)] {
+        let embedding = try checkedQueryVector(vector)
+        return try translatingErrors {
+            let results: SearchResults<DocumentKey>
+            if let text {
+                results = try database.search(
+                    SearchQuery(text, mode: mode), nearest: embedding, in: Self.indexTable, vectors: Self.vectorIndex,
+                    options: Self.rankingOptions(limit: limit, titleWeight: titleWeight, ranking: ranking, feedback: feedback,
+                                                 typoTolerance: typoTolerance, synonymWeight: synonymWeight),
+                    hybrid: HybridOptions(fusion: fusion))
+            } else {
+                results = try database.search(nearest: embedding, in: Self.vectorIndex, options: VectorSearchOptions(limit: limit))
+            }
+            return results.hits.map { ($0.object.key, $0.score) }
+        }
+    }
+
+    /// The text side's options of the ranked-keys searches: no snippets, no total.
+    private static func rankingOptions(limit: Int, titleWeight: Double, ranking: Ranking, feedback: Feedback?,
+                                       typoTolerance: TypoTolerance, synonymWeight: Double?) -> SearchOptions {
+        SearchOptions(limit: limit, weights: titleWeight == 1 ? [:] : ["title": titleWeight], ranking: ranking, countTotal: false,
+                      feedback: feedback, typoTolerance: typoTolerance, usesSynonyms: synonymWeight != nil,
+                      synonymWeight: synonymWeight ?? SearchOptions.defaultSynonymWeight)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Sift
+import SiftEvaluation
 
 /// The corruption suite: builds a corpus database with a synced full-text index, damages copies of it
 /// in the ways files get damaged, and counts the documents recovered by `Database.recover(from:into:)` and by
@@ -203,17 +204,5 @@ enum PageSizeReader {
     }
 }
 
-/// SplitMix64: a small seeded generator, so every run damages the same bytes.
-public struct SuiteGenerator: RandomNumberGenerator {
-    var state: UInt64
-    /// A generator from its seed.
-    public init(seed: UInt64) { state = seed }
-    /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// SplitMix64 (`SiftEvaluation`'s): a small seeded generator, so every run damages the same bytes.
+public typealias SuiteGenerator = SplitMix64

@@ -25,6 +25,8 @@ public struct EvaluationOutcome: Sendable {
     public var queries: Int
     /// Seconds to run them.
     public var querySeconds: Double
+    /// The vector and hybrid rankings of the same queries, when the evaluation was given query vectors.
+    public var vectors: VectorComparison?
 
     /// Indexing throughput.
     public var documentsPerSecond: Double { indexingSeconds > 0 ? Double(documents) / indexingSeconds : 0 }
@@ -50,12 +52,14 @@ public enum Evaluator {
     ///   - typoTolerance: the typos each query word forgives (``SearchOptions/typoTolerance``), none by default.
     ///   - synonyms: synonym rules added to the index before the queries run (``Database/addSynonyms(_:to:)``).
     ///   - synonymWeight: ``SearchOptions/synonymWeight``; nil searches without synonyms.
+    ///   - vectors: the query and document vectors (``VectorSources``); with them, every query also runs as a
+    ///     vector search and a hybrid one, reported in ``EvaluationOutcome/vectors``.
     ///   - onProgress: indexing progress, for a progress display.
     public static func run(collection: URL, tokenizer: String = CorpusDatabase.defaultTokenizer,
                            databasePath: String? = nil, depth: Int = TRECRunFile.defaultDepth, titleWeight: Double = CorpusSearchOptions.defaultTitleWeight,
                            ranking: Ranking = .default, feedback: Feedback? = nil, queries queriesFile: URL? = nil,
                            typoTolerance: TypoTolerance = .off, synonyms: [SynonymRule] = [],
-                           synonymWeight: Double? = SearchOptions.defaultSynonymWeight,
+                           synonymWeight: Double? = SearchOptions.defaultSynonymWeight, vectors: VectorSources? = nil,
                            onProgress: ((IndexProgress) -> Void)? = nil) throws -> EvaluationOutcome {
         let testCollection = TestCollection(folder: collection)
         try testCollection.validate()
@@ -93,8 +97,26 @@ public enum Evaluator {
         }
         let querySeconds = Date().timeIntervalSince(queryStart)
 
-        return EvaluationOutcome(collection: testCollection.name, tokenizer: corpus.tokenizer, ranking: ranking, report: EvaluationReport(run: run, qrels: qrels),
+        let report = EvaluationReport(run: run, qrels: qrels)
+        var comparison: VectorComparison?
+        if let vectors {
+            let queryVectors = try vectors.load(into: corpus, queries: queries)
+            var vectorRun = Run(tag: run.tag + "-vector"), hybridRun = Run(tag: run.tag + "-hybrid")
+            for query in queries {
+                guard let vector = queryVectors[query.id] else { continue }
+                vectorRun.results[query.id] = try corpus.rankedKeys(nearest: vector, limit: depth)
+                    .map { ScoredDocument(id: $0.key, score: $0.score) }
+                hybridRun.results[query.id] = try corpus.rankedKeys(
+                    nearest: vector, text: query.text, fusion: vectors.fusion, limit: depth, titleWeight: titleWeight, ranking: ranking,
+                    feedback: feedback, typoTolerance: typoTolerance, synonymWeight: synonymWeight)
+                    .map { ScoredDocument(id: $0.key, score: $0.score) }
+            }
+            comparison = VectorComparison(text: report, vector: EvaluationReport(run: vectorRun, qrels: qrels),
+                                          hybrid: EvaluationReport(run: hybridRun, qrels: qrels), fusion: vectors.fusion,
+                                          vectorRun: vectorRun, hybridRun: hybridRun)
+        }
+        return EvaluationOutcome(collection: testCollection.name, tokenizer: corpus.tokenizer, ranking: ranking, report: report,
                                  run: run, documents: indexed.written, corpusBytes: indexed.bytes, indexingSeconds: indexingSeconds,
-                                 queries: queries.count, querySeconds: querySeconds)
+                                 queries: queries.count, querySeconds: querySeconds, vectors: comparison)
     }
 }

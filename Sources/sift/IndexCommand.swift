@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Sift
 import SiftTools
 
 /// `sift index`: reads folders and record files into a corpus database.
@@ -55,6 +56,15 @@ struct IndexCommand: ParsableCommand {
             + "Kept for later runs.", valueName: "field"))
     var facets: [String] = []
 
+    @Option(name: .customLong("vector-field"), help: ArgumentHelp(
+        "A JSON Lines field holding each record's vector (an array of numbers, as the documents' embedding model wrote "
+            + "them); the first one sets the dimension. `sift search --vector-file` searches them.", valueName: "field"))
+    var vectorField: String?
+
+    @Option(name: .customLong("vector-metric"), help: ArgumentHelp(
+        "How vectors are compared when --vector-field declares them: cosine (default), dot or l2.", valueName: "metric"))
+    var vectorMetric: String?
+
     @Flag(help: "Stop at the first bad input instead of skipping it.")
     var strict = false
 
@@ -66,6 +76,11 @@ struct IndexCommand: ParsableCommand {
             throw ValidationError("unknown format \"\(format)\"; use one of \(SourceFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
+        if let vectorMetric, VectorMetric(rawValue: vectorMetric) == nil {
+            throw ValidationError("unknown vector metric \"\(vectorMetric)\"; use one of \(VectorMetric.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if vectorMetric != nil && vectorField == nil { throw ValidationError("--vector-metric applies with --vector-field") }
+        if vectorField?.isEmpty == true { throw ValidationError("--vector-field needs a field name") }
     }
 
     func run() throws {
@@ -75,7 +90,8 @@ struct IndexCommand: ParsableCommand {
                 format: format.flatMap(SourceFormat.init(rawValue:)),
                 fields: FieldNames(id: idField, title: titleField, text: textField),
                 extraExtensions: extensions?.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ". ")) } ?? [],
-                strict: strict, batchSize: batchSize)
+                strict: strict, batchSize: batchSize, vectorField: vectorField,
+                vectorMetric: vectorMetric.flatMap(VectorMetric.init(rawValue:)))
             let indexer = CorpusIndexer(corpus: corpus, options: options)
             let progress = ProgressLine("indexing", quiet: quiet)
             let interruption = Interruption()

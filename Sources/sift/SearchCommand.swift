@@ -14,11 +14,21 @@ struct SearchCommand: ParsableCommand {
             keeps hits whose title, key, source or stored field (a JSON Lines field or CSV column) equals \
             the value; repeat it to require several. --facet field counts the values of a field named with \
             `sift index --facet` over all hits (printed after them; with --json, one last object \
-            {"facets": {field: {"distinct": n, "values": [{"value": v, "count": n}, ...]}}}).
+            {"facets": {field: {"distinct": n, "values": [{"value": v, "count": n}, ...]}}}). \
+            --vector-file Q.json (a JSON array of numbers, the query embedded by the model that embedded the \
+            documents, see `sift index --vector-field`) searches by meaning: fused with the text's ranking when \
+            there is text (--fusion), alone when there is none.
             """)
 
-    @Argument(help: "What to search for (plain text; quotes and operators are just text).")
-    var query: String
+    @Argument(help: "What to search for (plain text; quotes and operators are just text). Optional with --vector-file.")
+    var query: String?
+
+    @Option(name: .customLong("vector-file"), help: ArgumentHelp("A JSON file holding the query's vector (an array of numbers).",
+                                                                  valueName: "file"))
+    var vectorFile: String?
+
+    @Option(help: FusionChoice.help)
+    var fusion: FusionChoice = .blend
 
     @OptionGroup var database: DatabaseOptions
 
@@ -62,6 +72,8 @@ struct SearchCommand: ParsableCommand {
         if limit < 1 { throw ValidationError("--limit must be at least 1") }
         if offset < 0 { throw ValidationError("--offset cannot be negative") }
         if facetLimit < 1 { throw ValidationError("--facet-limit must be at least 1") }
+        if query == nil && vectorFile == nil { throw ValidationError("give what to search for, or --vector-file") }
+        if vectorFile != nil && !facets.isEmpty { throw ValidationError("--facet counts text matches; leave it out with --vector-file") }
     }
 
     func run() throws {
@@ -78,6 +90,9 @@ struct SearchCommand: ParsableCommand {
             searchOptions.search.synonymWeight = rankingOptions.synonymWeight
             searchOptions.search.facets = facets
             searchOptions.search.facetLimit = facetLimit
+            searchOptions.vector = try vectorFile.map(CorpusDatabase.queryVector(contentsOf:))
+            searchOptions.fusion = fusion.value
+            let query = query ?? ""
             let results = try corpus.search(query, options: searchOptions)
             if json {
                 for hit in results.hits { print(try HitPrinter.json(hit)) }
@@ -85,7 +100,7 @@ struct SearchCommand: ParsableCommand {
             } else {
                 HitPrinter.printText(results, offset: offset)
                 FacetPrinter.printText(results.facets, fields: facets)
-                if results.totalCount == 0, let correction = try corpus.correction(for: query) { print("Did you mean: \(correction)") }
+                if results.totalCount == 0, !query.isEmpty, let correction = try corpus.correction(for: query) { print("Did you mean: \(correction)") }
             }
         }
     }

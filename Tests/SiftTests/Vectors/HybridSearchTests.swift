@@ -35,6 +35,24 @@ final class HybridSearchTests: XCTestCase {
         for (got, want) in zip(fused.map(\.score), [one, three, two, four]) { XCTAssertEqual(got, want, accuracy: 1e-15) }
     }
 
+    func testOnlyTheFirstDepthRowsOfEachSideAreFused() {
+        // Depth 2. Text: 10, 6 -> 1, 0; vector: 0.9, 0.8 -> 1, 0. Rows 5 and 6 are below depth on both sides.
+        let text: [(rowid: Int64, score: Double)] = [(1, 10), (2, 6), (3, 2), (5, 1)]
+        let vector: [(rowid: Int64, score: Double)] = [(3, 0.9), (4, 0.8), (1, 0.5), (6, 0.45)]
+        let fused = HybridFusion.default.fuse(text: text, vector: vector, depth: 2)
+        // 1: 0.5*1 + 0 (0.5 is below the vector minimum 0.8) = 0.5; 3: 0 + 0.5 = 0.5; 2: 0; 4: 0. Then 5 and 6: each is
+        // its side's minimum over the whole lists, 0 either way, so the smaller rowid first.
+        XCTAssertEqual(fused.map(\.rowid), [1, 3, 2, 4, 5, 6])
+        for (got, want) in zip(fused.map(\.score), [0.5, 0.5, 0, 0, 0, 0]) { XCTAssertEqual(got, want, accuracy: 1e-12) }
+        // Reciprocal rank fusion counts ranks 1 and 2 only: 1 gets 1/61 (its vector rank 3 is past the depth), 3 1/61,
+        // 2 and 4 1/62; 5 and 6 follow with 0 (1/64 each over the whole lists).
+        let rrf = HybridFusion.reciprocalRank(k: 60).fuse(text: text, vector: vector, depth: 2)
+        XCTAssertEqual(rrf.map(\.rowid), [1, 3, 2, 4, 5, 6])
+        let first: Double = 1.0 / 61, second: Double = 1.0 / 62
+        let expected: [Double] = [first, first, second, second, 0, 0]
+        for (got, want) in zip(rrf.map(\.score), expected) { XCTAssertEqual(got, want, accuracy: 1e-15) }
+    }
+
     func testInvalidParametersAreNamed() {
         XCTAssertNotNil(HybridFusion.scoreBlend(textWeight: 1.5).invalidity)
         XCTAssertNotNil(HybridFusion.scoreBlend(textWeight: .nan).invalidity)
@@ -70,5 +88,28 @@ final class HybridSearchDatabaseTests: SiftTestCase {
                                                                hybrid: HybridOptions(fusion: .reciprocalRank(k: 60)))
         XCTAssertFalse(rrf.hits.contains { $0.rowid == 2 })
         XCTAssertEqual(rrf.hits.first?.rowid, 3)
+    }
+
+    func testAPageDoesNotDependOnHowDeepTheSearchReads() throws {
+        let database = try makeVectorDatabase(dimension: 4, metric: .cosine)
+        try database.create(virtualTable: "passage_fts", of: PassageIndex.self, syncedWith: "passage")
+        var generator = SplitMix(seed: 41)
+        let words = ["coffee", "tea", "water", "milk", "sugar"]
+        try database.insert(objects: (1...60).map { id in
+            Passage(id, randomVector(4, &generator), text: (0..<4).map { _ in words.randomElement(using: &generator)! }.joined(separator: " "))
+        }, intoTable: "passage")
+        let query = SearchQuery("coffee tea", mode: .anyTerm), vector = Embedding([1, 0.5, 0, -0.2])
+        for fusion in [HybridFusion.default, .reciprocalRank(k: 60)] {
+            func page(limit: Int, offset: Int = 0) throws -> [Int64] {
+                let results: SearchResults<Passage> = try database.search(
+                    query, nearest: vector, in: "passage_fts", vectors: "passage_vectors",
+                    options: SearchOptions(limit: limit, offset: offset), hybrid: HybridOptions(fusion: fusion, candidates: 10))
+                return results.hits.map(\.rowid)
+            }
+            let deep = try page(limit: 50)
+            XCTAssertEqual(try page(limit: 5), Array(deep.prefix(5)), "\(fusion)")
+            // The first 10 rows are each side's 10 candidates or more: page 2 continues page 1.
+            XCTAssertEqual(try page(limit: 5, offset: 5), Array(deep[5..<10]), "\(fusion)")
+        }
     }
 }

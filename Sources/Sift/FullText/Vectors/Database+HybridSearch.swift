@@ -35,7 +35,9 @@ extension Database {
         let text: SearchResults<Object> = try search(query, in: index, where: condition, options: textOptions)
         let nearest: SearchResults<Object> = try search(nearest: vector, in: vectorIndex, where: condition,
                                                         options: VectorSearchOptions(limit: depth, scan: hybrid.scan))
-        let fused = hybrid.fusion.fuse(text: text.hits.map { ($0.rowid, $0.score) }, vector: nearest.hits.map { ($0.rowid, $0.score) })
+        // Normalized over each side's first `candidates` rows whatever the page: page 2 continues page 1.
+        let fused = hybrid.fusion.fuse(text: text.hits.map { ($0.rowid, $0.score) }, vector: nearest.hits.map { ($0.rowid, $0.score) },
+                                       depth: hybrid.candidates)
         var found: [Int64: SearchHit<Object>] = [:]
         for hit in nearest.hits + text.hits { found[hit.rowid] = hit }  // the text side's hit, with its markup, wins
         let page = fused.dropFirst(options.offset).prefix(options.limit)
