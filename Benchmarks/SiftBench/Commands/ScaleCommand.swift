@@ -28,7 +28,12 @@ struct ScaleCommand: ParsableCommand {
             transaction, timed), and the searches run again on indexes changed since their bounds were built (and \
             since FTS5 merged its segments). Last, `verify(index:)` of Sift's database is timed in a child process \
             (its peak RSS its own), and `rebuild(index:)` of a copy of it (then verified, untimed). With \
-            --more-pairs, more raw and Sift loads follow the first ones, alternated.
+            --more-pairs, more raw and Sift loads follow the first ones, alternated. \
+            Tantivy (its Python bindings, Benchmarks/Tantivy/requirements.txt; skipped with the reason when \
+            `import tantivy` fails, or with --no-tantivy) indexes the same documents (written once to a file) with \
+            one writer thread, times the same queries (all terms: a conjunction; any term: a disjunction; BM25, \
+            top 20) and the same deletes and updates (one commit each), in a child process (Benchmarks/Tantivy/\
+            scale_tantivy.py) between Sift's loads and its searches; each Sift figure is printed over Tantivy's.
             """)
 
     @OptionGroup var data: DataScale
@@ -60,6 +65,24 @@ struct ScaleCommand: ParsableCommand {
     @Flag(help: "Then time typo-tolerant searches of the Zipf pairs, as generated and misspelled (SearchOptions.typoTolerance).")
     var typos = false
 
+    @Option(help: ArgumentHelp("""
+        Queries of each kind also run through raw FTS5 and exhaustive scoring, each Sift result of those checked \
+        (default: all; at 10M each any-term one takes seconds in both).
+        """, valueName: "n"))
+    var referenceQueries: Int?
+
+    @Flag(inversion: .prefixedNo, help: "Run Tantivy on the same documents, queries and churn (its Python bindings).")
+    var tantivy = true
+
+    @Option(help: ArgumentHelp("Tantivy's writer heap, MB (one indexing thread).", valueName: "mb"))
+    var tantivyHeap = 128
+
+    @Option(help: ArgumentHelp("The Python interpreter that runs Tantivy.", valueName: "path"))
+    var python = "python3"
+
+    @Flag(help: "Skip the timed-only @TableRowCoding load (saves a load's time at 10M).")
+    var noRowCoding = false
+
     @Flag(help: "Time Sift's searches alone: no raw FTS5 nor exhaustive queries between them, no exactness check and no @TableRowCoding load (for profiling).")
     var siftOnly = false
 
@@ -72,6 +95,18 @@ struct ScaleCommand: ParsableCommand {
         var value: Ranking { self == .inb2 ? .inB2() : .bm25f() }
         /// The same ranking as an FTS5 rank function call, for the exhaustive reference (2 columns weighing 1).
         var call: String { self == .inb2 ? "sift_inb2(1.0, 2, 1.0, 1.0)" : "sift_rank(1.2, 0.75, 2, 1.0, 1.0)" }
+    }
+
+    func validate() throws {
+        let count = documents ?? data.scale * 100_000
+        if count < 1 { throw ValidationError("--documents takes a positive integer, not \(count)") }
+        if churn < 0 || 2 * churn > count {
+            throw ValidationError("--churn takes 0 to half the documents (\(count / 2)), not \(churn)")
+        }
+        if let referenceQueries, referenceQueries < 0 {
+            throw ValidationError("--reference-queries takes 0 or more, not \(referenceQueries)")
+        }
+        if !(15...4_096).contains(tantivyHeap) { throw ValidationError("--tantivy-heap takes 15 to 4096 MB") }
     }
 
     func run() throws {
@@ -91,12 +126,14 @@ struct ScaleCommand: ParsableCommand {
             let machine = MachineInfo.current()
             print("sift-bench scale: \(count) documents, \(queries) queries per kind; \(machine.summaryLine)")
 
+            var clock = PhaseClock()
+            var phases: [(name: String, seconds: Double)] = []
             var indexing: [ScaleIndexReport] = []
             for engine in ScaleIndexCommand.Engine.allCases {
                 let path = directory + "/\(engine.rawValue).sqlite"
                 // The @TableRowCoding load is timed only: its database is not searched, nor kept.
                 defer { if engine == .siftRowCoding { try? FileManager.default.removeItem(atPath: path) } }
-                if siftOnly && engine == .siftRowCoding { continue }
+                if (siftOnly || noRowCoding) && engine == .siftRowCoding { continue }
                 if keep != nil, engine != .siftRowCoding, FileManager.default.fileExists(atPath: path) {
                     print("  \(engine.rawValue): reusing \(path)")
                     continue
@@ -104,23 +141,29 @@ struct ScaleCommand: ParsableCommand {
                 printError("indexing \(count) documents: \(engine.rawValue) ...")
                 indexing.append(try ScaleIndexCommand.spawn(engine, path: path, documents: count))
             }
-            if !indexing.isEmpty {
-                print("")
-                print("| indexing \(count) docs | inserts s | docs/s | then optimize s | peak RSS (VmHWM) | file |")
-                print("|---|---|---|---|---|---|")
-                for report in indexing {
-                    print(String(format: "| %@ | %.1f | %.0f | %.1f | %.0f MB | %.0f MB |", report.engine, report.seconds,
-                                 Double(count) / report.seconds, report.optimizeSeconds, Double(report.peakBytes) / 1_048_576,
-                                 Double(report.fileBytes) / 1_048_576))
-                }
-            }
+            phases.append(("Sift and raw loads", clock.lap()))
+            let changes = corpus.churn(churn)
+            let tantivyReport = try tantivyPhase(corpus, directory: directory, changes: changes)
+            phases.append(("Tantivy (load, searches, churn, searches)", clock.lap()))
+            ScaleReport.printIndexing(count: count, loads: indexing, tantivy: tantivyReport)
             if morePairs > 0 { try alternatedPairs(count: count, directory: directory, first: indexing) }
-            if compress { try ScaleCompression.run(path: directory + "/sift.sqlite", documents: count) }
-            try searchPhase(corpus, directory: directory, title: "")
+            if compress {
+                try ScaleCompression.run(path: directory + "/sift.sqlite", documents: count)
+                phases.append(("compression", clock.lap()))
+            }
+            let header = "top 20 of \(count) docs, Sift \(ranking.rawValue)"
+            ScaleReport.printSearches(try searchPhase(corpus, directory: directory), header: header,
+                                      tantivy: tantivyReport?.searches)
+            phases.append(("searches", clock.lap()))
             if typos { try typoPhase(corpus, directory: directory) }
             if churn > 0 {
-                try churnPhase(corpus, directory: directory)
-                try searchPhase(corpus, directory: directory, title: ", after \(churn) deletes and \(churn) updates")
+                let (raw, sift) = try churnPhase(corpus, directory: directory, changes: changes)
+                ScaleReport.printChurn(count: churn, raw: raw, sift: sift, tantivy: tantivyReport?.churn)
+                phases.append(("churn", clock.lap()))
+                ScaleReport.printSearches(try searchPhase(corpus, directory: directory),
+                                          header: header + ", after \(churn) deletes and \(churn) updates",
+                                          tantivy: tantivyReport?.searchesAfterChurn)
+                phases.append(("searches after it", clock.lap()))
             }
             let check = try ScaleIndexCommand.spawnVerify(path: directory + "/sift.sqlite")
             print("")
@@ -129,6 +172,8 @@ struct ScaleCommand: ParsableCommand {
             let rebuilt = try ScaleIndexCommand.spawnRebuild(path: directory + "/sift.sqlite")
             print(String(format: "rebuild(index:) of a copy of it: %.1f s, peak RSS %.0f MB, then %@", rebuilt.seconds,
                          Double(rebuilt.peakBytes) / 1_048_576, rebuilt.outcome ?? "no outcome"))
+            phases.append(("verify and rebuild", clock.lap()))
+            ScaleReport.printPhases(phases)
         }
     }
 
@@ -158,12 +203,9 @@ struct ScaleCommand: ParsableCommand {
     /// Deletes `churn` random documents and updates as many in both engines, each change in its own transaction.
     /// Raw FTS5 writes its external-content index itself (the old values for FTS5's 'delete', then the new row);
     /// Sift's sync layer does the same and keeps the score bounds exact.
-    private func churnPhase(_ corpus: ScaleCorpus, directory: String) throws {
-        var rng = SystemRandomNumberGenerator()
-        let ids = (0..<2 * churn).map { _ in Int64.random(in: 1...Int64(corpus.count), using: &rng) }
-        let deleted = Array(ids.prefix(churn)), updated = Array(ids.dropFirst(churn))
-        // New texts: documents past the corpus's end.
-        let texts = corpus.documents(Int64(corpus.count + 1)...Int64(corpus.count + churn))
+    private func churnPhase(_ corpus: ScaleCorpus, directory: String, changes: ScaleCorpus.Churn) throws
+        -> (raw: ScaleChurnRates, sift: ScaleChurnRates) {
+        let deleted = changes.deleted, updated = changes.updated, texts = changes.texts
         func timed(_ body: () throws -> Void) rethrows -> Double {
             let start = DispatchTime.now().uptimeNanoseconds
             try body()
@@ -225,14 +267,12 @@ struct ScaleCommand: ParsableCommand {
             }
         }
         try database.close {}
-        print("")
-        print("| \(churn) deletes, then \(churn) updates, one transaction each | deletes/s | updates/s |")
-        print("|---|---|---|")
-        print(String(format: "| raw | %.0f | %.0f |", Double(churn) / rawDeletes, Double(churn) / rawUpdates))
-        print(String(format: "| Sift (score bounds kept exact) | %.0f | %.0f |", Double(churn) / siftDeletes, Double(churn) / siftUpdates))
+        let changed = Double(churn)
+        return (ScaleChurnRates(deletes: changed / rawDeletes, updates: changed / rawUpdates),
+                ScaleChurnRates(deletes: changed / siftDeletes, updates: changed / siftUpdates))
     }
 
-    private func searchPhase(_ corpus: ScaleCorpus, directory: String, title: String) throws {
+    private func searchPhase(_ corpus: ScaleCorpus, directory: String) throws -> [ScaleSearchRow] {
         let database = Database(withPath: directory + "/sift.sqlite")
         let raw = try RawDatabase(path: directory + "/raw.sqlite")
         let exhaustive = try RawDatabase(path: directory + "/sift.sqlite")
@@ -247,22 +287,20 @@ struct ScaleCommand: ParsableCommand {
             SELECT d.id, d.title, d.body, fts.rank FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? \
             AND fts.rank MATCH ? ORDER BY fts.rank LIMIT 20
             """)
-        print("")
-        print("| top 20 of \(corpus.count) docs\(title), \(ranking), ms | Sift p50 / p90 / p99 | exhaustive p50 / p90 / p99 "
-              + "| raw FTS5 bm25 p50 / p90 / p99 | Sift exact | Sift total (mean) |")
-        print("|---|---|---|---|---|---|")
+        let references = siftOnly ? 0 : min(queries, referenceQueries ?? queries)
+        var rows: [ScaleSearchRow] = []
         for kind in ScaleCorpus.QueryKind.allCases {
             let mode: SearchQuery.Mode = kind == .zipfAll ? .allTerms : .anyTerm
-            var siftTimes: [Double] = [], rawTimes: [Double] = [], exhaustiveTimes: [Double] = []
-            var exact = 0, totals = 0, lowerBounds = 0
+            var row = ScaleSearchRow(kind: kind)
+            var exact = 0
             for (number, text) in corpus.queries(kind, count: queries).enumerated() {
                 let query = SearchQuery(text, mode: mode)
                 var start = DispatchTime.now().uptimeNanoseconds
                 let results = try database.search(query, in: "fts", of: Doc.self, options: options)
-                siftTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-                totals += results.totalCount ?? 0
-                if results.totalCountIsLowerBound { lowerBounds += 1 }
-                if siftOnly { continue }
+                row.sift.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                row.totals += results.totalCount ?? 0
+                if results.totalCountIsLowerBound { row.lowerBounds += 1 }
+                if number >= references { continue }
 
                 let words = text.split(separator: " ").map { "\"\($0)\"" }
                 let rawExpression = words.joined(separator: mode == .allTerms ? " " : " OR ")
@@ -272,7 +310,7 @@ struct ScaleCommand: ParsableCommand {
                     defer { rawSelect.reset() }
                     while try rawSelect.step() { _ = columnText(rawSelect.handle, 1) }
                 }
-                rawTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                row.raw.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
 
                 // The same expression and phrase weights as Sift's (distinct words: each weighs 1).
                 guard let expression = try database.expression(for: query, in: "fts", ranking: ranking) else { continue }
@@ -287,23 +325,23 @@ struct ScaleCommand: ParsableCommand {
                         best.append((sqlite3_column_int64(exhaustiveSelect.handle, 0), -sqlite3_column_double(exhaustiveSelect.handle, 3)))
                     }
                 }
-                exhaustiveTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                row.exhaustive.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
                 // Exact: the same scores rank by rank, and the same rows except among those tied with the 20th.
                 let last = best.last?.score ?? 0
                 let ids = Set(best.map(\.id))
                 let same = results.hits.count == best.count
                     && zip(results.hits, best).allSatisfy { hit, reference in close(hit.score, reference.score) }
                     && results.hits.allSatisfy { ids.contains($0.rowid) || close($0.score, last) }
+                row.checked += 1
                 if same { exact += 1 } else {
                     printError("  NOT EXACT: \(kind.rawValue) #\(number) '\(text)': Sift "
                                + "\(results.hits.prefix(3).map { "\($0.rowid):\($0.score)" }) vs \(best.prefix(3))")
                 }
             }
-            let n = Double(max(1, siftTimes.count))
-            print("| \(kind.rawValue) | \(percentiles(siftTimes)) | \(percentiles(exhaustiveTimes)) | \(percentiles(rawTimes)) | "
-                  + (siftOnly ? "not checked | " : "\(exact)/\(siftTimes.count) | ") + String(format: "%.0f", Double(totals) / n)
-                  + (lowerBounds > 0 ? " (\(lowerBounds) lower bounds)" : "") + " |")
+            if row.checked > 0 { row.exact = exact }
+            rows.append(row)
         }
+        return rows
     }
 
     func close(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-9 * max(1, abs(a), abs(b)) }

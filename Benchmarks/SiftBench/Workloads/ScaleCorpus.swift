@@ -44,6 +44,27 @@ struct ScaleCorpus: Sendable {
         return text
     }
 
+    /// The changes of the churn round, the same for every engine of a run.
+    struct Churn: Sendable {
+        /// Documents to delete.
+        var deleted: [Int64]
+        /// Documents to update, in step with `texts`; none of them is deleted.
+        var updated: [Int64]
+        /// Their new titles and bodies: the documents generated past the corpus's end.
+        var texts: [BenchDocument]
+    }
+
+    /// `count` random documents to delete and `count` others to update (distinct ids, drawn anew each run,
+    /// since a kept database may have lost earlier runs' ones), with their new texts. Needs `2 * count <= self.count`.
+    func churn(_ count: Int) -> Churn {
+        var rng = SystemRandomNumberGenerator()
+        var ids = Set<Int64>()
+        while ids.count < min(2 * count, self.count) { ids.insert(Int64.random(in: 1...Int64(self.count), using: &rng)) }
+        let drawn = Array(ids).shuffled(using: &rng)
+        let texts = count > 0 ? documents(Int64(self.count + 1)...Int64(self.count + count)) : []
+        return Churn(deleted: Array(drawn.prefix(count)), updated: Array(drawn.dropFirst(count)), texts: texts)
+    }
+
     /// The two query kinds of the workload.
     enum QueryKind: String, CaseIterable, Sendable {
         /// Two distinct words drawn from the Zipf distribution, every term required.
