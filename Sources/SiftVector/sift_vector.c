@@ -1,10 +1,10 @@
 #include "sift_vector.h"
+#include "sift_vector_simd.h"
 
 #include <math.h>
 #include <string.h>
 
 /* Stored data comes at any address: loads through these types are unaligned and may alias the blob's bytes. */
-typedef float sift_uf32 __attribute__((aligned(1), may_alias));
 typedef uint32_t sift_uu32 __attribute__((aligned(1), may_alias));
 typedef int64_t sift_ui64 __attribute__((aligned(1), may_alias));
 typedef uint64_t sift_uu64 __attribute__((aligned(1), may_alias));
@@ -66,29 +66,47 @@ void sift_vector_top_sort(sift_vector_top *top) {
 
 /* ---- kernels (inlined into a baseline and an AVX2+FMA build of each scan) ---- */
 
-SIFT_INLINE float dot_f32(const float *q, const sift_uf32 *v, int dim) {
-    float acc[SIFT_LANES] = {0};
+/* One float32 vector's score against the query (dot product, or minus the squared Euclidean distance when `l2`)
+ * and the sum of its bytes as 32-bit words, in one pass: each load feeds both. Four accumulators of eight lanes
+ * keep the multiply-adds independent (one chain would wait on each add's latency); the lanes are summed in a fixed
+ * order (SIFT_SUM_F32X8), so every build of a scan and sift_vector_score_f32 give the same order of additions. */
+SIFT_INLINE float score_f32(const float *q, const uint8_t *v, int dim, int l2, uint32_t *words) {
+    sift_f32x8 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+    sift_u32x8 w0 = {0}, w1 = {0};
     int j = 0;
-    for (; j + SIFT_LANES <= dim; j += SIFT_LANES)
-        for (int l = 0; l < SIFT_LANES; l++) acc[l] += q[j + l] * v[j + l];
-    float sum = 0;
-    for (; j < dim; j++) sum += q[j] * v[j];
-    for (int l = 0; l < SIFT_LANES; l++) sum += acc[l];
-    return sum;
-}
-
-SIFT_INLINE float l2_f32(const float *q, const sift_uf32 *v, int dim) {
-    float acc[SIFT_LANES] = {0};
-    int j = 0;
-    for (; j + SIFT_LANES <= dim; j += SIFT_LANES)
-        for (int l = 0; l < SIFT_LANES; l++) {
-            float d = q[j + l] - v[j + l];
-            acc[l] += d * d;
+    for (; j + 32 <= dim; j += 32) {
+        sift_f32x8 v0 = SIFT_LOAD(sift_f32x8, v + 4 * j), v1 = SIFT_LOAD(sift_f32x8, v + 4 * j + 32);
+        sift_f32x8 v2 = SIFT_LOAD(sift_f32x8, v + 4 * j + 64), v3 = SIFT_LOAD(sift_f32x8, v + 4 * j + 96);
+        w0 += (sift_u32x8)v0 + (sift_u32x8)v1;
+        w1 += (sift_u32x8)v2 + (sift_u32x8)v3;
+        sift_f32x8 q0 = SIFT_LOAD(sift_f32x8, q + j), q1 = SIFT_LOAD(sift_f32x8, q + j + 8);
+        sift_f32x8 q2 = SIFT_LOAD(sift_f32x8, q + j + 16), q3 = SIFT_LOAD(sift_f32x8, q + j + 24);
+        if (l2) {
+            sift_f32x8 d0 = q0 - v0, d1 = q1 - v1, d2 = q2 - v2, d3 = q3 - v3;
+            a0 += d0 * d0; a1 += d1 * d1; a2 += d2 * d2; a3 += d3 * d3;
+        } else {
+            a0 += q0 * v0; a1 += q1 * v1; a2 += q2 * v2; a3 += q3 * v3;
         }
-    float sum = 0;
-    for (; j < dim; j++) { float d = q[j] - v[j]; sum += d * d; }
-    for (int l = 0; l < SIFT_LANES; l++) sum += acc[l];
-    return -sum;
+    }
+    for (; j + 8 <= dim; j += 8) {
+        sift_f32x8 v0 = SIFT_LOAD(sift_f32x8, v + 4 * j), q0 = SIFT_LOAD(sift_f32x8, q + j);
+        w0 += (sift_u32x8)v0;
+        if (l2) { sift_f32x8 d0 = q0 - v0; a0 += d0 * d0; } else { a0 += q0 * v0; }
+    }
+    sift_f32x8 all = (a0 + a1) + (a2 + a3);
+    float sum = SIFT_SUM_F32X8(all);
+    sift_u32x8 words_x8 = w0 + w1;
+    uint32_t word = SIFT_SUM_U32X8(words_x8);
+    for (; j < dim; j++) {
+        float x;
+        uint32_t bits;
+        memcpy(&x, v + 4 * j, 4);
+        memcpy(&bits, v + 4 * j, 4);
+        word += bits;
+        if (l2) { float d = q[j] - x; sum += d * d; } else { sum += q[j] * x; }
+    }
+    *words = word;
+    return l2 ? -sum : sum;
 }
 
 SIFT_INLINE uint32_t word_sum(const uint8_t *bytes, size_t length) {
@@ -105,9 +123,21 @@ SIFT_INLINE uint32_t word_sum(const uint8_t *bytes, size_t length) {
     return sum;
 }
 
-SIFT_INLINE uint32_t slot_sum(const uint8_t *bytes, size_t length, int64_t rowid) {
+/* A slot's rowid, mixed into its checksum term. */
+SIFT_INLINE uint32_t rowid_mix(int64_t rowid) {
     uint64_t id = (uint64_t)rowid;
-    return word_sum(bytes, length) + (uint32_t)id * 2654435761u + (uint32_t)(id >> 32) * 40503u;
+    return (uint32_t)id * 2654435761u + (uint32_t)(id >> 32) * 40503u;
+}
+
+SIFT_INLINE uint32_t slot_sum(const uint8_t *bytes, size_t length, int64_t rowid) {
+    return word_sum(bytes, length) + rowid_mix(rowid);
+}
+
+/* Offers a pair unless it cannot enter a full top (a strictly smaller score than the worst kept): most pairs of a
+ * scan stop at this one comparison. */
+SIFT_INLINE void offer(sift_vector_top *top, float score, int64_t rowid) {
+    if (top->count == top->capacity && score < top->scores[0]) return;
+    sift_vector_top_offer(top, score, rowid);
 }
 
 SIFT_INLINE int32_t dot_i8(const int8_t *q, const int8_t *c, int dim) {
@@ -116,8 +146,8 @@ SIFT_INLINE int32_t dot_i8(const int8_t *q, const int8_t *c, int dim) {
     return sum;
 }
 
-SIFT_INLINE uint64_t scan_f32(const float *query, const void *vectors, const void *rowids, const uint8_t *mask,
-                              int count, int dim, int metric, sift_vector_top *top) {
+SIFT_INLINE uint64_t scan_f32_metric(const float *query, const void *vectors, const void *rowids, const uint8_t *mask,
+                                     int first, int count, int dim, int l2, sift_vector_top *top) {
     const uint8_t *base = (const uint8_t *)vectors;
     const sift_ui64 *ids = (const sift_ui64 *)rowids;
     size_t stride = (size_t)dim * 4;
@@ -125,17 +155,27 @@ SIFT_INLINE uint64_t scan_f32(const float *query, const void *vectors, const voi
     for (int i = 0; i < count; i++) {
         const uint8_t *v = base + (size_t)i * stride;
         int64_t rowid = ids[i];
-        checksum += (uint64_t)(i + 1) * slot_sum(v, stride, rowid);
-        if (mask && !mask[i]) continue;
-        float score = metric == SIFT_VECTOR_L2 ? l2_f32(query, (const sift_uf32 *)v, dim)
-                                               : dot_f32(query, (const sift_uf32 *)v, dim);
-        sift_vector_top_offer(top, score, rowid);
+        if (mask && !mask[i]) {
+            checksum += (uint64_t)(first + i + 1) * slot_sum(v, stride, rowid);
+            continue;
+        }
+        uint32_t words;
+        float score = score_f32(query, v, dim, l2, &words);
+        checksum += (uint64_t)(first + i + 1) * (words + rowid_mix(rowid));
+        offer(top, score, rowid);
     }
     return checksum;
 }
 
+SIFT_INLINE uint64_t scan_f32(const float *query, const void *vectors, const void *rowids, const uint8_t *mask,
+                              int first, int count, int dim, int metric, sift_vector_top *top) {
+    /* The metric as a constant in each loop. */
+    return metric == SIFT_VECTOR_L2 ? scan_f32_metric(query, vectors, rowids, mask, first, count, dim, 1, top)
+                                    : scan_f32_metric(query, vectors, rowids, mask, first, count, dim, 0, top);
+}
+
 SIFT_INLINE uint64_t scan_i8(const int8_t *query, float qscale, float qnorm2, const void *codes, const void *rowids,
-                             const uint8_t *mask, int count, int dim, int metric, sift_vector_top *top) {
+                             const uint8_t *mask, int first, int count, int dim, int metric, sift_vector_top *top) {
     const uint8_t *base = (const uint8_t *)codes;
     const sift_ui64 *ids = (const sift_ui64 *)rowids;
     size_t stride = (size_t)dim + 8;
@@ -143,17 +183,19 @@ SIFT_INLINE uint64_t scan_i8(const int8_t *query, float qscale, float qnorm2, co
     for (int i = 0; i < count; i++) {
         const uint8_t *c = base + (size_t)i * stride;
         int64_t rowid = ids[i];
-        checksum += (uint64_t)(i + 1) * slot_sum(c, stride, rowid);
+        checksum += (uint64_t)(first + i + 1) * slot_sum(c, stride, rowid);
         if (mask && !mask[i]) continue;
-        float scale = *(const sift_uf32 *)(c + dim), norm2 = *(const sift_uf32 *)(c + dim + 4);
+        float scale, norm2;
+        memcpy(&scale, c + dim, 4);
+        memcpy(&norm2, c + dim + 4, 4);
         float dot = qscale * scale * (float)dot_i8(query, (const int8_t *)c, dim);
-        sift_vector_top_offer(top, metric == SIFT_VECTOR_L2 ? -(qnorm2 + norm2 - 2 * dot) : dot, rowid);
+        offer(top, metric == SIFT_VECTOR_L2 ? -(qnorm2 + norm2 - 2 * dot) : dot, rowid);
     }
     return checksum;
 }
 
 SIFT_INLINE uint64_t scan_bits(const uint64_t *query, const void *bits, const void *rowids, const uint8_t *mask,
-                               int count, int words, sift_vector_top *top) {
+                               int first, int count, int words, sift_vector_top *top) {
     const uint8_t *base = (const uint8_t *)bits;
     const sift_ui64 *ids = (const sift_ui64 *)rowids;
     size_t stride = (size_t)words * 8;
@@ -161,12 +203,12 @@ SIFT_INLINE uint64_t scan_bits(const uint64_t *query, const void *bits, const vo
     for (int i = 0; i < count; i++) {
         const uint8_t *b = base + (size_t)i * stride;
         int64_t rowid = ids[i];
-        checksum += (uint64_t)(i + 1) * slot_sum(b, stride, rowid);
+        checksum += (uint64_t)(first + i + 1) * slot_sum(b, stride, rowid);
         if (mask && !mask[i]) continue;
         const sift_uu64 *w = (const sift_uu64 *)b;
         int distance = 0;
         for (int j = 0; j < words; j++) distance += __builtin_popcountll(query[j] ^ w[j]);
-        sift_vector_top_offer(top, -(float)distance, rowid);
+        offer(top, -(float)distance, rowid);
     }
     return checksum;
 }
@@ -183,11 +225,11 @@ static int has_avx2(void) {
     }
     return known;
 }
-SIFT_AVX2 static uint64_t scan_f32_avx2(const float *q, const void *v, const void *r, const uint8_t *m, int n, int d,
-                                        int metric, sift_vector_top *t) { return scan_f32(q, v, r, m, n, d, metric, t); }
+SIFT_AVX2 static uint64_t scan_f32_avx2(const float *q, const void *v, const void *r, const uint8_t *m, int f, int n, int d,
+                                        int metric, sift_vector_top *t) { return scan_f32(q, v, r, m, f, n, d, metric, t); }
 SIFT_AVX2 static uint64_t scan_i8_avx2(const int8_t *q, float qs, float qn, const void *c, const void *r,
-                                       const uint8_t *m, int n, int d, int metric, sift_vector_top *t) {
-    return scan_i8(q, qs, qn, c, r, m, n, d, metric, t);
+                                       const uint8_t *m, int f, int n, int d, int metric, sift_vector_top *t) {
+    return scan_i8(q, qs, qn, c, r, m, f, n, d, metric, t);
 }
 SIFT_AVX2 static uint64_t sum_words_avx2(const void *bytes, size_t length) { return word_sum((const uint8_t *)bytes, length); }
 #else
@@ -195,7 +237,8 @@ static int has_avx2(void) { return 0; }
 #endif
 
 float sift_vector_score_f32(const float *query, const void *vector, int dim, int metric) {
-    return metric == SIFT_VECTOR_L2 ? l2_f32(query, (const sift_uf32 *)vector, dim) : dot_f32(query, (const sift_uf32 *)vector, dim);
+    uint32_t words;
+    return score_f32(query, (const uint8_t *)vector, dim, metric == SIFT_VECTOR_L2, &words);
 }
 
 uint32_t sift_vector_slot_sum(const void *bytes, size_t length, int64_t rowid) {
@@ -203,25 +246,25 @@ uint32_t sift_vector_slot_sum(const void *bytes, size_t length, int64_t rowid) {
 }
 
 uint64_t sift_vector_scan_f32(const float *query, const void *vectors, const void *rowids, const uint8_t *mask,
-                              int count, int dim, int metric, sift_vector_top *top) {
+                              int first, int count, int dim, int metric, sift_vector_top *top) {
 #ifdef SIFT_AVX2
-    if (has_avx2()) return scan_f32_avx2(query, vectors, rowids, mask, count, dim, metric, top);
+    if (has_avx2()) return scan_f32_avx2(query, vectors, rowids, mask, first, count, dim, metric, top);
 #endif
-    return scan_f32(query, vectors, rowids, mask, count, dim, metric, top);
+    return scan_f32(query, vectors, rowids, mask, first, count, dim, metric, top);
 }
 
 uint64_t sift_vector_scan_i8(const int8_t *query, float query_scale, float query_norm2, const void *codes,
-                             const void *rowids, const uint8_t *mask, int count, int dim, int metric,
+                             const void *rowids, const uint8_t *mask, int first, int count, int dim, int metric,
                              sift_vector_top *top) {
 #ifdef SIFT_AVX2
-    if (has_avx2()) return scan_i8_avx2(query, query_scale, query_norm2, codes, rowids, mask, count, dim, metric, top);
+    if (has_avx2()) return scan_i8_avx2(query, query_scale, query_norm2, codes, rowids, mask, first, count, dim, metric, top);
 #endif
-    return scan_i8(query, query_scale, query_norm2, codes, rowids, mask, count, dim, metric, top);
+    return scan_i8(query, query_scale, query_norm2, codes, rowids, mask, first, count, dim, metric, top);
 }
 
 uint64_t sift_vector_scan_bits(const uint64_t *query, const void *bits, const void *rowids, const uint8_t *mask,
-                               int count, int words, sift_vector_top *top) {
-    return scan_bits(query, bits, rowids, mask, count, words, top);
+                               int first, int count, int words, sift_vector_top *top) {
+    return scan_bits(query, bits, rowids, mask, first, count, words, top);
 }
 
 void sift_vector_quantize_i8(const float *vector, int dim, int8_t *codes, float *scale, float *norm2) {

@@ -159,51 +159,56 @@ extension Database {
                                                where condition: Condition? = nil,
                                                options: SearchOptions = SearchOptions()) throws -> SearchResults<Object> {
         if let invalidity = options.rankingInvalidity { throw pool.report(SiftError.misuse(invalidity, operation: .query)) }
-        return try read { handle in
-            let info = try ftsInfo(index, on: handle)
-            let tokenizer = try handle.tokenizer(info.tokenizer)
-            let stopwords = pool.attachment(FullTextSettings.init).stopwords(for: info.tokenizer)
-            let variants: TypoVariant.Finder? = options.typoTolerance.isOff ? nil
-                : typoVariants(info, tokenizer, options.typoTolerance, on: handle)
-            let synonyms = options.usesSynonyms ? try synonymFinder(info, tokenizer, on: handle) : nil
-            let filtered = try facetCondition(condition, options, info, on: handle)
-            guard var weighted = try query.weightedTree(spans: tokenizer.querySpans, distinct: options.ranking.weighsQueryTerms,
-                                                        stopwords: stopwords, variants: variants, synonyms: synonyms,
-                                                        synonymWeight: options.synonymWeight)
-            else {
-                var results = SearchResults<Object>(hits: [], totalCount: options.countTotal ? 0 : nil, expression: nil)
-                results.facets = Dictionary(uniqueKeysWithValues: options.facets.map { ($0, FacetDistribution(field: $0, counts: [:], limit: options.facetLimit)) })
-                return results
-            }
-            for column in query.columns + options.highlight + options.snippet + Array(options.weights.keys)
-            where !info.columns.contains(column) {
-                throw pool.report(SiftError.misuse("\(index) has no column \(column).", operation: .query))
-            }
-            // One snapshot for every statement of the search (a write committing between two of them could change
-            // rows the impacts or the kept counts describe), and one read transaction rather than one a statement.
-            let snapshot = !handle.isInTransaction && sqlite3_exec(handle.raw, "BEGIN", nil, nil, nil) == SQLITE_OK
-            defer { if snapshot { sqlite3_exec(handle.raw, "COMMIT", nil, nil, nil) } }
-            var rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
-            if let feedback = options.feedback, options.ranking.weighsQueryTerms, query.takesFeedback,
-               let expanded = try expanded(query, weighted.tree, rank, filtered, by: feedback, info, tokenizer, stopwords,
-                                           variants: variants, synonyms: synonyms, synonymWeight: options.synonymWeight,
-                                           on: handle) {
-                weighted = expanded
-                rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
-            }
-            var results: SearchResults<Object>
-            if let pruned = try prunedSearch(weighted.tree, weighted.weights, info, Object.self, filtered, options, on: handle) {
-                results = pruned
-            } else {
-                rank = try counted(rank, weighted.tree, info, on: handle)
-                results = try runSearch(weighted.tree.rendered, rank, info, Object.self, filtered, options,
-                                        isAdvanced: query.isAdvanced, on: handle)
-            }
-            if !options.facets.isEmpty {
-                results.facets = try facetDistributions(weighted.tree.rendered, info, filtered, options, on: handle)
-            }
+        return try read { handle in try search(query, in: index, Object.self, where: condition, options: options, on: handle) }
+    }
+
+    /// A full-text search (see `search(_:in:of:where:options:)`) on `handle`, in one snapshot: the caller's
+    /// transaction when one is open (a hybrid search reads its vector side in the same one), else its own.
+    func search<Object: TableDecodable>(_ query: SearchQuery, in index: String, _ type: Object.Type, where condition: Condition?,
+                                        options: SearchOptions, on handle: Handle) throws -> SearchResults<Object> {
+        let info = try ftsInfo(index, on: handle)
+        let tokenizer = try handle.tokenizer(info.tokenizer)
+        let stopwords = pool.attachment(FullTextSettings.init).stopwords(for: info.tokenizer)
+        let variants: TypoVariant.Finder? = options.typoTolerance.isOff ? nil
+            : typoVariants(info, tokenizer, options.typoTolerance, on: handle)
+        let synonyms = options.usesSynonyms ? try synonymFinder(info, tokenizer, on: handle) : nil
+        let filtered = try facetCondition(condition, options, info, on: handle)
+        guard var weighted = try query.weightedTree(spans: tokenizer.querySpans, distinct: options.ranking.weighsQueryTerms,
+                                                    stopwords: stopwords, variants: variants, synonyms: synonyms,
+                                                    synonymWeight: options.synonymWeight)
+        else {
+            var results = SearchResults<Object>(hits: [], totalCount: options.countTotal ? 0 : nil, expression: nil)
+            results.facets = Dictionary(uniqueKeysWithValues: options.facets.map { ($0, FacetDistribution(field: $0, counts: [:], limit: options.facetLimit)) })
             return results
         }
+        for column in query.columns + options.highlight + options.snippet + Array(options.weights.keys)
+        where !info.columns.contains(column) {
+            throw pool.report(SiftError.misuse("\(index) has no column \(column).", operation: .query))
+        }
+        // One snapshot for every statement of the search (a write committing between two of them could change
+        // rows the impacts or the kept counts describe), and one read transaction rather than one a statement.
+        let snapshot = !handle.isInTransaction && sqlite3_exec(handle.raw, "BEGIN", nil, nil, nil) == SQLITE_OK
+        defer { if snapshot { sqlite3_exec(handle.raw, "COMMIT", nil, nil, nil) } }
+        var rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
+        if let feedback = options.feedback, options.ranking.weighsQueryTerms, query.takesFeedback,
+           let expanded = try expanded(query, weighted.tree, rank, filtered, by: feedback, info, tokenizer, stopwords,
+                                       variants: variants, synonyms: synonyms, synonymWeight: options.synonymWeight,
+                                       on: handle) {
+            weighted = expanded
+            rank = self.rank(options, info.columns, weighted.tree, weighted.weights)
+        }
+        var results: SearchResults<Object>
+        if let pruned = try prunedSearch(weighted.tree, weighted.weights, info, Object.self, filtered, options, on: handle) {
+            results = pruned
+        } else {
+            rank = try counted(rank, weighted.tree, info, on: handle)
+            results = try runSearch(weighted.tree.rendered, rank, info, Object.self, filtered, options,
+                                    isAdvanced: query.isAdvanced, on: handle)
+        }
+        if !options.facets.isEmpty {
+            results.facets = try facetDistributions(weighted.tree.rendered, info, filtered, options, on: handle)
+        }
+        return results
     }
 
     /// Searches with user text: `try database.search("quick fox", in: "notes")`.

@@ -234,7 +234,11 @@ final class SyncTracker {
     // MARK: - Applying (right after the statement step, same transaction)
 
     func flush(on handle: Handle) throws {
-        defer { discardPending() }
+        defer {
+            discardPending()
+            // Each vector index reads its state again at the next statement's first change.
+            for target in targets { if case .vectors(let follower) = target.owner { follower.statementApplied() } }
+        }
         var touched: Set<Int> = []
         var refused: SiftError?
         for change in pending {

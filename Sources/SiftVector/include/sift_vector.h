@@ -5,8 +5,8 @@
 #include <stdint.h>
 
 /* Exact nearest-neighbour scans over blocks of vectors (Sift's vector indexes). Every pointer to stored data may
- * be unaligned (SQLite hands out blobs at any address); the loops are written for the compiler to vectorize, and
- * an AVX2+FMA build of each is chosen at run time when the processor has it. Scores: larger is better. */
+ * be unaligned (SQLite hands out blobs at any address); the kernels use eight-lane vectors (sift_vector_simd.h),
+ * and an AVX2+FMA build of each scan is chosen at run time when the processor has it. Scores: larger is better. */
 
 /* How vectors are compared: the index's declared metric. Cosine vectors are stored normalized and scored as dot. */
 enum { SIFT_VECTOR_DOT = 0, SIFT_VECTOR_L2 = 1 };
@@ -32,20 +32,21 @@ float sift_vector_score_f32(const float *query, const void *vector, int dim, int
 uint32_t sift_vector_slot_sum(const void *bytes, size_t length, int64_t rowid);
 
 /* Scores `count` float32 vectors of `dim` (stored one after another at `vectors`, rowids at `rowids`) against the
- * query and offers each to `top`, skipping slot i when mask is given and mask[i] is 0. Returns the block's
- * checksum: sum over slots i of (i + 1) * slot_sum(vector i, rowid i), modulo 2^64. */
+ * query and offers each to `top`, skipping slot i when mask is given and mask[i] is 0. The vectors are slots
+ * `first`, `first` + 1, ... of their block (a block may be scanned in pieces). Returns their part of the block's
+ * checksum: sum over slots i of (first + i + 1) * slot_sum(vector i, rowid i), modulo 2^64. */
 uint64_t sift_vector_scan_f32(const float *query, const void *vectors, const void *rowids, const uint8_t *mask,
-                              int count, int dim, int metric, sift_vector_top *top);
+                              int first, int count, int dim, int metric, sift_vector_top *top);
 
 /* The same over int8 codes: each slot is `dim` codes then two float32 (its scale and its squared norm); the query
  * is quantized the same way (codes, scale, squared norm). Scores approximate those of the float vectors. */
 uint64_t sift_vector_scan_i8(const int8_t *query, float query_scale, float query_norm2, const void *codes,
-                             const void *rowids, const uint8_t *mask, int count, int dim, int metric,
+                             const void *rowids, const uint8_t *mask, int first, int count, int dim, int metric,
                              sift_vector_top *top);
 
 /* The same over sign bits (`words` 64-bit words a slot): the score is minus the Hamming distance. */
 uint64_t sift_vector_scan_bits(const uint64_t *query, const void *bits, const void *rowids, const uint8_t *mask,
-                               int count, int words, sift_vector_top *top);
+                               int first, int count, int words, sift_vector_top *top);
 
 /* Quantizes a float vector to int8 codes (symmetric, scale = max |x| / 127); writes the scale and squared norm. */
 void sift_vector_quantize_i8(const float *vector, int dim, int8_t *codes, float *scale, float *norm2);

@@ -16,25 +16,31 @@ extension Database {
                                                vectors vectorIndex: String, of type: Object.Type = Object.self,
                                                where condition: Condition? = nil, options: SearchOptions = SearchOptions(),
                                                hybrid: HybridOptions = HybridOptions()) throws -> SearchResults<Object> {
-        if let invalidity = hybrid.fusion.invalidity { throw pool.report(SiftError.misuse(invalidity, operation: .query)) }
+        if let invalidity = hybrid.fusion.invalidity ?? options.rankingInvalidity {
+            throw pool.report(SiftError.misuse(invalidity, operation: .query))
+        }
         guard options.limit >= 0, options.offset >= 0, hybrid.candidates >= 1, hybrid.candidates <= 1_000_000 else {
             throw pool.report(SiftError.misuse("limit and offset must be >= 0, candidates 1 to 1,000,000.", operation: .query))
         }
         let depth = max(hybrid.candidates, options.limit + options.offset)
-        try read { handle in
-            let vectors = try recordedVectorIndex(vectorIndex, on: handle)
-            let content = try ftsInfo(index, on: handle).content?.table
-            guard content == vectors.content else {
-                throw pool.report(SiftError.misuse("\(index) and \(vectorIndex) index different tables.", operation: .query))
-            }
-        }
         var textOptions = options
         textOptions.limit = depth
         textOptions.offset = 0
         textOptions.countTotal = false
-        let text: SearchResults<Object> = try search(query, in: index, where: condition, options: textOptions)
-        let nearest: SearchResults<Object> = try search(nearest: vector, in: vectorIndex, where: condition,
-                                                        options: VectorSearchOptions(limit: depth, scan: hybrid.scan))
+        // Both sides in one read snapshot: a write committing between them cannot make the sides disagree.
+        let (text, nearest) = try read { handle in
+            try handle.inSnapshot { () -> (SearchResults<Object>, SearchResults<Object>) in
+                let vectors = try recordedVectorIndex(vectorIndex, on: handle)
+                let content = try ftsInfo(index, on: handle).content?.table
+                guard content == vectors.content else {
+                    throw pool.report(SiftError.misuse("\(index) and \(vectorIndex) index different tables.", operation: .query))
+                }
+                let text = try search(query, in: index, Object.self, where: condition, options: textOptions, on: handle)
+                let nearest = try search(nearest: vector, in: vectorIndex, Object.self, where: condition,
+                                         options: VectorSearchOptions(limit: depth, scan: hybrid.scan), on: handle)
+                return (text, nearest)
+            }
+        }
         // Normalized over each side's first `candidates` rows whatever the page: page 2 continues page 1.
         let fused = hybrid.fusion.fuse(text: text.hits.map { ($0.rowid, $0.score) }, vector: nearest.hits.map { ($0.rowid, $0.score) },
                                        depth: hybrid.candidates)

@@ -20,12 +20,18 @@ extension Database {
     public func search<Object: TableDecodable>(nearest vector: Embedding, in vectorIndex: String, of type: Object.Type = Object.self,
                                                where condition: Condition? = nil,
                                                options: VectorSearchOptions = VectorSearchOptions()) throws -> SearchResults<Object> {
-        try read { handle in
-            try handle.inSnapshot {
-                let found = try nearest(vector, in: vectorIndex, where: condition, options: options, on: handle)
-                return SearchResults(hits: try vectorHits(found.candidates, of: found.index, Object.self, on: handle),
-                                     totalCount: nil, expression: nil)
-            }
+        try read { handle in try search(nearest: vector, in: vectorIndex, Object.self, where: condition, options: options, on: handle) }
+    }
+
+    /// A nearest-neighbour search (see `search(nearest:in:of:where:options:)`) on `handle`, in one snapshot: the
+    /// caller's transaction when one is open (a hybrid search reads its text side in the same one), else its own.
+    func search<Object: TableDecodable>(nearest vector: Embedding, in vectorIndex: String, _ type: Object.Type,
+                                        where condition: Condition?, options: VectorSearchOptions,
+                                        on handle: Handle) throws -> SearchResults<Object> {
+        try handle.inSnapshot {
+            let found = try nearest(vector, in: vectorIndex, where: condition, options: options, on: handle)
+            return SearchResults(hits: try vectorHits(found.candidates, of: found.index, Object.self, on: handle),
+                                 totalCount: nil, expression: nil)
         }
     }
 

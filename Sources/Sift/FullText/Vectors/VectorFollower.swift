@@ -1,19 +1,30 @@
 import CSQLite
 
 /// What the sync layer tells one vector index on one connection (`SyncTracker` keeps one per recorded index, as it
-/// keeps an `IndexBoundsFollower` per full-text index): each row change, in the change's transaction, and each
-/// bulk load. It hands them to the index's owner, ``VectorStore``; a vector the index refuses leaves the row out of
-/// the index and is kept as the statement's error, thrown once every change of the statement is applied.
+/// keeps an `IndexBoundsFollower` per full-text index): each row change, in the change's transaction, then that the
+/// statement's changes are applied, and each bulk load. It hands them to the index's owner, ``VectorStore``, with
+/// the SQL of its writes made once; a vector the index refuses leaves the row out of the index and is kept as the
+/// statement's error, thrown once every change of the statement is applied.
 final class VectorFollower {
     let index: VectorIndex
+    private let statements: VectorStore.Statements
     private var failure: SiftError?
+    /// Whether the index is valid, read at the statement's first change (another connection may have marked it
+    /// stale or rebuilt it since the last statement) and kept until `statementApplied`.
+    private var valid: Bool?
 
-    init(_ index: VectorIndex) { self.index = index }
+    init(_ index: VectorIndex) {
+        self.index = index
+        statements = VectorStore.Statements(index)
+    }
+
+    private func store(on handle: Handle) -> VectorStore { VectorStore(index, statements: statements, on: handle) }
 
     /// A row changed: removed at `old` and/or added at `new` with the column's new `value` (nil or NULL: no vector).
     func rowChanged(old: Int64?, new: Int64?, value: OpaquePointer?, on handle: Handle) throws {
-        let store = VectorStore(index, on: handle)
-        guard try store.state()?.valid == true else { return }  // stale: searches read the rows until a rebuild
+        let store = store(on: handle)
+        if valid == nil { valid = try store.state()?.valid == true }
+        guard valid == true else { return }  // stale: searches read the rows until a rebuild
         do {
             if let old { try store.remove(old) }
             guard let new, let result = index.vector(of: value) else { return }
@@ -23,7 +34,13 @@ final class VectorFollower {
             }
         } catch is VectorStore.Stale {
             try store.markStale()
+            valid = false
         }
+    }
+
+    /// The statement's changes are applied (or abandoned): the next change reads the index's state again.
+    func statementApplied() {
+        valid = nil
     }
 
     /// The first vector refused since the last call, if any (the statement then fails with it).
@@ -35,7 +52,7 @@ final class VectorFollower {
     /// A bulk insert put the rows `rowids` (sorted) into the content table: their vectors are added, a block at a
     /// time. A vector the index refuses fails the insert.
     func bulkInserted(_ rowids: [Int64], on handle: Handle) throws {
-        let store = VectorStore(index, on: handle)
+        let store = store(on: handle)
         guard !rowids.isEmpty, try store.state()?.valid == true else { return }
         let q = SQLBuilder.quote
         let sql = "SELECT \(q(index.rowidColumn)), \(q(index.column)) FROM \(q(index.content)) "

@@ -2,52 +2,6 @@ import CSQLite
 import Foundation
 import SiftVector
 
-/// The rows a filtered search may return (`where:` on the content rows), as a bitmap over their rowid range when
-/// it is small enough, else as a sorted list.
-struct VectorRowFilter {
-    private let low: Int64
-    private var bits: [UInt64] = []
-    private var sorted: [Int64] = []
-
-    /// The rowids of `content`'s rows meeting `condition`.
-    init(_ condition: Condition, of index: VectorIndex, on handle: Handle) throws {
-        let rendered = condition.renderForExecution()
-        let sql = "SELECT \(SQLBuilder.quote(index.rowidColumn)) FROM \(SQLBuilder.quote(index.content)) WHERE \(rendered.sql)"
-        var rowids: [Int64] = []
-        try handle.withStatement(sql) { stmt in
-            try handle.bind(rendered.values, to: stmt, sql: sql)
-            while try handle.step(stmt) { rowids.append(sqlite3_column_int64(stmt, 0)) }
-        }
-        rowids.sort()
-        low = rowids.first ?? 0
-        let span = (rowids.last ?? 0) &- low
-        // A bitmap while it is at most 64 bits a passing row (and 64 MB): one load and one test per slot.
-        if span >= 0, span / 64 < max(Int64(rowids.count), 1), span < 1 << 29 {
-            bits = [UInt64](repeating: 0, count: Int(span / 64) + 1)
-            for rowid in rowids {
-                let offset = rowid - low
-                bits[Int(offset / 64)] |= 1 << UInt64(offset % 64)
-            }
-        } else {
-            sorted = rowids
-        }
-    }
-
-    func contains(_ rowid: Int64) -> Bool {
-        if !bits.isEmpty {
-            let offset = rowid &- low
-            guard offset >= 0, offset / 64 < Int64(bits.count) else { return false }
-            return bits[Int(offset / 64)] & (1 << UInt64(offset % 64)) != 0
-        }
-        var lower = 0, upper = sorted.count
-        while lower < upper {
-            let middle = (lower + upper) / 2
-            if sorted[middle] < rowid { lower = middle + 1 } else { upper = middle }
-        }
-        return lower < sorted.count && sorted[lower] == rowid
-    }
-}
-
 /// A row and its score under the index's metric (larger is better).
 struct VectorCandidate: Equatable {
     let rowid: Int64
@@ -58,33 +12,32 @@ extension VectorStore {
     /// How a scan reads the blocks: the float32 vectors (exact) or the index's codes (approximate).
     enum Reading { case vectors, codes }
 
+    /// Bytes a full scan copies out of a block at a time (see `nearest(_:limit:reading:filter:)`).
+    static let pieceBytes = 98_304
+
     /// The best `limit` rows for `query` (prepared: `VectorIndex.prepared`) from the blocks, best first (ties: the
     /// smaller rowid first); nil when the index is stale or anything read from its tables does not add up (a block
     /// missing or out of order, a count, a blob length or a checksum that is wrong): the caller then scores the rows.
+    /// With a `filter`, every block is still read whole (its checksum covers all its slots) and only the passing
+    /// slots are scored.
     func nearest(_ query: [Float], limit: Int, reading: Reading, filter: VectorRowFilter?) throws -> [VectorCandidate]? {
         guard let state = try state(), state.valid, limit > 0 else { return limit > 0 ? nil : [] }
-        let capacity = index.blockRows
-        let stride = reading == .vectors ? index.vectorBytes : index.codeBytes
-        guard stride > 0 else { return nil }
+        guard let scan = ScanQuery(query, reading: reading, of: index) else { return nil }
         let top = TopK(limit)
         defer { top.deallocate() }
-        let metric = index.metric == .l2 ? Int32(SIFT_VECTOR_L2) : Int32(SIFT_VECTOR_DOT)
-        // The query's codes, quantized as the stored ones.
-        var queryCodes = [Int8](repeating: 0, count: index.quantization == .int8 ? index.dimension : 0)
-        var queryScale: Float = 0, queryNorm2: Float = 0
-        var queryBits = [UInt64](repeating: 0, count: index.quantization == .binary ? index.codeWords : 0)
-        if reading == .codes {
-            switch index.quantization {
-            case .none: return nil
-            case .int8: sift_vector_quantize_i8(query, Int32(index.dimension), &queryCodes, &queryScale, &queryNorm2)
-            case .binary: sift_vector_quantize_bits(query, Int32(index.dimension), &queryBits, Int32(index.codeWords))
-            }
-        }
+        let capacity = index.blockRows
         let q = SQLBuilder.quote
         let data = reading == .vectors ? index.vectorsTable : index.codesTable
         let sum = reading == .vectors ? "vector_sum" : "code_sum"
-        let sql = "SELECT b.block, b.count, b.\(sum), b.rowids, d.data FROM \(q(index.blocksTable)) b "
-            + "LEFT JOIN \(q(data)) d ON d.block = b.block ORDER BY b.block"
+        let sql = "SELECT block, count, \(sum), rowids FROM \(q(index.blocksTable)) ORDER BY block"
+        // Each block's data is read through one blob handle moved from block to block, in pieces of about 96 KB
+        // copied into one buffer that stays in the processor's cache while the piece is scored: SQLite copies a
+        // blob out of its pages in any case, and a whole block assembled first would be read from memory twice.
+        let piece = max(1, min(capacity, Self.pieceBytes / scan.stride))
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: piece * scan.stride, alignment: 64)
+        defer { buffer.deallocate() }
+        var blob: OpaquePointer?
+        defer { sqlite3_blob_close(blob) }
         var mask = [UInt8](repeating: 1, count: capacity)
         var expected: Int64 = 0, total: Int64 = 0, sawPartial = false
         let intact = try handle.withStatement(sql) { stmt -> Bool in
@@ -93,31 +46,34 @@ extension VectorStore {
                 let checksum = UInt64(bitPattern: sqlite3_column_int64(stmt, 2))
                 // Blocks 0, 1, 2... each full but the last; blobs exactly their declared size.
                 guard block == expected, !sawPartial, (1...Int64(capacity)).contains(count),
-                      sqlite3_column_type(stmt, 3) == SQLITE_BLOB, sqlite3_column_type(stmt, 4) == SQLITE_BLOB,
-                      Int(sqlite3_column_bytes(stmt, 3)) == capacity * 8,
-                      Int(sqlite3_column_bytes(stmt, 4)) == capacity * stride,
-                      let rowids = sqlite3_column_blob(stmt, 3), let blob = sqlite3_column_blob(stmt, 4)
+                      sqlite3_column_type(stmt, 3) == SQLITE_BLOB, Int(sqlite3_column_bytes(stmt, 3)) == capacity * 8,
+                      let rowids = sqlite3_column_blob(stmt, 3)
                 else { return false }
+                if let open = blob {
+                    let rc = sqlite3_blob_reopen(open, block)
+                    if rc == SQLITE_ERROR { return false }  // no such row: the block's data went missing
+                    guard rc == SQLITE_OK else { throw handle.error(rc, sql: nil, operation: .step) }
+                } else {
+                    do { blob = try openBlob(data, block, column: "data", writable: false) } catch is Stale { return false }
+                }
+                guard let blob, Int(sqlite3_blob_bytes(blob)) == capacity * scan.stride else { return false }
                 sawPartial = count < capacity
                 expected += 1
                 total += count
-                var maskPointer: UnsafePointer<UInt8>?
                 let n = Int(count)
                 if let filter {
                     for i in 0..<n {
                         mask[i] = filter.contains(Int64(littleEndian: rowids.loadUnaligned(fromByteOffset: 8 * i, as: Int64.self))) ? 1 : 0
                     }
                 }
-                let found: UInt64 = mask.withUnsafeBufferPointer { maskBuffer in
-                    maskPointer = filter == nil ? nil : maskBuffer.baseAddress
-                    switch (reading, index.quantization) {
-                    case (.vectors, _):
-                        return sift_vector_scan_f32(query, blob, rowids, maskPointer, Int32(n), Int32(index.dimension), metric, &top.state)
-                    case (.codes, .binary):
-                        return sift_vector_scan_bits(queryBits, blob, rowids, maskPointer, Int32(n), Int32(index.codeWords), &top.state)
-                    case (.codes, _):
-                        return sift_vector_scan_i8(queryCodes, queryScale, queryNorm2, blob, rowids, maskPointer, Int32(n),
-                                                   Int32(index.dimension), metric, &top.state)
+                var found: UInt64 = 0
+                for first in stride(from: 0, to: n, by: piece) {
+                    let length = min(piece, n - first)
+                    let rc = sqlite3_blob_read(blob, buffer, Int32(length * scan.stride), Int32(first * scan.stride))
+                    guard rc == SQLITE_OK else { throw handle.error(rc, sql: nil, operation: .step) }
+                    found &+= mask.withUnsafeBufferPointer { maskBuffer in
+                        scan.scan(buffer, rowids: rowids + 8 * first, mask: filter == nil ? nil : maskBuffer.baseAddress.map { $0 + first },
+                                  first: first, count: length, into: top)
                     }
                 }
                 guard found == checksum else { return false }
@@ -263,5 +219,60 @@ extension Handle {
         let snapshot = !isInTransaction && sqlite3_exec(raw, "BEGIN", nil, nil, nil) == SQLITE_OK
         defer { if snapshot { sqlite3_exec(raw, "COMMIT", nil, nil, nil) } }
         return try body()
+    }
+}
+
+/// A query as the C scans take it: its float values, and for a scan of the codes, its codes quantized as the
+/// stored ones.
+struct ScanQuery {
+    let values: [Float]
+    let reading: VectorStore.Reading
+    let quantization: VectorQuantization
+    let dimension: Int
+    let codeWords: Int
+    let metric: Int32
+    /// Bytes of one slot in the blocks read.
+    let stride: Int
+    private(set) var codes: [Int8] = []
+    private(set) var scale: Float = 0
+    private(set) var norm2: Float = 0
+    private(set) var bits: [UInt64] = []
+
+    /// Nil when `reading` is `.codes` and the index keeps none.
+    init?(_ values: [Float], reading: VectorStore.Reading, of index: VectorIndex) {
+        self.values = values
+        self.reading = reading
+        quantization = index.quantization
+        dimension = index.dimension
+        codeWords = index.codeWords
+        metric = index.metric == .l2 ? Int32(SIFT_VECTOR_L2) : Int32(SIFT_VECTOR_DOT)
+        stride = reading == .vectors ? index.vectorBytes : index.codeBytes
+        guard stride > 0 else { return nil }
+        guard reading == .codes else { return }
+        switch quantization {
+        case .none: return nil
+        case .int8:
+            codes = [Int8](repeating: 0, count: dimension)
+            sift_vector_quantize_i8(values, Int32(dimension), &codes, &scale, &norm2)
+        case .binary:
+            bits = [UInt64](repeating: 0, count: codeWords)
+            sift_vector_quantize_bits(values, Int32(dimension), &bits, Int32(codeWords))
+        }
+    }
+
+    /// Scores `count` slots stored at `slots` (their rowids at `rowids`; slots `first`, `first` + 1, ... of their
+    /// block) and offers them to `top`, skipping those `mask` zeroes; returns their part of the block's checksum
+    /// (see `sift_vector_scan_f32`).
+    func scan(_ slots: UnsafeRawPointer, rowids: UnsafeRawPointer, mask: UnsafePointer<UInt8>?, first: Int = 0, count: Int,
+              into top: TopK) -> UInt64 {
+        let first = Int32(first), count = Int32(count)
+        switch (reading, quantization) {
+        case (.vectors, _):
+            return sift_vector_scan_f32(values, slots, rowids, mask, first, count, Int32(dimension), metric, &top.state)
+        case (.codes, .binary):
+            return sift_vector_scan_bits(bits, slots, rowids, mask, first, count, Int32(codeWords), &top.state)
+        case (.codes, _):
+            return sift_vector_scan_i8(codes, scale, norm2, slots, rowids, mask, first, count, Int32(dimension), metric, &top.state)
+        }
     }
 }

@@ -15,13 +15,38 @@ import SiftVector
 struct VectorStore {
     let index: VectorIndex
     let handle: Handle
+    /// The texts of the statements a write steps, made once for the index (the handle caches each prepared).
+    let sql: Statements
 
     /// Something read back from the derived tables does not add up.
     struct Stale: Error {}
 
-    init(_ index: VectorIndex, on handle: Handle) {
+    /// The SQL of the statements the write paths step for one index, quoted and built once: the follower keeps
+    /// them for the connection's lifetime, so a one-row change builds no SQL.
+    final class Statements: Sendable {
+        let slot, insertSlot, moveSlot, deleteSlot, lastBlock, header, setHeader: String
+        let deleteBlocks: [String]
+        let state = "SELECT rows, valid FROM sift_vector_sync WHERE index_name = ?"
+        let addRows = "UPDATE sift_vector_sync SET rows = rows + ? WHERE index_name = ?"
+
+        init(_ index: VectorIndex) {
+            let q = SQLBuilder.quote
+            let slots = q(index.slotsTable), blocks = q(index.blocksTable)
+            slot = "SELECT slot FROM \(slots) WHERE rowid = ?"
+            insertSlot = "INSERT INTO \(slots)(rowid, slot) VALUES(?, ?)"
+            moveSlot = "UPDATE \(slots) SET slot = ? WHERE rowid = ?"
+            deleteSlot = "DELETE FROM \(slots) WHERE rowid = ?"
+            lastBlock = "SELECT block, count FROM \(blocks) ORDER BY block DESC LIMIT 1"
+            header = "SELECT count, vector_sum, code_sum FROM \(blocks) WHERE block = ?"
+            setHeader = "UPDATE \(blocks) SET count = ?, vector_sum = ?, code_sum = ? WHERE block = ?"
+            deleteBlocks = [index.blocksTable, index.vectorsTable, index.codesTable].map { "DELETE FROM \(q($0)) WHERE block = ?" }
+        }
+    }
+
+    init(_ index: VectorIndex, statements: Statements? = nil, on handle: Handle) {
         self.index = index
         self.handle = handle
+        self.sql = statements ?? Statements(index)
     }
 
     // MARK: - Tables
@@ -89,7 +114,7 @@ struct VectorStore {
 
     /// The record's vector count and validity; nil when the index is not recorded.
     func state() throws -> (rows: Int64, valid: Bool)? {
-        try handle.withStatement("SELECT rows, valid FROM sift_vector_sync WHERE index_name = ?") { stmt in
+        try handle.withStatement(sql.state) { stmt in
             try handle.bind([FundamentalValue(index.name)], to: stmt, sql: "")
             guard try handle.stepUnobserved(stmt) else { return nil }
             return (sqlite3_column_int64(stmt, 0), sqlite3_column_int64(stmt, 1) == 1)
@@ -102,7 +127,7 @@ struct VectorStore {
     }
 
     private func addRows(_ delta: Int64) throws {
-        try run("UPDATE sift_vector_sync SET rows = rows + ? WHERE index_name = ?", [FundamentalValue(delta), FundamentalValue(index.name)])
+        try run(sql.addRows, [FundamentalValue(delta), FundamentalValue(index.name)])
     }
 
     // MARK: - Writes
@@ -124,7 +149,7 @@ struct VectorStore {
             }
             try setHeader(last.block, header)
         }
-        var block = (try lastBlock()?.block ?? -1) + 1
+        var block = rest.isEmpty ? 0 : (try lastBlock()?.block ?? -1) + 1
         while !rest.isEmpty {
             let piece = rest.prefix(index.blockRows)
             rest = rest.dropFirst(piece.count)
@@ -165,21 +190,18 @@ struct VectorStore {
             try writeBytes(index.blocksTable, block, column: "rowids", at: at * 8, Self.bytes(of: moved))
             header.vectorSum &+= UInt64(at + 1) &* UInt64(sums.vector)
             header.codeSum &+= UInt64(at + 1) &* UInt64(sums.code)
-            try run("UPDATE \(SQLBuilder.quote(index.slotsTable)) SET slot = ? WHERE rowid = ?",
-                    [FundamentalValue(block * capacity + Int64(at)), FundamentalValue(moved)])
+            try run(sql.moveSlot, [FundamentalValue(block * capacity + Int64(at)), FundamentalValue(moved)])
             if block != last.block { try finish(last.block, lastHeader) }
             try finish(block, header)
         }
-        try run("DELETE FROM \(SQLBuilder.quote(index.slotsTable)) WHERE rowid = ?", [FundamentalValue(rowid)])
+        try run(sql.deleteSlot, [FundamentalValue(rowid)])
         try addRows(-1)
     }
 
     /// Writes a block's header back, or deletes the block when it is empty.
     private func finish(_ block: Int64, _ header: Header) throws {
         guard header.count == 0 else { return try setHeader(block, header) }
-        for table in [index.blocksTable, index.vectorsTable, index.codesTable] {
-            try run("DELETE FROM \(SQLBuilder.quote(table)) WHERE block = ?", [FundamentalValue(block)])
-        }
+        for delete in sql.deleteBlocks { try run(delete, [FundamentalValue(block)]) }
     }
 
     /// One block's header: its vector count and checksums (see `sift_vector_scan_f32`).
@@ -190,7 +212,7 @@ struct VectorStore {
     }
 
     private func header(_ block: Int64) throws -> Header {
-        try handle.withStatement("SELECT count, vector_sum, code_sum FROM \(SQLBuilder.quote(index.blocksTable)) WHERE block = ?") { stmt in
+        try handle.withStatement(sql.header) { stmt in
             sqlite3_bind_int64(stmt, 1, block)
             guard try handle.stepUnobserved(stmt) else { throw Stale() }
             let count = sqlite3_column_int64(stmt, 0)
@@ -201,7 +223,7 @@ struct VectorStore {
     }
 
     private func setHeader(_ block: Int64, _ header: Header) throws {
-        try run("UPDATE \(SQLBuilder.quote(index.blocksTable)) SET count = ?, vector_sum = ?, code_sum = ? WHERE block = ?", [
+        try run(sql.setHeader, [
             FundamentalValue(header.count), FundamentalValue(Int64(bitPattern: header.vectorSum)),
             FundamentalValue(Int64(bitPattern: header.codeSum)), FundamentalValue(block),
         ])
@@ -209,7 +231,7 @@ struct VectorStore {
 
     /// The last block and its vector count, checked.
     private func lastBlock() throws -> (block: Int64, count: Int)? {
-        try handle.withStatement("SELECT block, count FROM \(SQLBuilder.quote(index.blocksTable)) ORDER BY block DESC LIMIT 1") { stmt in
+        try handle.withStatement(sql.lastBlock) { stmt in
             guard try handle.stepUnobserved(stmt) else { return nil }
             let block = sqlite3_column_int64(stmt, 0), count = sqlite3_column_int64(stmt, 1)
             guard block >= 0, (1...Int64(index.blockRows)).contains(count) else { throw Stale() }
@@ -219,7 +241,7 @@ struct VectorStore {
 
     /// Where `rowid`'s vector sits (block * blockRows + slot), or nil when the index holds none for it.
     func slot(of rowid: Int64) throws -> Int64? {
-        try handle.withStatement("SELECT slot FROM \(SQLBuilder.quote(index.slotsTable)) WHERE rowid = ?") { stmt in
+        try handle.withStatement(sql.slot) { stmt in
             sqlite3_bind_int64(stmt, 1, rowid)
             return try handle.stepUnobserved(stmt) ? sqlite3_column_int64(stmt, 0) : nil
         }
@@ -233,7 +255,7 @@ struct VectorStore {
         try writeBytes(index.blocksTable, block, column: "rowids", at: at * 8, Self.bytes(of: rowid))
         header.vectorSum &+= UInt64(at + 1) &* UInt64(Self.slotSum(bytes, rowid))
         header.codeSum &+= UInt64(at + 1) &* UInt64(code.isEmpty ? 0 : Self.slotSum(code, rowid))
-        try run("INSERT INTO \(SQLBuilder.quote(index.slotsTable))(rowid, slot) VALUES(?, ?)",
+        try run(sql.insertSlot,
                 [FundamentalValue(rowid), FundamentalValue(block * Int64(index.blockRows) + Int64(at))])
     }
 
@@ -251,7 +273,7 @@ struct VectorStore {
             rowids.replaceSubrange(at * 8..<(at + 1) * 8, with: Self.bytes(of: row.rowid))
             header.vectorSum &+= UInt64(at + 1) &* UInt64(Self.slotSum(bytes, row.rowid))
             header.codeSum &+= UInt64(at + 1) &* UInt64(code.isEmpty ? 0 : Self.slotSum(code, row.rowid))
-            try run("INSERT INTO \(SQLBuilder.quote(index.slotsTable))(rowid, slot) VALUES(?, ?)",
+            try run(sql.insertSlot,
                     [FundamentalValue(row.rowid), FundamentalValue(block * Int64(capacity) + Int64(at))])
         }
         let q = SQLBuilder.quote
@@ -315,7 +337,7 @@ struct VectorStore {
 
     // MARK: - Blob I/O (in place: a slot's bytes, never the whole block)
 
-    private func openBlob(_ table: String, _ block: Int64, column: String, writable: Bool) throws -> OpaquePointer {
+    func openBlob(_ table: String, _ block: Int64, column: String, writable: Bool) throws -> OpaquePointer {
         var blob: OpaquePointer?
         let rc = sqlite3_blob_open(handle.raw, "main", table, column, block, writable ? 1 : 0, &blob)
         guard rc == SQLITE_OK, let blob else {
