@@ -105,15 +105,15 @@ struct CompressedColumns {
     static func isDeclared(on handle: Handle) throws -> Bool {
         let version = try handle.schemaVersion()
         let known = handle.pool.attachment(DeclaredState.init)
-        if let state = known.state.withLock({ $0 }), state.version == version { return state.declared }
-        let declared = try handle.schemaType(of: columnsTable) == "table"
-        if sqlite3_txn_state(handle.raw, "main") != SQLITE_TXN_WRITE { known.state.withLock { $0 = (version, declared) } }
-        return declared
+        if let state = known.state.withLock({ $0 }), state.version == version { return state.recorded }
+        let recorded = try handle.schemaType(of: columnsTable) == "table"
+        if sqlite3_txn_state(handle.raw, "main") != SQLITE_TXN_WRITE { known.state.withLock { $0 = (version, recorded) } }
+        return recorded
     }
 
     /// What `isDeclared(on:)` read last, per database file.
     final class DeclaredState: Sendable {
-        let state = Locked<(version: Int64, declared: Bool)?>(nil)
+        let state = Locked<(version: Int64, recorded: Bool)?>(nil)
     }
 
     /// (Re)creates `table`'s view over its current columns (after compression is declared, or the table gained a
