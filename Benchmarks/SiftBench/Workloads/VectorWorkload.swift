@@ -138,7 +138,7 @@ struct VectorWorkload {
             _ = try database.search(nearest: Embedding(queryVectors[i]), in: "rows_vectors", of: VectorBenchRow.self,
                                     where: VectorBenchRow.Properties.tag == 3, options: options)
         }
-        output.append(Self.line("exact float32, where: tag = 3 (10% pass)", filtered, "reads the passing rows' slots alone"))
+        output.append(Self.line("exact float32, where: tag = 3 (10% pass)", filtered, "scans every block, scoring the passing slots"))
         let filteredWide = try Self.times(queries) { i in
             _ = try database.search(nearest: Embedding(queryVectors[i]), in: "rows_vectors", of: VectorBenchRow.self,
                                     where: VectorBenchRow.Properties.tag < 5, options: options)
