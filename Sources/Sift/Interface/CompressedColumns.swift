@@ -116,6 +116,28 @@ struct CompressedColumns {
         let state = Locked<(version: Int64, recorded: Bool)?>(nil)
     }
 
+    /// A migration step of `table` is done (in its transaction): the records of its compressed columns follow the
+    /// step's renames (a record the step's model already made for the new name stays, the old one goes), those of
+    /// columns the step dropped go, and the view is made anew over the table's columns now (or dropped when none is
+    /// compressed any more). Values keep their frames: each names the dictionary that decodes it.
+    static func follow(migrationOf table: String, renamedColumns: [String: String], on handle: Handle) throws {
+        guard try isDeclared(on: handle) else { return }
+        let recorded = try load(table, on: handle)
+        guard !recorded.isEmpty else { return }
+        let present = Set(try handle.columnNames(of: table))
+        for column in recorded.columns {
+            let name = renamedColumns[column.name] ?? column.name
+            let key = [FundamentalValue(table), FundamentalValue(column.name)]
+            if !present.contains(name) || (name != column.name && recorded[name] != nil) {
+                try handle.execute("DELETE FROM sift_compressed_columns WHERE table_name = ? AND column_name = ?", key)
+            } else if name != column.name {
+                try handle.execute("UPDATE sift_compressed_columns SET column_name = ? WHERE table_name = ? AND column_name = ?",
+                                   [FundamentalValue(name)] + key)
+            }
+        }
+        try makeView(of: table, on: handle)
+    }
+
     /// (Re)creates `table`'s view over its current columns (after compression is declared, or the table gained a
     /// column); drops it when the table has no compressed column.
     static func makeView(of table: String, on handle: Handle) throws {

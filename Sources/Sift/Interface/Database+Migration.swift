@@ -115,6 +115,7 @@ extension Database {
                 try body()
                 if foreignKeys { try Database.checkForeignKeys(on: handle) }
                 try Database.setSchemaVersion(version, of: table, on: handle)
+                try CompressedColumns.follow(migrationOf: table, renamedColumns: migrator.renamedColumns, on: handle)
                 try handle.observer?.tableMigrationWillCommit(table, renamedColumns: migrator.renamedColumns, on: handle)
                 try handle.commitTransaction()
             } catch {

@@ -64,3 +64,18 @@ final class PackedDocIndex: TableCodable {
         }
     }
 }
+
+/// `PackedDoc` after a migration step that renames `body` to `text` and drops `payload`: title and text compressed.
+final class PackedDocRenamed: TableCodable {
+    var id: Int? = nil
+    var title: String = ""
+    var text: String = ""
+    var category: String = ""
+    enum CodingKeys: String, CodingTableKey {
+        typealias Root = PackedDocRenamed
+        static let objectRelationalMapping = TableBinding(CodingKeys.self)
+        case id, title, text, category
+        static var columnConstraintBindings: [CodingKeys: ColumnConstraintBinding]? { [id: ColumnConstraintBinding(isPrimary: true)] }
+        static var columnCompressionBindings: [CodingKeys: ColumnCompression]? { [title: .zstd, text: .zstd] }
+    }
+}

@@ -199,6 +199,25 @@ final class CompressionTests: SiftTestCase {
         XCTAssertTrue(hit.hits.first?.snippets["body"]?.contains("[vw0x]") == true, "\(hit.hits.first?.snippets ?? [:])")
     }
 
+    /// A migration step that renames a compressed column and drops another: the records and the view follow, and
+    /// the values read plain under their new names.
+    func testMigrationRenamingAndDroppingCompressedColumns() throws {
+        let database = open("migrated")
+        try database.create(table: "docs", of: PackedDoc.self)
+        let docs = (1...40).map { document($0) }
+        try database.insert(objects: docs, intoTable: "docs")
+        try database.migrate(table: "docs", of: PackedDocRenamed.self, steps: [1: { step in
+            try step.renameProperty(from: "body", to: "text")
+            try step.dropProperties("payload")
+        }])
+        let read: [PackedDocRenamed] = try database.getObjects(fromTable: "docs", orderBy: [PackedDocRenamed.Properties.id.asOrder()])
+        XCTAssertEqual(read.map(\.text), docs.map(\.body))
+        XCTAssertEqual(read.map(\.title), docs.map(\.title))
+        let recorded = try database.getRows(sql: "SELECT column_name FROM sift_compressed_columns WHERE table_name = 'docs' ORDER BY 1")
+        XCTAssertEqual(recorded.map { $0[0].stringValue }, ["text", "title"])
+        XCTAssertEqual(try longPlainValues(database, "text"), 0)
+    }
+
     // MARK: - Dictionaries
 
     func testRetrainingMakesANewDictionaryAndOldValuesStayReadable() throws {
