@@ -24,10 +24,10 @@ extension Database {
         }
     }
 
-    /// Records compression of `columns` and, when a column is newly compressed, lets the layers above follow the
-    /// table (its synced indexes now read it through its view, and are rebuilt from it).
+    /// Records compression of `columns` and, when a column is newly compressed and `followingIndexes`, lets the
+    /// layers above follow the table (its synced indexes now read it through its view, and are rebuilt from it).
     func declareCompression(_ columns: [(column: String, compression: ColumnCompression)], of table: String,
-                            on handle: Handle) throws {
+                            followingIndexes: Bool = true, on handle: Handle) throws {
         guard CompressionEngine.isAvailable else { throw pool.report(SiftError.compressionUnavailable(path: path)) }
         if try handle.schemaType(of: "sift_fts_sync") == "table",
            try handle.count("SELECT count(*) FROM sift_fts_sync WHERE content_table = '\(table.replacingOccurrences(of: "'", with: "''"))' "
@@ -37,7 +37,7 @@ extension Database {
         }
         let added = try CompressedColumns.declare(columns.map { ($0.column, $0.compression.level, $0.compression.usesDictionary) },
                                                   of: table, on: handle)
-        if added { try handle.observer?.tableMigrationWillCommit(table, renamedColumns: [:], on: handle) }
+        if added && followingIndexes { try handle.observer?.tableMigrationWillCommit(table, renamedColumns: [:], on: handle) }
     }
 
     /// Trains a zstd dictionary on the values of a compressed column (a sample of up to 8,000 of them, read

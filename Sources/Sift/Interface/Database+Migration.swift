@@ -95,7 +95,7 @@ extension Database {
                 let migrator = Migrator(database: self, handle: handle, table: table, version: version, model: model)
                 try runStep(migrator, on: handle) {
                     try step(migrator)
-                    try createTable(named: table, binding: binding)
+                    try createTable(named: table, binding: binding, inMigrationStep: true)
                 }
             }
         }

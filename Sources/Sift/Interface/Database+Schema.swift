@@ -18,7 +18,9 @@ extension Database {
         try createTable(named: name, binding: Root.CodingKeys.objectRelationalMapping)
     }
 
-    func createTable<Key: CodingTableKey>(named name: String, binding: TableBinding<Key>) throws {
+    /// Creates or upgrades `name`. `inMigrationStep`: a migration step's end follows the table (its indexes and
+    /// compressed columns, with the step's renames), so newly compressed columns are not followed here.
+    func createTable<Key: CodingTableKey>(named name: String, binding: TableBinding<Key>, inMigrationStep: Bool = false) throws {
         try write { handle in
             switch try handle.schemaType(of: name) {
             case nil:
@@ -44,7 +46,7 @@ extension Database {
             // Declared compression is recorded (an existing table's new compressed columns are followed by its
             // indexes); the decompressing view is remade so that it shows the columns just added.
             if !binding.compressions.isEmpty {
-                try declareCompression(binding.compressions, of: name, on: handle)
+                try declareCompression(binding.compressions, of: name, followingIndexes: !inMigrationStep, on: handle)
             } else if try !CompressedColumns.load(name, on: handle).isEmpty {
                 try CompressedColumns.makeView(of: name, on: handle)
             }

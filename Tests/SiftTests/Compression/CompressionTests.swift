@@ -199,13 +199,17 @@ final class CompressionTests: SiftTestCase {
         XCTAssertTrue(hit.hits.first?.snippets["body"]?.contains("[vw0x]") == true, "\(hit.hits.first?.snippets ?? [:])")
     }
 
-    /// A migration step that renames a compressed column and drops another: the records and the view follow, and
-    /// the values read plain under their new names.
+    /// A migration step that renames a compressed column and drops another: the records and the view follow, the
+    /// values read plain under their new names, and the synced index follows the renamed column (it finds what it
+    /// found before the step).
     func testMigrationRenamingAndDroppingCompressedColumns() throws {
         let database = open("migrated")
         try database.create(table: "docs", of: PackedDoc.self)
+        try database.create(virtualTable: "docs_fts", of: PackedDocIndex.self, syncedWith: "docs")
         let docs = (1...40).map { document($0) }
         try database.insert(objects: docs, intoTable: "docs")
+        let word = try XCTUnwrap(docs[3].body.split(separator: " ").first.map(String.init))
+        let before: SearchResults<PackedDoc> = try database.search(word, in: "docs_fts", options: SearchOptions(limit: 100))
         try database.migrate(table: "docs", of: PackedDocRenamed.self, steps: [1: { step in
             try step.renameProperty(from: "body", to: "text")
             try step.dropProperties("payload")
@@ -216,6 +220,10 @@ final class CompressionTests: SiftTestCase {
         let recorded = try database.getRows(sql: "SELECT column_name FROM sift_compressed_columns WHERE table_name = 'docs' ORDER BY 1")
         XCTAssertEqual(recorded.map { $0[0].stringValue }, ["text", "title"])
         XCTAssertEqual(try longPlainValues(database, "text"), 0)
+        let after: SearchResults<PackedDocRenamed> = try database.search(word, in: "docs_fts", options: SearchOptions(limit: 100))
+        XCTAssertEqual(after.totalCount, before.totalCount)
+        XCTAssertEqual(after.hits.map(\.rowid), before.hits.map(\.rowid))
+        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
     }
 
     // MARK: - Dictionaries
