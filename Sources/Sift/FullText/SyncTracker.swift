@@ -306,16 +306,16 @@ final class SyncTracker {
     /// Replaces the recorded values of `change`'s compressed `columns` (old and new) by their plain values.
     private func decompress(_ change: Change, columns: [Int], on handle: Handle) throws {
         let sides = (change.oldCount > 0 ? [change.start] : []) + (change.newCount > 0 ? [change.start + change.oldCount] : [])
-        for side in sides {
-            for column in columns where sqlite3_value_type(values[side + column]) == SQLITE_BLOB {
-                try handle.withStatement("SELECT sift_decompress(?)") { stmt in
-                    defer { sqlite3_reset(stmt); sqlite3_clear_bindings(stmt) }
-                    sqlite3_bind_value(stmt, 1, values[side + column])
-                    guard try handle.stepUnobserved(stmt) else { return }
-                    let plain = sqlite3_value_dup(sqlite3_column_value(stmt, 0))
-                    sqlite3_value_free(values[side + column])
-                    values[side + column] = plain
-                }
+        let framed = sides.flatMap { side in columns.map { side + $0 } }.filter { sqlite3_value_type(values[$0]) == SQLITE_BLOB }
+        guard !framed.isEmpty else { return }
+        try handle.withStatement("SELECT sift_decompress(?)") { stmt in
+            for at in framed {
+                defer { sqlite3_reset(stmt); sqlite3_clear_bindings(stmt) }
+                sqlite3_bind_value(stmt, 1, values[at])
+                guard try handle.stepUnobserved(stmt) else { continue }
+                let plain = sqlite3_value_dup(sqlite3_column_value(stmt, 0))
+                sqlite3_value_free(values[at])
+                values[at] = plain
             }
         }
     }

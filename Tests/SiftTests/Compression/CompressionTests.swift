@@ -17,15 +17,7 @@ final class CompressionTests: SiftTestCase {
         try XCTSkipUnless(Database.isCompressionAvailable, "Sift was built without the Compression trait")
     }
 
-    private func word() -> String {
-        let total = words.indices.reduce(0.0) { $0 + 1 / Double($1 + 1) }
-        var u = Double.random(in: 0..<total, using: &rng)
-        for (i, word) in words.enumerated() {
-            u -= 1 / Double(i + 1)
-            if u < 0 { return word }
-        }
-        return words[words.count - 1]
-    }
+    private func word() -> String { rng.zipf(words) }
 
     private func document(_ id: Int? = nil, prefix: String = "") -> PackedDoc {
         let title = (0..<Int.random(in: 2...6, using: &rng)).map { _ in prefix + word() }.joined(separator: " ")

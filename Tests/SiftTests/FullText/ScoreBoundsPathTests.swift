@@ -70,16 +70,7 @@ final class ScoreBoundsPathTests: XCTestCase {
     private let words = (0..<120).map { "w\($0)x" }
     private var rng = SplitMix(seed: 20261126)
 
-    private func word() -> String {
-        // Zipf-like: word i with weight 1 / (i + 1).
-        let total = words.indices.reduce(0.0) { $0 + 1 / Double($1 + 1) }
-        var u = Double.random(in: 0..<total, using: &rng)
-        for (i, word) in words.enumerated() {
-            u -= 1 / Double(i + 1)
-            if u < 0 { return word }
-        }
-        return words[words.count - 1]
-    }
+    private func word() -> String { rng.zipf(words) }
 
     private func document(_ id: Int? = nil) -> TopKDoc {
         TopKDoc(id, (0..<Int.random(in: 1...5, using: &rng)).map { _ in word() }.joined(separator: " "),

@@ -275,4 +275,15 @@ struct SplitMix: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+
+    /// One of `words`, Zipf-like: word i with weight 1 / (i + 1).
+    mutating func zipf(_ words: [String]) -> String {
+        let total = words.indices.reduce(0.0) { $0 + 1 / Double($1 + 1) }
+        var u = Double.random(in: 0..<total, using: &self)
+        for (i, word) in words.enumerated() {
+            u -= 1 / Double(i + 1)
+            if u < 0 { return word }
+        }
+        return words[words.count - 1]
+    }
 }
