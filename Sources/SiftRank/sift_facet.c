@@ -15,20 +15,23 @@ static int compare_rowids(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+int sift_facet_rowids_grow(sift_facet_rowids *rowids) {
+    if (rowids->capacity > INT64_MAX / 2 / (int64_t)sizeof(int64_t)) return 1;
+    int64_t capacity = rowids->capacity ? rowids->capacity * 2 : 4096;
+    int64_t *grown = realloc(rowids->rowids, (size_t)capacity * sizeof(int64_t));
+    if (!grown) return 1;
+    rowids->rowids = grown;
+    rowids->capacity = capacity;
+    return 0;
+}
+
 int sift_facet_collect(sqlite3_stmt *stmt, int column, sift_facet_rowids *out) {
     int sorted = 1;
     int rc;
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        if (out->count == out->capacity) {
-            int64_t capacity = out->capacity ? out->capacity * 2 : 4096;
-            int64_t *grown = realloc(out->rowids, (size_t)capacity * sizeof(int64_t));
-            if (!grown) return SQLITE_NOMEM;
-            out->rowids = grown;
-            out->capacity = capacity;
-        }
         int64_t rowid = sqlite3_column_int64(stmt, column);
         if (out->count > 0 && out->rowids[out->count - 1] > rowid) sorted = 0;
-        out->rowids[out->count++] = rowid;
+        if (sift_facet_rowids_append(out, rowid)) return SQLITE_NOMEM;
     }
     if (rc != SQLITE_DONE) return rc;
     if (!sorted) qsort(out->rowids, (size_t)out->count, sizeof(int64_t), compare_rowids);

@@ -4,6 +4,7 @@
 #include "../CSQLite/shim.h"
 
 #include "sift_score.h"
+#include "sift_facet.h"
 #include "sift_topk.h"
 
 #define MAX_COLUMNS 64
@@ -224,6 +225,10 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
             }
         if (requires_all && held != groups) goto next;
         matched++;
+        if (top->matches && sift_facet_rowids_append(top->matches, rowid)) {
+            top->matched += matched;
+            return SQLITE_NOMEM;
+        }
         if (!keeps) goto next;
         if (rowid >= block_end) {
             block = top->block > 0 && rowid >= 0 ? rowid / top->block : -1;

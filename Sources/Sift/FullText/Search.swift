@@ -206,7 +206,7 @@ extension Database {
                                     isAdvanced: query.isAdvanced, on: handle)
         }
         if !options.facets.isEmpty {
-            results.facets = try facetDistributions(weighted.tree.rendered, info, filtered, options, on: handle)
+            results.facets = try facetDistributions(weighted.tree, info, filtered, options, on: handle)
         }
         return results
     }

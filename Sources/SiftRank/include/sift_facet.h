@@ -22,6 +22,16 @@ typedef struct sift_facet_rowids {
 
 struct sqlite3_stmt;
 
+/* Grows `rowids` to hold at least one more rowid (doubling, from 4,096). Returns 0, or 1 when memory ran out. */
+int sift_facet_rowids_grow(sift_facet_rowids *rowids);
+
+/* Appends `rowid` to `rowids`. Returns 0, or 1 when memory ran out. */
+static inline int sift_facet_rowids_append(sift_facet_rowids *rowids, int64_t rowid) {
+    if (rowids->count == rowids->capacity && sift_facet_rowids_grow(rowids)) return 1;
+    rowids->rowids[rowids->count++] = rowid;
+    return 0;
+}
+
 /* Steps `stmt` to its end, appending the integer of its column `column` of every row to `out`, then sorts `out`
    ascending when the statement did not return them in order. Returns SQLITE_DONE, SQLite's error code of the failed
    step, or SQLITE_NOMEM. */

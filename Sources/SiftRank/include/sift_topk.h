@@ -86,6 +86,7 @@ typedef struct sift_topk_collector {
     int64_t matched, scored;        /* rows seen, rows scored exactly */
     const double *block_bounds;     /* per block, a bound of the score of every row in it (NULL: none) */
     int64_t block_count;            /* entries of block_bounds */
+    struct sift_facet_rowids *matches; /* when set, sift_topk_postings appends the rowid of every matching row */
 } sift_topk_collector;
 
 #define SIFT_TOPK_COLLECTOR "sift_topk_collector"

@@ -136,6 +136,64 @@ final class FacetTests: SiftTestCase {
         try check(database, "optimize")
     }
 
+    /// With score bounds on the index, the matching rows of a query of listed terms are read from the postings
+    /// (the changed rows from their counts now, the tails through FTS5): after every write kind the counts equal a
+    /// GROUP BY over FTS5's matches, and the postings were used wherever the plan applies.
+    func testCountsFromThePostingsStayExactAfterEveryWriteKind() throws {
+        let database = makeDatabase()
+        database.fullTextBulkThreshold = 8
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock {
+            $0 = (rows: 50, listed: 4, block: 16, chunk: 4, piece: 5, tail: 1_000, statementRows: 0, changed: 30)
+        }
+        try database.exec(sql: "CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT, body TEXT, category, year INTEGER, price REAL)")
+        try database.create(virtualTable: "items_fts", of: FacetItemIndex.self, syncedWith: "items")
+        try database.insert(objects: (1...200).map(item), intoTable: "items")
+        try database.optimize(index: "items_fts")
+        XCTAssertTrue(try database.verify(index: "items_fts").searchPlan.hasPrefix("pruned"))
+        var fromPostings = 0
+        func check(_ label: String, postings expected: Bool? = nil, line: UInt = #line) throws {
+            var used = 0
+            for (text, mode) in [("item", SearchQuery.Mode.allTerms), ("red even", .allTerms), ("blue odd", .anyTerm),
+                                 ("red blue", .anyTerm), ("nothingmatches", .allTerms)] {
+                let query = SearchQuery(text, mode: mode)
+                let facets = try database.facets(for: query, in: "items_fts", options: SearchOptions(facets: ["category", "year"]))
+                let expression = try XCTUnwrap(try database.expression(for: query, in: "items_fts"))
+                for column in ["category", "year"] {
+                    let rows = try database.getRows(sql: "SELECT i.\(column), count(*) FROM items_fts JOIN items i ON i.id = items_fts.rowid "
+                                                        + "WHERE items_fts MATCH ? GROUP BY 1", values: [expression])
+                    let counts = Dictionary(uniqueKeysWithValues: rows.map { ($0[0], Int($0[1].int64Value)) })
+                    XCTAssertEqual(facets[column]?.counts, counts, "\(label): \(text) \(column)", line: line)
+                    XCTAssertEqual(facets[column]?.countedFromStructure, true, "\(label): \(text) \(column)", line: line)
+                }
+                if facets["year"]?.matchesFromPostings == true { used += 1 }
+            }
+            if let expected { XCTAssertEqual(used, expected ? 4 : 0, "\(label): searches whose matches came from the postings", line: line) }
+            fromPostings += used
+        }
+        try check("optimized", postings: true)
+        try database.insert(objects: (201...230).map(item), intoTable: "items")  // above the watermark: the tail
+        try check("tail", postings: true)
+        try database.update(table: "items", on: FacetItem.Properties.title, with: ["item red"], where: FacetItem.Properties.id % 17 == 0)
+        try check("changed rows", postings: true)
+        try database.insertOrReplace(objects: (3...6).map { FacetItem($0, "item blue", "body even", category: "films", year: 2031) },
+                                     intoTable: "items")
+        try check("REPLACE", postings: true)
+        try database.delete(fromTable: "items", where: FacetItem.Properties.id % 29 == 0)
+        try check("delete", postings: true)
+        try database.insert(objects: FacetItem(0, "item red", "body odd", category: "low"), FacetItem(-4, "item blue", category: nil),
+                            intoTable: "items")
+        try check("rows at rowid 0 and below", postings: true)
+        try database.exec(sql: "UPDATE items SET id = id + 1000 WHERE id BETWEEN 40 AND 44")
+        try check("rowids moved", postings: true)
+        try database.update(table: "items", on: FacetItem.Properties.body, with: ["body odd"], where: FacetItem.Properties.id < 120)
+        try check("more changed rows than a search reads", postings: false)
+        try database.optimize(index: "items_fts")
+        try check("optimized again", postings: true)
+        try database.exec(sql: "UPDATE items_fts_sift_impacts SET postings = x'00' WHERE rowid IN (SELECT rowid FROM items_fts_sift_impacts WHERE term = 'item' LIMIT 1)")
+        try check("damaged postings")
+        XCTAssertGreaterThan(fromPostings, 0)
+    }
+
     /// A dictionary kept in memory by searches is used only at the generation it was read at: a value added in a
     /// transaction that rolls back leaves its ordinal free, and the next value to take it is counted as itself.
     func testKeptDictionariesFollowNewValuesRollbacksAndRebuilds() throws {

@@ -31,9 +31,13 @@ public struct FacetDistribution: Sendable, Hashable {
     public var distinctCount: Int { counts.count }
     /// Whether the counts came from the facet's structure (else from a `GROUP BY` over the matches).
     let countedFromStructure: Bool
+    /// Whether the matching rows were read from the score bounds' postings (else through FTS5).
+    let matchesFromPostings: Bool
 
-    init(field: String, counts: [FundamentalValue: Int], limit: Int, countedFromStructure: Bool = false) {
+    init(field: String, counts: [FundamentalValue: Int], limit: Int, countedFromStructure: Bool = false,
+         matchesFromPostings: Bool = false) {
         self.countedFromStructure = countedFromStructure
+        self.matchesFromPostings = matchesFromPostings
         self.field = field
         self.counts = counts
         top = Self.best(counts, limit: max(0, limit))

@@ -25,7 +25,7 @@ extension Database {
             // One snapshot for the rowids and the structures they are counted in.
             let snapshot = !handle.isInTransaction && sqlite3_exec(handle.raw, "BEGIN", nil, nil, nil) == SQLITE_OK
             defer { if snapshot { sqlite3_exec(handle.raw, "COMMIT", nil, nil, nil) } }
-            return try facetDistributions(weighted.tree.rendered, info, filtered, options, on: handle)
+            return try facetDistributions(weighted.tree, info, filtered, options, on: handle)
         }
     }
 
@@ -49,48 +49,56 @@ extension Database {
         return combined
     }
 
-    /// The distributions of the facets `options` names over every row matching `expression` and `condition`: from
-    /// the facet structures (`FacetStore`) when they are built and read as sound, else from a `GROUP BY` over the
-    /// same matches. Runs in the search's read transaction.
-    func facetDistributions(_ expression: String, _ info: FTSTableInfo, _ condition: Condition?, _ options: SearchOptions,
+    /// The distributions of the facets `options` names over every row matching `tree` and `condition`: from the
+    /// facet structures (`FacetStore`) when they are built and read as sound, else from a `GROUP BY` over the same
+    /// matches. Runs in the search's read transaction.
+    func facetDistributions(_ tree: FTS5Expression, _ info: FTSTableInfo, _ condition: Condition?, _ options: SearchOptions,
                             on handle: Handle) throws -> [String: FacetDistribution] {
-        let counts = try FacetCounting.counts(of: options.facets, expression, info, condition,
+        let counts = try FacetCounting.counts(of: options.facets, tree, info, condition,
                                               dictionaries: pool.attachment(FullTextSettings.init).facetDictionaries, on: handle)
         return Dictionary(uniqueKeysWithValues: counts.map { field, counted in
             (field, FacetDistribution(field: field, counts: counted.counts, limit: options.facetLimit,
-                                      countedFromStructure: counted.fromStructure))
+                                      countedFromStructure: counted.fromStructure, matchesFromPostings: counted.matchesFromPostings))
         })
     }
 }
 
-/// Counting facets over a search's matches: the matching rowids collected once (in C, one statement), then each
-/// facet counted from its structure (`FacetStore.counts`), or with `GROUP BY` when it has none or it reads as damaged.
+/// Counting facets over a search's matches: the matching rowids collected once (from the score bounds' postings when
+/// the query's terms are all listed and no condition applies, `TopKSearch.collectMatches`, else through FTS5, one
+/// statement, in C), then each facet counted from its structure (`FacetStore.counts`), or with `GROUP BY` when it has
+/// none or it reads as damaged.
 enum FacetCounting {
-    /// One facet's counts, and whether they came from its structure (else from `GROUP BY`).
+    /// One facet's counts, whether they came from its structure (else from `GROUP BY`), and whether the matching
+    /// rows were read from the postings.
     struct Counted {
         let counts: [FundamentalValue: Int]
         let fromStructure: Bool
+        var matchesFromPostings = false
     }
 
-    static func counts(of fields: [String], _ expression: String, _ info: FTSTableInfo, _ condition: Condition?,
+    static func counts(of fields: [String], _ tree: FTS5Expression, _ info: FTSTableInfo, _ condition: Condition?,
                        dictionaries: FacetStore.DictionaryCache?, on handle: Handle) throws -> [String: Counted] {
-        var statement = SearchStatement(index: info.name, content: info.content, columns: [], expression: expression)
+        var statement = SearchStatement(index: info.name, content: info.content, columns: [], expression: tree.rendered)
         statement.condition = condition
         let declared = info.content == nil ? [] : try FacetStore.declared(info.name, on: handle)
         var result: [String: Counted] = [:]
         var rowids = sift_facet_rowids(rowids: nil, count: 0, capacity: 0)
         defer { sift_facet_rowids_free(&rowids) }
-        var collected = false
+        var collected = false, fromPostings = false
         for field in fields where result[field] == nil {
             if let facet = declared.first(where: { $0.column == field }) {
                 if !collected {
                     collected = true
-                    statement.aggregate = .rowids
-                    let rendered = statement.statementSQL
-                    try handle.withStatement(rendered.sql) { stmt in
-                        try handle.bind(rendered.values, to: stmt, sql: rendered.sql)
-                        let rc = sift_facet_collect(stmt, 0, &rowids)
-                        if rc != SQLITE_DONE { throw handle.error(rc, sql: rendered.sql, operation: .step) }
+                    // A condition reads the content rows: only FTS5's statement joins them.
+                    fromPostings = condition == nil ? try TopKSearch.collectMatches(of: tree, info, into: &rowids, on: handle) : false
+                    if !fromPostings {
+                        statement.aggregate = .rowids
+                        let rendered = statement.statementSQL
+                        try handle.withStatement(rendered.sql) { stmt in
+                            try handle.bind(rendered.values, to: stmt, sql: rendered.sql)
+                            let rc = sift_facet_collect(stmt, 0, &rowids)
+                            if rc != SQLITE_DONE { throw handle.error(rc, sql: rendered.sql, operation: .step) }
+                        }
                     }
                 }
                 let buffer = UnsafeBufferPointer(start: rowids.rowids, count: Int(rowids.count))
@@ -98,7 +106,7 @@ enum FacetCounting {
                 let read: [FundamentalValue: Int]?
                 do { read = try FacetStore.counts(info.name, facet, rowids: buffer, cache: dictionaries, on: handle) } catch where FacetStore.isDamage(error) { read = nil }
                 if let counts = read {
-                    result[field] = Counted(counts: counts, fromStructure: true)
+                    result[field] = Counted(counts: counts, fromStructure: true, matchesFromPostings: fromPostings)
                     continue
                 }
             }

@@ -5,7 +5,9 @@ import SiftRank
 struct TopKCollector {
     let pointer: UnsafeMutablePointer<sift_topk_collector>
 
-    init(capacity: Int, blocks: [[UInt8]?], meta: TopKImpacts.Meta, columns: Int, blockBounds: [Double]?) {
+    /// `matches`: where the postings evaluator appends the rowid of every row it matches (owned by the caller).
+    init(capacity: Int, blocks: [[UInt8]?], meta: TopKImpacts.Meta, columns: Int, blockBounds: [Double]?,
+         matches: UnsafeMutablePointer<sift_facet_rowids>? = nil) {
         let capacity = max(0, capacity)
         pointer = .allocate(capacity: 1)
         let rowids = UnsafeMutablePointer<Int64>.allocate(capacity: max(1, capacity))
@@ -29,7 +31,7 @@ struct TopKCollector {
             capacity: Int32(clamping: capacity), count: 0, rowids: rowids, scores: scores, terms: Int32(blocks.count),
             blocks: copies, bytes: sizes, block: meta.block, watermark: meta.watermark,
             stride: Int32(ImpactBlock.stride(columns: columns)), matched: 0, scored: 0, block_bounds: bounds,
-            block_count: Int64(blockBounds?.count ?? 0)))
+            block_count: Int64(blockBounds?.count ?? 0), matches: matches))
     }
 
     /// The k-th score once `capacity` rows are held.

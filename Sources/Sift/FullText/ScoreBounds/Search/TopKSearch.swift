@@ -73,7 +73,20 @@ struct TopKSearch {
         case .bm25f, .inB2: break
         case .bm25: return nil
         }
-        guard info.boundsUnsupportedReason == nil else { return nil }
+        guard info.boundsUnsupportedReason == nil, let (phrases, requiresAll) = phrases(of: tree),
+              let phraseWeights, phraseWeights.count == phrases.count,
+              let meta = try TopKImpacts.meta(info.name, on: handle), meta.valid, meta.columns == info.columns.count,
+              let terms = try terms(of: phrases, weights: phraseWeights, info, meta, on: handle)
+        else { return nil }
+        guard terms.contains(where: { $0.blocks != nil }) else { return nil }
+        return TopKSearch(index: info.name, expression: tree.rendered, terms: terms, requiresAll: requiresAll, meta: meta,
+                          ranking: options.ranking.kind, weights: info.columns.map { options.weights[$0] ?? 1 })
+    }
+
+    /// The phrases of `tree` when the pruned search reads it (a phrase, or an AND or OR of phrases and of groups of
+    /// them: a word and its corrected variants), each with its group (its operand), in FTS5's phrase order; nil for
+    /// any other shape, or more operands than the postings evaluator takes.
+    static func phrases(of tree: FTS5Expression) -> (phrases: [(text: String, group: Int)], requiresAll: Bool)? {
         let operands: [FTS5Expression], requiresAll: Bool
         switch tree {
         case .all(let list): (operands, requiresAll) = (list, true)
@@ -81,7 +94,6 @@ struct TopKSearch {
         case .string: (operands, requiresAll) = ([tree], true)
         default: return nil
         }
-        // Each operand a phrase, or a group of them (a word and its corrected variants), in FTS5's phrase order.
         var phrases: [(text: String, group: Int)] = []
         for (group, operand) in operands.enumerated() {
             switch operand {
@@ -94,22 +106,24 @@ struct TopKSearch {
             default: return nil
             }
         }
-        guard let phraseWeights, phraseWeights.count == phrases.count, !phrases.isEmpty,
-              operands.count <= Int(SIFT_POSTINGS_MAX_TERMS),
-              let meta = try TopKImpacts.meta(info.name, on: handle), meta.valid, meta.columns == info.columns.count
-        else { return nil }
+        guard !phrases.isEmpty, operands.count <= Int(SIFT_POSTINGS_MAX_TERMS) else { return nil }
+        return (phrases, requiresAll)
+    }
+
+    /// The terms of `phrases` (their weights `weights`) with their stored counts and impact blocks (nil blocks: not
+    /// listed); nil when a phrase is not one token or the bounds read as damaged (`TopKImpacts.Stale`).
+    static func terms(of phrases: [(text: String, group: Int)], weights: [Double], _ info: FTSTableInfo,
+                      _ meta: TopKImpacts.Meta, on handle: Handle) throws -> [Term]? {
         let tokenizer = try handle.tokenizer(info.tokenizer)
         var terms: [Term] = []
-        for (phrase, weight) in zip(phrases, phraseWeights) {
+        for (phrase, weight) in zip(phrases, weights) {
             guard let token = try TopKImpacts.token(of: phrase.text, tokenizer) else { return nil }
             guard let stored = try? TopKImpacts.stored(token, in: info.name, meta, on: handle) as (df: Int64, cf: Int64, blocks: [UInt8])??
             else { return nil }  // damaged bounds (`TopKImpacts.Stale`) or a failed read: FTS5's plan
             terms.append(Term(token: token, group: phrase.group, qtf: Double(max(0, weight)), rows: stored?.df ?? 0,
                               instances: stored?.cf ?? 0, blocks: stored?.blocks))
         }
-        guard terms.contains(where: { $0.blocks != nil }) else { return nil }
-        return TopKSearch(index: info.name, expression: tree.rendered, terms: terms, requiresAll: requiresAll, meta: meta,
-                          ranking: options.ranking.kind, weights: info.columns.map { options.weights[$0] ?? 1 })
+        return terms
     }
 
     /// A scored row.
