@@ -368,9 +368,10 @@ final class ScoreBoundsPathTests: XCTestCase {
             case 6: ("huge varint", "UPDATE doc_fts_sift_impacts SET postings = \(hex(Array(repeating: 0xFF, count: Int.random(in: 8...12, using: &random)) + [0x01, 0x01, 0x00])) || postings WHERE rowid = \(row)")
             case 7: ("flipped byte", "UPDATE doc_fts_sift_impacts SET \(blobColumn) = CASE WHEN length(\(blobColumn)) = 0 THEN \(blobColumn) ELSE "
                      + "substr(\(blobColumn), 1, (\(row) % length(\(blobColumn)))) || \(hex(bytes(1))) || substr(\(blobColumn), (\(row) % length(\(blobColumn))) + 2) END WHERE rowid = \(row)")
-            case 8: ("change log", "INSERT OR IGNORE INTO doc_fts_sift_changed(rowid, checksum) VALUES(\(number()), \(number()))")
-            default: ("changed counts", "INSERT OR REPLACE INTO doc_fts_sift_changes(term, rowid, counts, checksum) VALUES('w\(Int.random(in: 0...5, using: &random))x', "
-                      + "\(number()), \(hex(bytes(Int.random(in: 0...12, using: &random)))), \(number()))")
+            case 8: ("change log", "INSERT OR IGNORE INTO doc_fts_sift_changed(rowid, counts, checksum) VALUES(\(number()), "
+                     + "\(hex(bytes(Int.random(in: 0...12, using: &random)))), \(number()))")
+            default: ("changed counts", "INSERT OR REPLACE INTO doc_fts_sift_changed(rowid, counts, checksum) SELECT r, c, sift_bounds_check(r, c) "
+                      + "FROM (SELECT \(Int.random(in: 1...400, using: &random)) AS r, \(hex([3, 0x77, UInt8(0x30 + Int.random(in: 0...5, using: &random)), 0x78] + bytes(Int.random(in: 0...8, using: &random)))) AS c)")
             }
             kinds[kind, default: 0] += 1
             try database.begin()
@@ -423,10 +424,15 @@ final class ScoreBoundsPathTests: XCTestCase {
             ("df negative", "UPDATE doc_fts_sift_impacts SET df = -1000 WHERE term = 'w0x' AND chunk = -1"),
             ("blocks too long", "UPDATE doc_fts_sift_impacts SET blocks = zeroblob(100000) WHERE term = 'w2x' AND chunk = 0"),
             // With their checksums right: the rowids themselves are checked.
-            ("change log rowid 2^63 - 1", "INSERT INTO doc_fts_sift_changed(rowid, checksum) VALUES(9223372036854775807, sift_bounds_check(9223372036854775807))"),
-            ("change log rowid -4", "INSERT INTO doc_fts_sift_changed(rowid, checksum) VALUES(-4, sift_bounds_check(-4))"),
-            ("changes rowid 2^63 - 1", "INSERT INTO doc_fts_sift_changes(term, rowid, counts, checksum) VALUES('w0x', 9223372036854775807, "
-             + "x'0100000001000000', sift_bounds_check('w0x', 9223372036854775807, x'0100000001000000'))"),
+            ("change log rowid 2^63 - 1", "INSERT INTO doc_fts_sift_changed(rowid, counts, checksum) VALUES(9223372036854775807, x'', "
+             + "sift_bounds_check(9223372036854775807, x''))"),
+            ("change log rowid -4", "INSERT INTO doc_fts_sift_changed(rowid, counts, checksum) VALUES(-4, x'', sift_bounds_check(-4, x''))"),
+            ("changed counts cut short", "INSERT OR REPLACE INTO doc_fts_sift_changed(rowid, counts, checksum) VALUES(7, x'0377307801', "
+             + "sift_bounds_check(7, x'0377307801'))"),
+            ("changed counts out of order", "INSERT OR REPLACE INTO doc_fts_sift_changed(rowid, counts, checksum) VALUES(7, x'037731780100037730780100', "
+             + "sift_bounds_check(7, x'037731780100037730780100'))"),
+            ("changed count past Int32", "INSERT OR REPLACE INTO doc_fts_sift_changed(rowid, counts, checksum) VALUES(7, x'037730788080808010' || x'00', "
+             + "sift_bounds_check(7, x'037730788080808010' || x'00'))"),
             ("checksum", "UPDATE doc_fts_sift_impacts SET checksum = checksum + 1 WHERE term = 'w1x' AND chunk = 0"),
             ("blocks zeroed", "UPDATE doc_fts_sift_impacts SET blocks = zeroblob(length(blocks)) WHERE term = 'w2x' AND chunk = 1"),
             ("block size", "UPDATE doc_fts_sift_topk SET block = 32"),

@@ -14,7 +14,8 @@ enum ImpactPostings {
         for c in 0..<columns { leb128(UInt64(max(0, stats[2 * c])), to: &bytes) }
     }
 
-    private static func leb128(_ value: UInt64, to bytes: inout [UInt8]) {
+    /// Appends `value` as unsigned LEB128.
+    static func leb128(_ value: UInt64, to bytes: inout [UInt8]) {
         var value = value
         while value >= 0x80 {
             bytes.append(UInt8(value & 0x7F) | 0x80)

@@ -20,7 +20,7 @@ extension TopKImpacts {
         /// The listed terms, as of schema version `schemaVersion` (building the impacts makes their tables anew).
         private let counter: ListedTermCounter
         let schemaVersion: Int64
-        private let count, addCount, chunk, setBlocks, add, loosen, markChanged, removeCounts, addCounts: OpaquePointer
+        private let count, addCount, chunk, setBlocks, add, loosen, recordChanged: OpaquePointer
 
         init(_ index: SyncedIndex, on handle: Handle) throws {
             tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
@@ -40,10 +40,8 @@ extension TopKImpacts {
                             "INSERT INTO \(table)(term, chunk, df, cf, blocks, checksum) VALUES(?1, ?2, 0, 0, ?3, sift_bounds_check(?1, ?2, 0, 0, ?3))",
                             "UPDATE \(SQLBuilder.quote(metaTable(index.index))) SET valid = 2, "
                                 + updatedChecksum(metaChecked, "watermark, block, 2, columns, built_rows, chunk_blocks, layout") + " WHERE valid = 1",
-                            "INSERT OR IGNORE INTO \(SQLBuilder.quote(changedTable(index.index)))(rowid, checksum) VALUES(?1, sift_bounds_check(?1))",
-                            "DELETE FROM \(SQLBuilder.quote(changesTable(index.index))) WHERE term = ? AND rowid = ?",
-                            "INSERT OR REPLACE INTO \(SQLBuilder.quote(changesTable(index.index)))(term, rowid, counts, checksum) "
-                                + "VALUES(?1, ?2, ?3, sift_bounds_check(?1, ?2, ?3))"] {
+                            "INSERT OR REPLACE INTO \(SQLBuilder.quote(changedTable(index.index)))(rowid, counts, checksum) "
+                                + "VALUES(?1, ?2, sift_bounds_check(?1, ?2))"] {
                     prepared.append(try handle.prepareUnmanaged(sql))
                 }
             } catch {
@@ -51,38 +49,30 @@ extension TopKImpacts {
                 throw error
             }
             (count, addCount, chunk, setBlocks, add, loosen) = (prepared[0], prepared[1], prepared[2], prepared[3], prepared[4], prepared[5])
-            (markChanged, removeCounts, addCounts) = (prepared[6], prepared[7], prepared[8])
+            recordChanged = prepared[6]
         }
 
-        deinit { [count, addCount, chunk, setBlocks, add, loosen, markChanged, removeCounts, addCounts].forEach { sqlite3_finalize($0) } }
+        deinit { [count, addCount, chunk, setBlocks, add, loosen, recordChanged].forEach { sqlite3_finalize($0) } }
 
         /// Applies `changes` to impacts of layout `meta` (as `readMeta` read it in this transaction). Writes only
         /// what changes: each listed term's counts once, by the net change of every row the statement changed (a row
         /// updated in place removes and adds most of its frequent terms, whose counts then need no write), a block
-        /// only when an added row raises it, and per term and row its counts now beside the postings (which stay
-        /// as written): the last change of the row decides.
+        /// only when an added row raises it, and per changed row its listed terms' counts now beside the postings
+        /// (which stay as written), one entry a row (`ChangedRowCounts`): the last change of the row decides.
         func follow(_ changes: RowChanges, _ meta: Meta, on handle: Handle) throws {
             guard meta.columns == counter.columns, !changes.added.isEmpty else { return }
             let stride = ImpactBlock.stride(columns: meta.columns)
-            var marked = Set<Int64>()
-            for rowid in changes.rows.rowids where marked.insert(rowid).inserted {
-                sqlite3_bind_int64(markChanged, 1, rowid)
-                try step(markChanged, on: handle)
-            }
-            // Per listed term, the net change of its row and instance counts; per term and row, its counts after
-            // the statement (nil: the row no longer holds it), in the order first met.
+            // Per listed term, the net change of its row and instance counts; per added row, its listed terms and
+            // their counts.
             var net: [Int: (rows: Int64, instances: Int64)] = [:]
-            var rowCounts: [TermRow: [Int32]?] = [:], order: [TermRow] = []
+            var entries = [[(term: String, counts: [Int32])]](repeating: [], count: changes.added.count)
             try counter.count(changes.rows, with: tokenizer) { r, i, stats in
                 let added = changes.added[r], sign: Int64 = added ? 1 : -1, rowid = changes.rows.rowids[r]
                 let change = net[i] ?? (0, 0)
                 net[i] = (change.rows + sign, change.instances + sign * ImpactBlock.instances(stats, columns: meta.columns))
-                let key = TermRow(term: i, rowid: rowid)
-                if rowCounts.updateValue(added ? (0..<meta.columns).map { Int32(stats[2 * $0]) } : nil, forKey: key) == nil {
-                    order.append(key)
-                }
                 guard added else { return }
                 let term = counter.terms[i]
+                entries[r].append((term, (0..<meta.columns).map { Int32(stats[2 * $0]) }))
                 let block = Int(rowid / meta.block)
                 let chunkIndex = Int64(block / meta.chunkBlocks), offset = (block % meta.chunkBlocks) * stride
                 var blocks = [UInt8](repeating: 0, count: offset + stride)
@@ -107,22 +97,20 @@ extension TopKImpacts {
                 try step(count, term: term, change: change, on: handle)
                 if sqlite3_changes(handle.raw) == 0 { try step(addCount, term: term, change: change, on: handle) }
             }
-            for key in order {
-                let counts = rowCounts[key] ?? nil
-                let counting = counts == nil ? removeCounts : addCounts
-                bind(counter.terms[key.term], counting, key.rowid)
-                if let counts {
-                    _ = counts.withUnsafeBytes { sqlite3_bind_blob(counting, 3, $0.baseAddress, Int32($0.count), sift_sqlite_transient()) }
+            // Each changed row once, as its last change left it: its terms now, none when it was removed last.
+            var last: [Int64: Int] = [:]
+            for (r, rowid) in changes.rows.rowids.enumerated() { last[rowid] = r }
+            for (rowid, r) in last.sorted(by: { $0.key < $1.key }) {
+                let counts = changes.added[r] ? ChangedRowCounts.encode(entries[r]) : []
+                sqlite3_bind_int64(recordChanged, 1, rowid)
+                if counts.isEmpty {
+                    sqlite3_bind_zeroblob(recordChanged, 2, 0)  // an empty blob, not NULL
+                } else {
+                    _ = counts.withUnsafeBytes { sqlite3_bind_blob(recordChanged, 2, $0.baseAddress, Int32($0.count), sift_sqlite_transient()) }
                 }
-                try step(counting, on: handle)
+                try step(recordChanged, on: handle)
             }
             try step(loosen, on: handle)
-        }
-
-        /// A listed term (its position in the listed terms) in one row.
-        private struct TermRow: Hashable {
-            let term: Int
-            let rowid: Int64
         }
 
         /// Binds a term (parameter 1) and a chunk (parameter 2, when given).

@@ -40,15 +40,16 @@ extension TopKImpacts {
     static func problems(_ index: String, on handle: Handle) throws -> [String] {
         guard let meta = try meta(index, on: handle), meta.valid else { return [] }
         var problems: [String] = []
-        let changed: Set<Int64>
+        let changed: Set<Int64>, terms = try listedTerms(index, on: handle), now: [ImpactPostings.Rows]
         do {
             changed = Set(try changedRows(index, meta, limit: nil, on: handle) ?? [])
+            now = try changedCounts(of: terms, in: index, meta, on: handle)
         } catch let stale as Stale {
             return ["impacts: \(stale.reason)"]
         }
-        for term in try listedTerms(index, on: handle) {
+        for (term, now) in zip(terms, now) {
             do {
-                problems += try termProblems(term, in: index, meta, changed: changed, on: handle)
+                problems += try termProblems(term, in: index, meta, changed: changed, now: now, on: handle)
             } catch let stale as Stale {
                 problems.append("impacts: \(stale.reason)")
             }
@@ -59,7 +60,7 @@ extension TopKImpacts {
     /// What is wrong with the stored bounds of one listed term (see `problems`); throws `Stale` for damage that
     /// keeps them from being read at all.
     private static func termProblems(_ term: String, in index: String, _ meta: Meta, changed: Set<Int64>,
-                                     on handle: Handle) throws -> [String] {
+                                     now: ImpactPostings.Rows, on handle: Handle) throws -> [String] {
         var problems: [String] = []
         let width = ImpactBlock.stride(columns: meta.columns)
         guard let (rows, instances, blob) = try stored(term, in: index, meta, on: handle) else { return [] }
@@ -67,7 +68,7 @@ extension TopKImpacts {
         var postings = ImpactPostings.Rows()
         let found = meta.watermark < 1 ? (rows: 0, instances: 0)
             : try scan(term, in: index, rows: 1...meta.watermark, meta, into: &fresh, postings: &postings, on: handle)
-        if try storedPostings(term, in: index, meta, changed: changed, on: handle) != postings {
+        if try storedPostings(term, in: index, meta, changed: changed, now: now, on: handle) != postings {
             problems.append("impacts: the postings of \(term) differ from its rows")
         }
         if found.rows != rows { problems.append("impacts: \(term) is in \(found.rows) rows, \(rows) recorded") }
@@ -82,10 +83,10 @@ extension TopKImpacts {
         return problems
     }
 
-    /// A listed term's rows as a search reads them: its postings, but the `changed` rows' counts now for theirs;
-    /// nil when a chunk's postings are damaged.
+    /// A listed term's rows as a search reads them: its postings, but the `changed` rows' counts now (`now`) for
+    /// theirs; nil when a chunk's postings are damaged.
     private static func storedPostings(_ term: String, in index: String, _ meta: Meta, changed: Set<Int64>,
-                                       on handle: Handle) throws -> ImpactPostings.Rows? {
+                                       now: ImpactPostings.Rows, on handle: Handle) throws -> ImpactPostings.Rows? {
         var stored = ImpactPostings.Rows(), whole = true
         let chunkRows = Int64(meta.chunkBlocks) * meta.block
         try handle.withStatement("SELECT chunk, postings FROM \(SQLBuilder.quote(termsTable(index))) WHERE term = ? AND chunk >= 0 ORDER BY chunk") { stmt in
@@ -97,7 +98,6 @@ extension TopKImpacts {
         }
         guard whole else { return nil }
         // The changed rows' counts now, merged in rowid order.
-        let now = try changedCounts(of: term, in: index, meta, on: handle)
         var merged = ImpactPostings.Rows(), at = 0
         for i in now.rowids.indices {
             while at < stored.rowids.count, stored.rowids[at] < now.rowids[i] {

@@ -42,15 +42,16 @@ import Foundation
 ///   it (`follow`): the row counts go down and up with the rows, and an added row raises its block's maxima. A
 ///   removed row's maxima stay, a bound now higher than needed: it may cost a search time, never a result. Such
 ///   changes set `valid` to 2, so that `optimize(index:)` rebuilds tight bounds. The postings stay as written:
-///   the changed rows are listed in `<index>_sift_changed` and their listed terms' counts now in
-///   `<index>_sift_changes`, which a search reads in their place (up to `impactSizes.changed` rows; beyond,
-///   it leaves the postings until `optimize(index:)` writes them anew);
+///   the changed rows are listed in `<index>_sift_changed`, each with its listed terms' counts now
+///   (`ChangedRowCounts`, one row a changed row), which a search reads in their place (up to
+///   `impactSizes.changed` rows; beyond, it leaves the postings until `optimize(index:)` writes them anew);
 /// - a bulk insert that reaches below the watermark clears `valid`.
 struct TopKImpacts {
-    /// The layout of the tables: 5 since a term's checksum is stored before its postings (reading a term's bounds
+    /// The layout of the tables: 6 since a changed row's counts are one row of `<index>_sift_changed` (an update then
+    /// writes one entry there, not one per term of the row), 5 since a term's checksum is stored before its postings (reading a term's bounds
     /// and checksum then never walks the overflow pages of its postings, which a frequent term's fill), 4 since
     /// checksums, 3 since postings, 2 since instance counts (`cf`). Impacts of another layout read as stale.
-    static let tablesLayout: Int64 = 5
+    static let tablesLayout: Int64 = 6
     /// Terms in fewer rows than this are not listed: scoring every one of their rows is cheap (0.5% of the rows,
     /// at least 100).
     static func minimumRows(forRows rows: Int, on handle: Handle) -> Int {
@@ -71,6 +72,7 @@ struct TopKImpacts {
     /// values, written with the row and compared when it is read (a row that differs reads as stale bounds).
     static let metaChecked = "watermark, block, valid, columns, built_rows, chunk_blocks, layout"
     static let termChecked = "term, chunk, df, cf, blocks"
+    static let changedChecked = "rowid, counts"
     /// `checksum = <the check of values>` as a column a reader selects: 1 when the row is as written.
     static func intact(_ values: String) -> String { "sift_bounds_check(\(values)) = checksum" }
     /// The new checksum of a row whose checked values go from `old` to `new` in an UPDATE: a row whose checksum
@@ -96,10 +98,11 @@ struct TopKImpacts {
         return top / block < maxBlockBytes / Int64(ImpactBlock.stride(columns: columns))
     }
     static func termsTable(_ index: String) -> String { index + "_sift_impacts" }
-    /// The rows changed since the postings were written (`rowid`), and their listed terms' counts now (`term`,
-    /// `rowid`, `counts`): what a search reads instead of those rows' postings.
+    /// The rows changed since the postings were written (`rowid`), each with its listed terms' counts now
+    /// (`counts`, see `ChangedRowCounts`): what a search reads instead of those rows' postings.
     static func changedTable(_ index: String) -> String { index + "_sift_changed" }
-    static func changesTable(_ index: String) -> String { index + "_sift_changes" }
+    /// The table of changed counts of layouts before 6 (one row per term and row), dropped with the bounds.
+    static func formerChangesTable(_ index: String) -> String { index + "_sift_changes" }
 
     struct Meta {
         var watermark: Int64
@@ -251,11 +254,8 @@ struct TopKImpacts {
             cf INTEGER NOT NULL, blocks BLOB NOT NULL, checksum INTEGER NOT NULL, postings BLOB NOT NULL DEFAULT x'', \
             UNIQUE (term, chunk))
             """)
-        try handle.execute("CREATE TABLE \(q(changedTable(index.index)))(rowid INTEGER PRIMARY KEY, checksum INTEGER NOT NULL)")
-        try handle.execute("""
-            CREATE TABLE \(q(changesTable(index.index)))(term TEXT NOT NULL, rowid INTEGER NOT NULL, counts BLOB NOT NULL, \
-            checksum INTEGER NOT NULL, PRIMARY KEY (term, rowid)) WITHOUT ROWID
-            """)
+        try handle.execute("CREATE TABLE \(q(changedTable(index.index)))(rowid INTEGER PRIMARY KEY, counts BLOB NOT NULL, "
+                           + "checksum INTEGER NOT NULL)")
         let rows = try rowCount(index.index, on: handle)
         let sizes = handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 }
         try handle.execute("INSERT INTO \(q(metaTable(index.index))) VALUES(1, 0, ?1, 1, ?2, ?3, ?4, ?5, sift_bounds_check(0, ?1, 1, ?2, ?3, ?4, ?5))",
@@ -309,7 +309,7 @@ struct TopKImpacts {
     /// The rows changed since the postings were written, sorted; nil when there are more than `limit`. Throws
     /// `Stale` for a row outside rowids 1 up to the watermark (only those are followed).
     static func changedRows(_ index: String, _ meta: Meta, limit: Int64?, on handle: Handle) throws -> [Int64]? {
-        let sql = "SELECT rowid, \(intact("rowid")) FROM \(SQLBuilder.quote(changedTable(index))) ORDER BY rowid"
+        let sql = "SELECT rowid, \(intact(changedChecked)) FROM \(SQLBuilder.quote(changedTable(index))) ORDER BY rowid"
             + (limit.map { " LIMIT \($0 + 1)" } ?? "")
         return try handle.withStatement(sql) { stmt in
             var rows: [Int64] = []
@@ -324,27 +324,28 @@ struct TopKImpacts {
         }
     }
 
-    /// A listed term's counts in the changed rows that hold it now, `columns` a row, in rowid order. Throws `Stale`
-    /// for a row outside rowids 1 up to the watermark.
-    static func changedCounts(of term: String, in index: String, _ meta: Meta, on handle: Handle) throws -> ImpactPostings.Rows {
-        let columns = meta.columns
-        let sql = "SELECT rowid, counts, \(intact("term, rowid, counts")) FROM \(SQLBuilder.quote(changesTable(index))) WHERE term = ? ORDER BY rowid"
-        return try handle.withStatement(sql) { stmt in
-            sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
-            var found = ImpactPostings.Rows()
+    /// Per term of `terms` (listed ones), its counts in the changed rows that hold it now, `columns` a row, in rowid
+    /// order: one pass over the changed rows. Throws `Stale` for a row outside rowids 1 up to the watermark or
+    /// whose counts are damaged.
+    static func changedCounts(of terms: [String], in index: String, _ meta: Meta, on handle: Handle) throws -> [ImpactPostings.Rows] {
+        var found = [ImpactPostings.Rows](repeating: ImpactPostings.Rows(), count: terms.count)
+        guard !terms.isEmpty else { return found }
+        var wanted: [[UInt8]: Int] = [:]
+        for (i, term) in terms.enumerated() where wanted[Array(term.utf8)] == nil { wanted[Array(term.utf8)] = i }
+        let sql = "SELECT rowid, counts, \(intact(changedChecked)) FROM \(SQLBuilder.quote(changedTable(index))) ORDER BY rowid"
+        try handle.withStatement(sql) { stmt in
             while try handle.step(stmt) {
                 let rowid = sqlite3_column_int64(stmt, 0)
-                guard rowid >= 1, rowid <= meta.watermark, sqlite3_column_int64(stmt, 2) == 1 else {
+                guard rowid >= 1, rowid <= meta.watermark, sqlite3_column_int64(stmt, 2) == 1,
+                      ChangedRowCounts.decode(RawStatement.bytes(stmt, 1), rowid: rowid, columns: meta.columns, wanted: wanted,
+                                              into: &found) else {
                     throw Stale(reason: "the changed counts of row \(rowid) are damaged")
                 }
-                found.rowids.append(rowid)
-                let blob = RawStatement.blob(stmt, 1)
-                for c in 0..<columns {
-                    found.counts.append(blob.count >= 4 * (c + 1) ? blob.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4 * c, as: Int32.self) } : 0)
-                }
             }
-            return found
         }
+        // A term asked for twice gets the rows of its first place in both.
+        for (i, term) in terms.enumerated() where wanted[Array(term.utf8)] != i { found[i] = found[wanted[Array(term.utf8)] ?? i] }
+        return found
     }
 
     /// Builds the impacts of a synced (explicit) index of at least `automaticRows` rows that supports them
@@ -368,7 +369,7 @@ struct TopKImpacts {
         try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(metaTable(index)))")
         try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(termsTable(index)))")
         try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(changedTable(index)))")
-        try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(changesTable(index)))")
+        try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(formerChangesTable(index)))")
     }
 
 

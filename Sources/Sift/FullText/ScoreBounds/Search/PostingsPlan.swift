@@ -22,7 +22,8 @@ extension TopKSearch {
             kept.append(UnsafeMutableRawPointer(copy))
             return copy
         }
-        let extras = try terms.map { try TopKImpacts.changedCounts(of: $0.token, in: index, meta, on: handle) }
+        let extras = changed.isEmpty ? terms.map { _ in ImpactPostings.Rows() }
+            : try TopKImpacts.changedCounts(of: terms.map(\.token), in: index, meta, on: handle)
         let extraRowids = extras.map { keep($0.rowids) }, extraCounts = extras.map { keep($0.counts) }
         let changedRows = keep(changed)
         let (model, k1, b, c): (Int32, Double, Double, Double) = switch ranking {
