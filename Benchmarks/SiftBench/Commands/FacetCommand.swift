@@ -75,6 +75,7 @@ struct FacetCommand: ParsableCommand {
             defer { database.close() }
             if try database.isTableExists("docs") {
                 print("  reusing \(path)")
+                try database.optimize(index: "fts")  // rebuilds bounds or facets of an earlier layout
             } else {
                 try load(database)
             }

@@ -136,6 +136,7 @@ struct ScaleCommand: ParsableCommand {
                 if (siftOnly || noRowCoding) && engine == .siftRowCoding { continue }
                 if keep != nil, engine != .siftRowCoding, FileManager.default.fileExists(atPath: path) {
                     print("  \(engine.rawValue): reusing \(path)")
+                    if engine == .sift { try Self.renewBounds(path) }
                     continue
                 }
                 printError("indexing \(count) documents: \(engine.rawValue) ...")
@@ -203,6 +204,18 @@ struct ScaleCommand: ParsableCommand {
     /// Deletes `churn` random documents and updates as many in both engines, each change in its own transaction.
     /// Raw FTS5 writes its external-content index itself (the old values for FTS5's 'delete', then the new row);
     /// Sift's sync layer does the same and keeps the score bounds exact.
+    /// A database kept by an earlier run gets `optimize(index:)`: it merges nothing in an index already merged and
+    /// rebuilds score bounds that read as stale (those of an earlier layout), so that a reused database is searched
+    /// with the bounds a fresh load would have.
+    static func renewBounds(_ path: String) throws {
+        let database = Database(withPath: path)
+        defer { database.close() }
+        let start = DispatchTime.now().uptimeNanoseconds
+        try database.optimize(index: "fts")
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        if seconds > 1 { print(String(format: "    optimize(index:) of the kept database: %.1f s (bounds rebuilt)", seconds)) }
+    }
+
     private func churnPhase(_ corpus: ScaleCorpus, directory: String, changes: ScaleCorpus.Churn) throws
         -> (raw: ScaleChurnRates, sift: ScaleChurnRates) {
         let deleted = changes.deleted, updated = changes.updated, texts = changes.texts
