@@ -431,7 +431,7 @@ final class TopKImpactsTests: XCTestCase {
         let counts = try database.getValue(on: Column(named: "counts"), fromTable: "docs_fts_sift_changed",
                                            where: Column(named: "rowid") == 2).dataValue
         var beta = [ImpactPostings.Rows()]
-        XCTAssertTrue(ChangedRowCounts.decode([UInt8](counts), rowid: 2, columns: 2, wanted: [Array("beta".utf8): 0], into: &beta))
+        XCTAssertTrue(ChangedRowCounts.decode([UInt8](counts), rowid: 2, columns: 2, wanted: [ArraySlice("beta".utf8): 0], into: &beta))
         XCTAssertEqual(beta[0], ImpactPostings.Rows(rowids: [2], counts: [3, 0]))  // 3 in the title, none in the body
         XCTAssertEqual(try database.getRows(sql: "SELECT length(counts) FROM docs_fts_sift_changed WHERE rowid = 8").first?.first?.int64Value,
                        0)  // deleted: no terms

@@ -19,9 +19,10 @@ enum ChangedRowCounts {
     }
 
     /// Appends, for each entry of `blob` (row `rowid`, `columns` counts an entry) whose term is one of `wanted`
-    /// (UTF-8 bytes to the position of its rows in `rows`), the row and its counts to those rows. Returns false when
+    /// (UTF-8 bytes to the position of its rows in `rows`; slices, so that a lookup copies nothing), the row and its
+    /// counts to those rows. Returns false when
     /// the blob is damaged: an entry cut short, a number too large, or terms out of order or repeated.
-    static func decode(_ bytes: [UInt8], rowid: Int64, columns: Int, wanted: [[UInt8]: Int],
+    static func decode(_ bytes: [UInt8], rowid: Int64, columns: Int, wanted: [ArraySlice<UInt8>: Int],
                        into rows: inout [ImpactPostings.Rows]) -> Bool {
         var at = 0
         var previous: ArraySlice<UInt8>?
@@ -47,7 +48,7 @@ enum ChangedRowCounts {
                 guard let count = number(), count <= UInt64(Int32.max) else { return false }
                 counts.append(Int32(count))
             }
-            if let position = wanted[Array(term)] {
+            if let position = wanted[term] {
                 rows[position].rowids.append(rowid)
                 rows[position].counts += counts
             }

@@ -330,8 +330,8 @@ struct TopKImpacts {
     static func changedCounts(of terms: [String], in index: String, _ meta: Meta, on handle: Handle) throws -> [ImpactPostings.Rows] {
         var found = [ImpactPostings.Rows](repeating: ImpactPostings.Rows(), count: terms.count)
         guard !terms.isEmpty else { return found }
-        var wanted: [[UInt8]: Int] = [:]
-        for (i, term) in terms.enumerated() where wanted[Array(term.utf8)] == nil { wanted[Array(term.utf8)] = i }
+        var wanted: [ArraySlice<UInt8>: Int] = [:]
+        for (i, term) in terms.enumerated() where wanted[ArraySlice(term.utf8)] == nil { wanted[ArraySlice(term.utf8)] = i }
         let sql = "SELECT rowid, counts, \(intact(changedChecked)) FROM \(SQLBuilder.quote(changedTable(index))) ORDER BY rowid"
         try handle.withStatement(sql) { stmt in
             while try handle.step(stmt) {
@@ -344,7 +344,7 @@ struct TopKImpacts {
             }
         }
         // A term asked for twice gets the rows of its first place in both.
-        for (i, term) in terms.enumerated() where wanted[Array(term.utf8)] != i { found[i] = found[wanted[Array(term.utf8)] ?? i] }
+        for (i, term) in terms.enumerated() where wanted[ArraySlice(term.utf8)] != i { found[i] = found[wanted[ArraySlice(term.utf8)] ?? i] }
         return found
     }
 
