@@ -140,12 +140,6 @@ SIFT_INLINE void offer(sift_vector_top *top, float score, int64_t rowid) {
     sift_vector_top_offer(top, score, rowid);
 }
 
-SIFT_INLINE int32_t dot_i8(const int8_t *q, const int8_t *c, int dim) {
-    int32_t sum = 0;
-    for (int j = 0; j < dim; j++) sum += (int32_t)q[j] * (int32_t)c[j];
-    return sum;
-}
-
 SIFT_INLINE uint64_t scan_f32_metric(const float *query, const void *vectors, const void *rowids, const uint8_t *mask,
                                      int first, int count, int dim, int l2, sift_vector_top *top) {
     const uint8_t *base = (const uint8_t *)vectors;
@@ -174,8 +168,13 @@ SIFT_INLINE uint64_t scan_f32(const float *query, const void *vectors, const voi
                                     : scan_f32_metric(query, vectors, rowids, mask, first, count, dim, 0, top);
 }
 
-SIFT_INLINE uint64_t scan_i8(const int8_t *query, float qscale, float qnorm2, const void *codes, const void *rowids,
-                             const uint8_t *mask, int first, int count, int dim, int metric, sift_vector_top *top) {
+/* An int8 kernel of sift_vector_simd.h. Each build of the scan passes a constant one, so once the scan is inlined
+ * into that build the kernel is called directly and inlined in turn: no call through a pointer remains. */
+typedef int32_t (*dot_i8_kernel)(const int8_t *q, const uint8_t *c, int dim, size_t stride, uint32_t *words);
+
+SIFT_INLINE uint64_t scan_i8(dot_i8_kernel dot, const int8_t *query, float qscale, float qnorm2, const void *codes,
+                             const void *rowids, const uint8_t *mask, int first, int count, int dim, int metric,
+                             sift_vector_top *top) {
     const uint8_t *base = (const uint8_t *)codes;
     const sift_ui64 *ids = (const sift_ui64 *)rowids;
     size_t stride = (size_t)dim + 8;
@@ -183,13 +182,18 @@ SIFT_INLINE uint64_t scan_i8(const int8_t *query, float qscale, float qnorm2, co
     for (int i = 0; i < count; i++) {
         const uint8_t *c = base + (size_t)i * stride;
         int64_t rowid = ids[i];
-        checksum += (uint64_t)(first + i + 1) * slot_sum(c, stride, rowid);
-        if (mask && !mask[i]) continue;
+        if (mask && !mask[i]) {
+            checksum += (uint64_t)(first + i + 1) * slot_sum(c, stride, rowid);
+            continue;
+        }
+        uint32_t words;
+        int32_t codes_dot = dot(query, c, dim, stride, &words);
+        checksum += (uint64_t)(first + i + 1) * (words + rowid_mix(rowid));
         float scale, norm2;
         memcpy(&scale, c + dim, 4);
         memcpy(&norm2, c + dim + 4, 4);
-        float dot = qscale * scale * (float)dot_i8(query, (const int8_t *)c, dim);
-        offer(top, metric == SIFT_VECTOR_L2 ? -(qnorm2 + norm2 - 2 * dot) : dot, rowid);
+        float product = qscale * scale * (float)codes_dot;
+        offer(top, metric == SIFT_VECTOR_L2 ? -(qnorm2 + norm2 - 2 * product) : product, rowid);
     }
     return checksum;
 }
@@ -215,8 +219,15 @@ SIFT_INLINE uint64_t scan_bits(const uint64_t *query, const void *bits, const vo
 
 /* ---- run-time choice of the build ---- */
 
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-#define SIFT_AVX2 __attribute__((target("avx2,fma")))
+/* The int8 kernel of the builds without AVX2: NEON on arm64 (always there), else a byte at a time. */
+#if defined(__aarch64__)
+#define SIFT_DOT_I8_PORTABLE sift_dot_i8_neon
+#else
+#define SIFT_DOT_I8_PORTABLE sift_dot_i8_scalar
+#endif
+
+#ifdef SIFT_TARGET_AVX2
+#define SIFT_AVX2 SIFT_TARGET_AVX2
 static int has_avx2(void) {
     static int known = -1;
     if (known < 0) {
@@ -229,12 +240,39 @@ SIFT_AVX2 static uint64_t scan_f32_avx2(const float *q, const void *v, const voi
                                         int metric, sift_vector_top *t) { return scan_f32(q, v, r, m, f, n, d, metric, t); }
 SIFT_AVX2 static uint64_t scan_i8_avx2(const int8_t *q, float qs, float qn, const void *c, const void *r,
                                        const uint8_t *m, int f, int n, int d, int metric, sift_vector_top *t) {
-    return scan_i8(q, qs, qn, c, r, m, f, n, d, metric, t);
+    return scan_i8(sift_dot_i8_avx2, q, qs, qn, c, r, m, f, n, d, metric, t);
 }
 SIFT_AVX2 static uint64_t sum_words_avx2(const void *bytes, size_t length) { return word_sum((const uint8_t *)bytes, length); }
 #else
 static int has_avx2(void) { return 0; }
 #endif
+
+int sift_vector_has_kernel(int kernel) {
+    switch (kernel) {
+    case SIFT_VECTOR_KERNEL_SCALAR: return 1;
+#if defined(__aarch64__)
+    case SIFT_VECTOR_KERNEL_NEON: return 1;
+#endif
+    case SIFT_VECTOR_KERNEL_AVX2: return has_avx2();
+    default: return 0;
+    }
+}
+
+#ifdef SIFT_AVX2
+SIFT_AVX2 static int32_t dot_i8_avx2(const int8_t *q, const void *c, int dim, size_t stride, uint32_t *words) {
+    return sift_dot_i8_avx2(q, (const uint8_t *)c, dim, stride, words);
+}
+#endif
+
+int32_t sift_vector_dot_i8(int kernel, const int8_t *query, const void *slot, int dim, size_t stride, uint32_t *words) {
+#ifdef SIFT_AVX2
+    if (kernel == SIFT_VECTOR_KERNEL_AVX2 && has_avx2()) return dot_i8_avx2(query, slot, dim, stride, words);
+#endif
+#if defined(__aarch64__)
+    if (kernel == SIFT_VECTOR_KERNEL_NEON) return sift_dot_i8_neon(query, (const uint8_t *)slot, dim, stride, words);
+#endif
+    return sift_dot_i8_scalar(query, (const uint8_t *)slot, dim, stride, words);
+}
 
 float sift_vector_score_f32(const float *query, const void *vector, int dim, int metric) {
     uint32_t words;
@@ -259,7 +297,7 @@ uint64_t sift_vector_scan_i8(const int8_t *query, float query_scale, float query
 #ifdef SIFT_AVX2
     if (has_avx2()) return scan_i8_avx2(query, query_scale, query_norm2, codes, rowids, mask, first, count, dim, metric, top);
 #endif
-    return scan_i8(query, query_scale, query_norm2, codes, rowids, mask, first, count, dim, metric, top);
+    return scan_i8(SIFT_DOT_I8_PORTABLE, query, query_scale, query_norm2, codes, rowids, mask, first, count, dim, metric, top);
 }
 
 uint64_t sift_vector_scan_bits(const uint64_t *query, const void *bits, const void *rowids, const uint8_t *mask,

@@ -39,10 +39,23 @@ uint64_t sift_vector_scan_f32(const float *query, const void *vectors, const voi
                               int first, int count, int dim, int metric, sift_vector_top *top);
 
 /* The same over int8 codes: each slot is `dim` codes then two float32 (its scale and its squared norm); the query
- * is quantized the same way (codes, scale, squared norm). Scores approximate those of the float vectors. */
+ * is quantized the same way (codes in -127...127, scale, squared norm). Scores approximate those of the float
+ * vectors; the codes' dot product in each is exact (32-bit integer sums). */
 uint64_t sift_vector_scan_i8(const int8_t *query, float query_scale, float query_norm2, const void *codes,
                              const void *rowids, const uint8_t *mask, int first, int count, int dim, int metric,
                              sift_vector_top *top);
+
+/* The int8 kernels (sift_vector_simd.h): the portable one, byte by byte; NEON (arm64); AVX2 (x86_64). */
+enum { SIFT_VECTOR_KERNEL_SCALAR = 0, SIFT_VECTOR_KERNEL_NEON = 1, SIFT_VECTOR_KERNEL_AVX2 = 2 };
+
+/* Whether this build, on this processor, has `kernel`; the int8 scan runs the best of them (AVX2, else NEON, else
+ * the scalar one). */
+int sift_vector_has_kernel(int kernel);
+
+/* What `kernel` (the scalar one when this build or processor lacks it) computes for one int8 slot of `stride`
+ * bytes, its first `dim` bytes codes: their dot product with `query` (`dim` codes in -127...127), and in `words` the
+ * sum of the slot's bytes as 32-bit words (see sift_vector_slot_sum). For tests of the kernels. */
+int32_t sift_vector_dot_i8(int kernel, const int8_t *query, const void *slot, int dim, size_t stride, uint32_t *words);
 
 /* The same over sign bits (`words` 64-bit words a slot): the score is minus the Hamming distance. */
 uint64_t sift_vector_scan_bits(const uint64_t *query, const void *bits, const void *rowids, const uint8_t *mask,

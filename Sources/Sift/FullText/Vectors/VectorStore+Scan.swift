@@ -12,8 +12,16 @@ extension VectorStore {
     /// How a scan reads the blocks: the float32 vectors (exact) or the index's codes (approximate).
     enum Reading { case vectors, codes }
 
-    /// Bytes a full scan copies out of a block at a time (see `nearest(_:limit:reading:filter:)`).
+    /// Bytes a full scan copies out of a block at a time, at most (see `nearest(_:limit:reading:filter:)`).
     static let pieceBytes = 98_304
+
+    /// Slots a piece holds: a block of `capacity` slots of `stride` bytes cut into equal pieces of at most
+    /// `pieceBytes` (at least one slot), so that no piece is a small remainder (256 int8 slots of 392 bytes: two
+    /// pieces of 128, not 250 and 6).
+    static func pieceSlots(capacity: Int, stride: Int) -> Int {
+        let pieces = max(1, (capacity * stride + pieceBytes - 1) / pieceBytes)
+        return max(1, (capacity + pieces - 1) / pieces)
+    }
 
     /// The best `limit` rows for `query` (prepared: `VectorIndex.prepared`) from the blocks, best first (ties: the
     /// smaller rowid first); nil when the index is stale or anything read from its tables does not add up (a block
@@ -33,7 +41,7 @@ extension VectorStore {
         // Each block's data is read through one blob handle moved from block to block, in pieces of about 96 KB
         // copied into one buffer that stays in the processor's cache while the piece is scored: SQLite copies a
         // blob out of its pages in any case, and a whole block assembled first would be read from memory twice.
-        let piece = max(1, min(capacity, Self.pieceBytes / scan.stride))
+        let piece = Self.pieceSlots(capacity: capacity, stride: scan.stride)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: piece * scan.stride, alignment: 64)
         defer { buffer.deallocate() }
         var blob: OpaquePointer?
