@@ -45,8 +45,8 @@ public struct SearchOptions: Sendable, Hashable {
     /// How many typos each word of an `.allTerms`, `.anyTerm` or `.prefix` query forgives (``TypoTolerance``):
     /// ``TypoTolerance/default`` (Meilisearch's defaults) unless set. On four English test collections it moved the
     /// nDCG@10 of clean queries by -0.002 to +0.001 and raised that of misspelled ones to 86-99% of the clean figure.
-    /// Its costs: a search in which a word has variants scores every matching row (no pruned plan), and each index's
-    /// term list is held in memory, read from the index by the first typo-tolerant search and kept up to date by this
+    /// Its costs: finding each word's variants (a walk over the index's term list), and the term list itself, held
+    /// in memory per index, read from the index by the first typo-tolerant search and then kept up to date by this
     /// process's writes through the sync layer (other writes make the next search read it again). Set
     /// ``TypoTolerance/off`` to search every word as typed.
     ///
