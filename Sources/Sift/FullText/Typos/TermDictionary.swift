@@ -82,6 +82,11 @@ final class TermDictionary: Sendable {
         return term(a).lexicographicallyPrecedes(term(b)) { $0.value < $1.value }
     }
 
+    /// Whether no row holds the base term at `position` any more (its count was changed to 0).
+    private func isRemoved(_ position: Int) -> Bool {
+        adjustment(of: position).map { adjustedRows[$0] <= 0 } ?? false
+    }
+
     /// The index of `position` in `adjustedPositions`, nil when its count is the base's.
     private func adjustment(of position: Int) -> Int? {
         guard !adjustedPositions.isEmpty else { return nil }
@@ -103,7 +108,7 @@ final class TermDictionary: Sendable {
 
     /// The terms within the automaton's budget of its word, in term order (see `TermList.matches`).
     func matches(_ automaton: EditAutomaton, firstLetterCostsTwo: Bool = true) -> [Match] {
-        merged(base.matches(automaton, firstLetterCostsTwo: firstLetterCostsTwo).filter { rows(at: $0.term) > 0 },
+        merged(base.matches(automaton, firstLetterCostsTwo: firstLetterCostsTwo).filter { !isRemoved($0.term) },
                added.matches(automaton, firstLetterCostsTwo: firstLetterCostsTwo)
                    .map { Match(term: base.count + $0.term, edits: $0.edits) },
                position: \.term)
@@ -111,7 +116,7 @@ final class TermDictionary: Sendable {
 
     /// The terms within the automaton's budget of the word's first `cut` scalars (see `TermList.alignedMatches`).
     func alignedMatches(_ automaton: EditAutomaton, tail: Int, firstLetterCostsTwo: Bool = true) -> [AlignedMatch] {
-        merged(base.alignedMatches(automaton, tail: tail, firstLetterCostsTwo: firstLetterCostsTwo).filter { rows(at: $0.term) > 0 },
+        merged(base.alignedMatches(automaton, tail: tail, firstLetterCostsTwo: firstLetterCostsTwo).filter { !isRemoved($0.term) },
                added.alignedMatches(automaton, tail: tail, firstLetterCostsTwo: firstLetterCostsTwo)
                    .map { AlignedMatch(term: base.count + $0.term, cut: $0.cut, edits: $0.edits) },
                position: \.term)

@@ -38,6 +38,8 @@ final class TermDictionaryFollower {
 
     /// The transaction's indexes, by name.
     private var states: [String: State] = [:]
+    /// Each index's tokenizer and which of its values FTS5 tokenizes, as of a schema version.
+    private var tokenizers: [String: (version: Int64, tokenizer: TokenizerInstance, indexed: [Bool])] = [:]
     /// FTS5 truncates longer tokens to this many bytes (`FTS5_MAX_TOKEN_SIZE`).
     private static let longestToken = 32_768
 
@@ -73,10 +75,15 @@ final class TermDictionaryFollower {
         var state = State.ignored
         if let label = settings.termDictionaries.withLock({ $0[index.index]?.structure }),
            let structure = try FTSTableInfo.structureRecord(of: index.index, on: handle), structure == label {
-            let info = try FTSTableInfo.load(index.index, on: handle)
+            let version = try handle.schemaVersion()
+            if tokenizers[index.index]?.version != version {
+                let info = try FTSTableInfo.load(index.index, on: handle)
+                tokenizers[index.index] = (version, try handle.tokenizer(info.tokenizer),
+                                           index.columns.map { !info.unindexedColumns.contains($0) })
+            }
+            guard let (_, tokenizer, indexed) = tokenizers[index.index] else { return state }
             state = .following(Following(start: structure, dataVersion: try Self.dataVersion(on: handle),
-                                         tokenizer: try handle.tokenizer(info.tokenizer),
-                                         indexed: index.columns.map { !info.unindexedColumns.contains($0) }))
+                                         tokenizer: tokenizer, indexed: indexed))
         }
         states[index.index] = state
         return state
@@ -123,10 +130,9 @@ final class TermDictionaryFollower {
                 case .dropped:
                     entries[index] = nil
                 case .following(let following):
-                    guard let label = labels[index], let entry = entries[index], entry.structure == following.start else {
-                        entries[index] = nil
-                        continue
-                    }
+                    // Taken out of the cache, so that its changes are added to in place.
+                    guard let label = labels[index], let entry = entries.removeValue(forKey: index),
+                          entry.structure == following.start else { continue }
                     var changes = entry.changes
                     for (term, change) in following.changes where change != 0 {
                         let sum = changes[term, default: 0] + change
