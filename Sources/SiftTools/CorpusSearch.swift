@@ -201,7 +201,7 @@ extension CorpusDatabase {
     public func rankedKeys(_ text: String, mode: SearchQuery.Mode = .anyTerm, limit: Int = 1000,
                            titleWeight: Double = CorpusSearchOptions.defaultTitleWeight,
                            ranking: Ranking = .default, feedback: Feedback? = nil,
-                           typoTolerance: TypoTolerance = .off,
+                           typoTolerance: TypoTolerance = .default,
                            synonymWeight: Double? = SearchOptions.defaultSynonymWeight) throws -> [(key: String, score: Double)] {
         try translatingErrors {
             let results: SearchResults<DocumentKey> = try database.search(
@@ -218,7 +218,7 @@ extension CorpusDatabase {
     public func rankedKeys(nearest vector: [Float], text: String? = nil, fusion: HybridFusion = .default,
                            mode: SearchQuery.Mode = .anyTerm, limit: Int = 1000,
                            titleWeight: Double = CorpusSearchOptions.defaultTitleWeight, ranking: Ranking = .default,
-                           feedback: Feedback? = nil, typoTolerance: TypoTolerance = .off,
+                           feedback: Feedback? = nil, typoTolerance: TypoTolerance = .default,
                            synonymWeight: Double? = SearchOptions.defaultSynonymWeight) throws -> [(key: String, score: Double)] {
         let embedding = try checkedQueryVector(vector)
         return try translatingErrors {

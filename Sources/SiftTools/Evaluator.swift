@@ -49,7 +49,7 @@ public enum Evaluator {
     ///   - ranking: how results are scored (``Ranking/default``, as `database.search` does).
     ///   - feedback: pseudo-relevance feedback (``SearchOptions/feedback``), none by default.
     ///   - queries: the queries' file (the collection's `queries.jsonl` when nil), e.g. its `queries-typos.jsonl`.
-    ///   - typoTolerance: the typos each query word forgives (``SearchOptions/typoTolerance``), none by default.
+    ///   - typoTolerance: the typos each query word forgives (``SearchOptions/typoTolerance``), Meilisearch's defaults unless set.
     ///   - synonyms: synonym rules added to the index before the queries run (``Database/addSynonyms(_:to:)``).
     ///   - synonymWeight: ``SearchOptions/synonymWeight``; nil searches without synonyms.
     ///   - vectors: the query and document vectors (``VectorSources``); with them, every query also runs as a
@@ -58,7 +58,7 @@ public enum Evaluator {
     public static func run(collection: URL, tokenizer: String = CorpusDatabase.defaultTokenizer,
                            databasePath: String? = nil, depth: Int = TRECRunFile.defaultDepth, titleWeight: Double = CorpusSearchOptions.defaultTitleWeight,
                            ranking: Ranking = .default, feedback: Feedback? = nil, queries queriesFile: URL? = nil,
-                           typoTolerance: TypoTolerance = .off, synonyms: [SynonymRule] = [],
+                           typoTolerance: TypoTolerance = .default, synonyms: [SynonymRule] = [],
                            synonymWeight: Double? = SearchOptions.defaultSynonymWeight, vectors: VectorSources? = nil,
                            onProgress: ((IndexProgress) -> Void)? = nil) throws -> EvaluationOutcome {
         let testCollection = TestCollection(folder: collection)

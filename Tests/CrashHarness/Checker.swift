@@ -152,10 +152,10 @@ final class Checker {
         return verification.description
     }
 
-    /// The ids `database.search` finds for one word (decoded from the content table through the index).
+    /// The ids `database.search` finds for one word as typed (decoded from the content table through the index).
     private func searchIDs(_ word: String, _ database: Database) throws -> [Int] {
         let results: SearchResults<Doc> = try database.search(SearchQuery(word), in: Names.index,
-                                                              options: SearchOptions(limit: 1000, countTotal: false))
+                                                              options: SearchOptions(limit: 1000, countTotal: false, typoTolerance: .off))
         return results.hits.compactMap(\.object.id).sorted()
     }
 

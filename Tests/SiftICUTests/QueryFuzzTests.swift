@@ -279,7 +279,7 @@ final class QueryFuzzTests: XCTestCase {
         let label = "\(context)seed \(seed), index \(name), query \(String(reflecting: text)) mode \(mode.map { "\($0)" } ?? "near") "
             + "columns \(columns) excluding \(excluding.map { String(reflecting: $0) } ?? "nil")"
         do {
-            let results: SearchResults<FuzzDocument> = try database.search(query, in: name, options: SearchOptions(limit: 100))
+            let results: SearchResults<FuzzDocument> = try database.search(query, in: name, options: SearchOptions(limit: 100, typoTolerance: .off))
             guard let expression = results.expression else {
                 // Nothing searchable in the text: no hits, no error.
                 if !results.hits.isEmpty { tally.fail("\(label): hits for a query with nothing to search") }

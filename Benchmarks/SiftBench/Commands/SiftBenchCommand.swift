@@ -15,7 +15,8 @@ struct SiftBenchCommand: ParsableCommand {
             with --strict a missed target); 64 a usage error.
             """,
         subcommands: [ThroughputCommand.self, RelevanceCommand.self, ScaleCommand.self, ScaleIndexCommand.self, FacetCommand.self,
-                      ListCommand.self, FixtureCommand.self, CorruptionCommand.self, SuggestCommand.self, VectorsCommand.self])
+                      ListCommand.self, FixtureCommand.self, CorruptionCommand.self, SuggestCommand.self, VectorsCommand.self,
+                      TypoWritesCommand.self])
 }
 
 /// `--scale`, shared by the commands that generate the throughput suite's data.

@@ -28,6 +28,14 @@ protocol ConnectionObserver: AnyObject {
     func batchDidEnd(completed: Bool, on handle: Handle) throws
     /// `handle` is closing.
     func connectionWillClose(_ handle: Handle)
+    /// The transaction open on `handle` committed: called right after the step that committed it (a `COMMIT`, or a
+    /// write outside any transaction), before any other statement runs on `handle`; the observer may run SQL.
+    func transactionDidCommit(on handle: Handle)
+    /// The transaction open on `handle` rolled back (called inside the rollback: no SQL).
+    func transactionDidRollBack()
+    /// A `ROLLBACK TO` is about to undo what `handle`'s transaction did since a savepoint (Sift's own nested
+    /// transactions or any SQL); the transaction stays open.
+    func savepointWillRollBack()
     /// A migration step is about to change `table`'s schema and rows on `handle`, inside a transaction that is
     /// already open: until ``tableMigrationDidEnd(_:on:)`` the observer must not follow the table row by row
     /// (its columns may move under it).

@@ -37,6 +37,12 @@ public final class Handle: @unchecked Sendable {
     private var changedTables: Set<String> = []
     /// Tables written by transactions that committed since the pool last took them (`takeCommittedTables`).
     private var committedTables: Set<String> = []
+    /// Whether a transaction committed inside the step under way (SQLite's commit hook): the observer hears of it
+    /// once the step is over (see ``ConnectionObserver/transactionDidCommit(on:)``).
+    private var committed = false
+    /// Statements that roll back to a savepoint (`ROLLBACK TO`), as SQLite's authorizer reported while compiling
+    /// them: the observer hears of each before it steps.
+    private var savepointRollbacks: Set<OpaquePointer> = []
     /// The statement whose tables were last added to `changedTables`: a statement stepped row after row (a batch
     /// of inserts) is looked up once.
     private var lastNoted: OpaquePointer?
@@ -99,6 +105,7 @@ public final class Handle: @unchecked Sendable {
         for entry in cache.values { sqlite3_finalize(entry.stmt) }
         cache.removeAll()
         rowWriters.removeAll()
+        savepointRollbacks.removeAll()
         lastNoted = nil
         sqlite3_commit_hook(raw, nil, nil)
         sqlite3_rollback_hook(raw, nil, nil)
@@ -188,6 +195,7 @@ public final class Handle: @unchecked Sendable {
     /// Drops what is known of a statement about to be finalized (its pointer may come back for another one).
     private func forget(_ stmt: OpaquePointer) {
         rowWriters[stmt] = nil
+        savepointRollbacks.remove(stmt)
         if lastNoted == stmt { lastNoted = nil }
     }
 
@@ -200,11 +208,11 @@ public final class Handle: @unchecked Sendable {
     private func prepareRaw(_ sql: String, persistent: Bool, recordingWrites: Bool = true) throws -> OpaquePointer {
         var stmt: OpaquePointer?
         let flags: UInt32 = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
-        var writtenTables: [String] = []
+        var writes = AuthorizedWrites()
         // The tail points into the temporary C string, so it is inspected inside the closure. The authorizer
         // reports what the statement will do while SQLite compiles it, and only then.
         let (rc, trailing) = sql.withCString { text -> (Int32, Bool) in
-            withUnsafeMutablePointer(to: &writtenTables) { tables in
+            withUnsafeMutablePointer(to: &writes) { tables in
                 if recordingWrites { sqlite3_set_authorizer(raw, rowWriteAuthorizer, tables) }
                 defer { if recordingWrites { sqlite3_set_authorizer(raw, nil, nil) } }
                 var tail: UnsafePointer<CChar>?
@@ -225,7 +233,8 @@ public final class Handle: @unchecked Sendable {
             throw pool.report(SiftError.misuse("Only one SQL statement can be prepared at a time.",
                                                operation: .prepare, sql: sql))
         }
-        if !writtenTables.isEmpty { rowWriters[stmt] = writtenTables }
+        if !writes.tables.isEmpty { rowWriters[stmt] = writes.tables }
+        if writes.rollsBackSavepoint { savepointRollbacks.insert(stmt) }
         return stmt
     }
 
@@ -257,6 +266,7 @@ public final class Handle: @unchecked Sendable {
     }
 
     fileprivate func transactionDidCommit() {
+        committed = true
         if !changedTables.isEmpty {
             committedTables.formUnion(changedTables)
             changedTables.removeAll(keepingCapacity: true)
@@ -267,6 +277,14 @@ public final class Handle: @unchecked Sendable {
     fileprivate func transactionDidRollBack() {
         changedTables.removeAll(keepingCapacity: true)
         lastNoted = nil
+        committed = false
+        observer?.transactionDidRollBack()
+    }
+
+    /// Tells the observer of the transaction the step just over committed, if it did (and the commit held).
+    private func announceCommit() {
+        committed = false
+        if sqlite3_get_autocommit(raw) != 0 { observer?.transactionDidCommit(on: self) }
     }
 
     /// The tables written by the transactions that committed since the last call (empty when none did); only the
@@ -280,6 +298,7 @@ public final class Handle: @unchecked Sendable {
     @inline(__always)
     func stepUnobserved(_ stmt: OpaquePointer) throws -> Bool {
         let rc = sqlite3_step(stmt)
+        if committed { announceCommit() }
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
         throw error(rc, sql: String(cString: sqlite3_sql(stmt)), operation: .step)
@@ -293,8 +312,10 @@ public final class Handle: @unchecked Sendable {
             try executeUnobserved("BEGIN IMMEDIATE")
             implicitTransactionOwner = stmt
         }
+        if !savepointRollbacks.isEmpty && savepointRollbacks.contains(stmt) { observer.savepointWillRollBack() }
         do {
             let rc = sqlite3_step(stmt)
+            if committed { announceCommit() }
             guard rc == SQLITE_ROW || rc == SQLITE_DONE else {
                 // The failed statement was rolled back, so the changes it reported never happened.
                 observer.statementDidFail(on: self)
@@ -481,16 +502,30 @@ extension Handle {
     }
 }
 
-/// Records, in the `[String]` it is given, the tables whose rows a statement being compiled changes (SQLite's own
-/// schema tables aside: DDL writes those, and DDL such as `PRAGMA journal_mode` or `VACUUM` must stay outside
-/// Sift's transactions). It never denies anything.
+/// What SQLite's authorizer reported of a statement being compiled (see `rowWriteAuthorizer`).
+private struct AuthorizedWrites {
+    /// The tables whose rows it changes.
+    var tables: [String] = []
+    /// Whether it rolls back to a savepoint.
+    var rollsBackSavepoint = false
+}
+
+/// Records, in the `AuthorizedWrites` it is given, the tables whose rows a statement being compiled changes (SQLite's
+/// own schema tables aside: DDL writes those, and DDL such as `PRAGMA journal_mode` or `VACUUM` must stay outside
+/// Sift's transactions), and whether it is a `ROLLBACK TO`. It never denies anything.
 private let rowWriteAuthorizer: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
-                                                UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32 = { tables, action, table, _, _, _ in
-    guard let tables, let table, action == SQLITE_INSERT || action == SQLITE_UPDATE || action == SQLITE_DELETE else { return SQLITE_OK }
+                                                UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32 = { context, action, table, _, _, _ in
+    guard let context, let table else { return SQLITE_OK }
+    let writes = context.assumingMemoryBound(to: AuthorizedWrites.self)
+    if action == SQLITE_SAVEPOINT {
+        // The operation ("BEGIN", "RELEASE" or "ROLLBACK") comes first, the savepoint's name second.
+        if sqlite3_stricmp(table, "ROLLBACK") == 0 { writes.pointee.rollsBackSavepoint = true }
+        return SQLITE_OK
+    }
+    guard action == SQLITE_INSERT || action == SQLITE_UPDATE || action == SQLITE_DELETE else { return SQLITE_OK }
     if sqlite3_strnicmp(table, "sqlite_", 7) != 0 {
         let name = String(cString: table)
-        let list = tables.assumingMemoryBound(to: [String].self)
-        if !list.pointee.contains(name) { list.pointee.append(name) }
+        if !writes.pointee.tables.contains(name) { writes.pointee.tables.append(name) }
     }
     return SQLITE_OK
 }

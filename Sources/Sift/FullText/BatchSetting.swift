@@ -56,6 +56,7 @@ extension Handle {
         let connection = observer as? FullTextConnection
         connection?.issuingCommands += 1
         defer { connection?.issuingCommands -= 1 }
+        connection?.tracker.dictionaries.indexWrittenDirectly(index)
         if let rank {
             try execute("INSERT INTO \(q)(\(q), rank) VALUES(?, ?)", [FundamentalValue(command), FundamentalValue(rank)])
         } else {

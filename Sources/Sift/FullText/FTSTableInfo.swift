@@ -13,6 +13,8 @@ struct FTSTableInfo: Sendable {
     var columnSize = true
     /// FTS5's `detail` option: `full` (the default), `column` or `none`.
     var detail = "full"
+    /// The columns declared `UNINDEXED`: stored, never tokenized.
+    var unindexedColumns: Set<String> = []
 
     /// Whether the tokenizer may give a word a token other than its folded form (a stem): FTS5's `porter`
     /// wrapper, `sift_icu` with a `stem` option other than `none` (the last one counts), and any tokenizer Sift does
@@ -109,7 +111,7 @@ struct FTSTableInfo: Sendable {
             throw handle.pool.report(SiftError(code: .error, message: "\(name) is not an FTS5 table.", path: handle.path,
                                                tag: handle.pool.tag, operation: .query))
         }
-        var columns: [String] = []
+        var columns: [String] = [], unindexed: Set<String> = []
         var options: [String: String] = [:]
         for argument in ModuleArguments.split(ModuleArguments.body(of: sql)) {
             if let eq = ModuleArguments.topLevelEquals(argument) {
@@ -118,6 +120,7 @@ struct FTSTableInfo: Sendable {
             } else {
                 let words = ModuleArguments.words(argument)
                 if let first = words.first { columns.append(first) }
+                if words.count > 1, let first = words.first, words[1].uppercased() == "UNINDEXED" { unindexed.insert(first) }
             }
         }
         let tokenizer = ModuleArguments.words(options["tokenize"] ?? "unicode61")
@@ -126,6 +129,7 @@ struct FTSTableInfo: Sendable {
         var info = FTSTableInfo(name: name, columns: columns, tokenizer: tokenizer.isEmpty ? ["unicode61"] : tokenizer, content: content)
         info.columnSize = options["columnsize"].map { $0.trimmingCharacters(in: .whitespaces) != "0" } ?? true
         info.detail = options["detail"]?.trimmingCharacters(in: .whitespaces).lowercased() ?? "full"
+        info.unindexedColumns = unindexed
         return info
     }
 }

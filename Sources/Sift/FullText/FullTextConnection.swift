@@ -18,7 +18,14 @@ final class FullTextConnection: ConnectionObserver {
     func statementNeedsTransaction(writesRows: Bool) -> Bool { writesRows }
 
     func statementDidStep(_ statement: OpaquePointer, writing tables: [String]?, on handle: Handle) throws {
-        if !tracker.pending.isEmpty { try tracker.flush(on: handle) }
+        if !tracker.pending.isEmpty {
+            do {
+                try tracker.flush(on: handle)
+            } catch {
+                tracker.dictionaries.changesUncertain()
+                throw error
+            }
+        }
         // A statement that wrote a synced index itself (not through the sync layer: a raw FTS5 command, rows
         // inserted into the index), once it is done: its score bounds hear of it.
         guard let tables, issuingCommands == 0, sqlite3_stmt_busy(statement) == 0 else { return }
@@ -26,6 +33,7 @@ final class FullTextConnection: ConnectionObserver {
             let expanded = sqlite3_expanded_sql(statement)
             defer { sqlite3_free(expanded) }
             let sql = expanded.map { String(cString: $0) } ?? String(cString: sqlite3_sql(statement))
+            tracker.dictionaries.indexWrittenDirectly(table)
             try ScoreBounds.indexWrittenDirectly(table, sql: sql, on: handle)
         }
     }
@@ -65,6 +73,12 @@ final class FullTextConnection: ConnectionObserver {
     func tableMigrationDidEnd(_ table: String, on handle: Handle) {
         tracker.resume(table, on: handle)
     }
+
+    func transactionDidCommit(on handle: Handle) { tracker.dictionaries.transactionDidCommit(on: handle) }
+
+    func transactionDidRollBack() { tracker.dictionaries.transactionDidRollBack() }
+
+    func savepointWillRollBack() { tracker.dictionaries.changesUncertain() }
 
     func connectionWillClose(_ handle: Handle) {
         tracker.uninstall(from: handle)
@@ -115,8 +129,10 @@ final class FullTextSettings: Sendable {
     let stopwords = Locked<[String: @Sendable ([String]) -> Set<String>]>([:])
     /// The phrases' rows and instances last counted, per index (`PhraseStatistics`).
     let phraseStatistics = Locked<PhraseStatistics.Cache>([:])
-    /// The terms of each index typo-tolerant searches walked, with the structure record they were read at.
+    /// The terms of each index typo-tolerant searches walked, with the structure record they are exact at.
     let termDictionaries = Locked<TermDictionary.Cache>([:])
+    /// How many times a term dictionary was read from an index's vocabulary (the rest were kept ones).
+    let termDictionaryReads = Locked(0)
     /// Each index's synonym list normalized by its tokenizer, with the list's generation and the tokenizer it was
     /// normalized with (`SynonymSet`).
     let synonymSets = Locked<[String: (generation: Int64, tokenizer: [String], set: SynonymSet)]>([:])

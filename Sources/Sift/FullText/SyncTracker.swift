@@ -65,6 +65,8 @@ final class SyncTracker {
         var facetsUnchanged = false
     }
 
+    /// Keeps the term dictionaries of typo-tolerant searches up to date with the row changes applied here.
+    let dictionaries = TermDictionaryFollower()
     private(set) var schemaVersion: Int64 = -1
     /// Whether this connection turned on recursive triggers for trigger-synced indexes.
     private var recursiveTriggers = false
@@ -271,6 +273,15 @@ final class SyncTracker {
                 statements.facets.rowChanged(old: change.oldCount > 0 ? change.oldRowid : nil,
                                              new: change.newCount > 0 ? change.newRowid : nil)
             }
+            // The row's text as FTS5 indexes it: the old values, then the new ones.
+            let text = { (side: Int, column: Int) -> UnsafeBufferPointer<UInt8>? in
+                let at = change.start + (side == 0 ? 0 : change.oldCount) + column
+                guard let value = self.values[at], sqlite3_value_type(value) != SQLITE_NULL,
+                      let text = sqlite3_value_text(value) else { return nil }
+                return UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
+            }
+            // Before the index is written: the dictionary's follower reads the index as the transaction found it.
+            try dictionaries.rowChanged(index, old: change.oldCount > 0, new: change.newCount > 0, text: text, on: handle)
             if change.oldCount > 0 {
                 if statements.delete == nil { statements.delete = try handle.prepareUnmanaged(index.deleteSQL) }
                 if let delete = statements.delete { try apply(delete, change.oldRowid, change.start, change.oldCount, on: handle) }
@@ -281,15 +292,9 @@ final class SyncTracker {
                     try apply(insert, change.newRowid, change.start + change.oldCount, change.newCount, on: handle)
                 }
             }
-            // The row's text as FTS5 indexed it: the old values, then the new ones.
             try statements.bounds.rowChanged(old: change.oldCount > 0 ? change.oldRowid : nil,
                                              new: change.newCount > 0 ? change.newRowid : nil,
-                                             columns: target.positions.count, text: { side, column in
-                let at = change.start + (side == 0 ? 0 : change.oldCount) + column
-                guard let value = values[at], sqlite3_value_type(value) != SQLITE_NULL,
-                      let text = sqlite3_value_text(value) else { return nil }
-                return UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
-            }, on: handle)
+                                             columns: target.positions.count, text: text, on: handle)
         }
         // The bounds and the facets follow once the changes are applied (what they step is observed: the recorded
         // values go first).
@@ -379,6 +384,9 @@ final class SyncTracker {
                 if case .vectors(let follower) = target.owner { try follower.bulkInserted(rowids, on: handle) }
                 continue
             }
+            // Tokenizing every row again for the kept dictionary would cost about what reading the vocabulary does
+            // once the load is over: the next typo-tolerant search reads it.
+            dictionaries.indexWrittenDirectly(index.index)
             let impacts = try TopKImpacts.Follower(bulkInsertOf: rowids, into: index, on: handle)
             let piece = handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.piece }
             // FTS5 writes the pass's segments and merges them as each statement ends: set for a batch.

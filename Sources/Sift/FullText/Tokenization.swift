@@ -79,15 +79,28 @@ final class TokenizerInstance {
         guard !text.isEmpty else { return }
         var text = text
         text.makeContiguousUTF8()
+        guard let done = try text.utf8.withContiguousStorageIfAvailable({ try tokenize(utf8: $0, flags: flags, body) }) else {
+            throw SiftError(code: .error, message: "The tokenizer failed.", operation: .tokenize)
+        }
+        return done
+    }
+
+    /// Calls `body` for each token of `utf8` (bytes as a table's column holds them, passed to the tokenizer as they
+    /// are) tokenized as a document is indexed.
+    func tokenizeDocument(utf8: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, Int, Int, Bool) -> Void) throws {
+        guard !utf8.isEmpty else { return }
+        try tokenize(utf8: utf8, flags: FTS5_TOKENIZE_DOCUMENT, body)
+    }
+
+    private func tokenize(utf8: UnsafeBufferPointer<UInt8>, flags: Int32,
+                          _ body: (UnsafeBufferPointer<UInt8>, Int, Int, Bool) -> Void) throws {
         try withoutActuallyEscaping(body) { body in
             var context = Context(body: body)
-            let rc = text.utf8.withContiguousStorageIfAvailable { buffer in
-                withUnsafeMutablePointer(to: &context) { ctx in
-                    buffer.withMemoryRebound(to: CChar.self) { chars in
-                        sift_fts5_tokenizer_run(&tokenizer, ctx, flags, chars.baseAddress, Int32(chars.count), tokenCallback)
-                    }
+            let rc = withUnsafeMutablePointer(to: &context) { ctx in
+                utf8.withMemoryRebound(to: CChar.self) { chars in
+                    sift_fts5_tokenizer_run(&tokenizer, ctx, flags, chars.baseAddress, Int32(clamping: chars.count), tokenCallback)
                 }
-            } ?? SQLITE_ERROR
+            }
             if rc != SQLITE_OK {
                 throw SiftError(code: SiftError.Code(rawValue: rc), message: "The tokenizer failed.", operation: .tokenize)
             }

@@ -169,7 +169,7 @@ final class SuggestionTests: SiftTestCase {
     func testFrequencyOrderMatchesSorting() {
         var rng = SplitMix(seed: 11)
         let terms = (0..<2_000).map { i in (String(i, radix: 7), Int64(rng.next() % 50)) }
-        let dictionary = TermDictionary(terms: terms)
+        let dictionary = TermList(terms: terms)
         for prefix in ["", "1", "12", "3", "66", "654", "9"] {
             let range = dictionary.positions(beginningWith: Array(prefix.unicodeScalars))
             XCTAssertTrue(range.allSatisfy { dictionary.text($0).hasPrefix(prefix) })
@@ -178,6 +178,7 @@ final class SuggestionTests: SiftTestCase {
             XCTAssertEqual(Array(dictionary.byRows(range)), expected, prefix)
             XCTAssertEqual(Array(dictionary.byRows(range).prefix(5)), Array(expected.prefix(5)), prefix)
         }
-        XCTAssertEqual(Array(TermDictionary(terms: []).byRows(0..<0)), [])
+        XCTAssertEqual(Array(TermList(terms: []).byRows(0..<0)), [])
+        XCTAssertEqual(Array(TermDictionary(terms: []).byRows(beginningWith: [])), [])
     }
 }

@@ -1263,7 +1263,7 @@ final class SyncPropertyRun {
     func ids(_ word: String, in index: String, limit: Int = 10) throws -> [Int] {
         searches += 1
         let results: SearchResults<Doc> = try database.search(SearchQuery(word), in: index, of: Doc.self,
-                                                              options: SearchOptions(limit: limit, countTotal: false))
+                                                              options: SearchOptions(limit: limit, countTotal: false, typoTolerance: .off))
         return results.hits.map { $0.object.id ?? Int($0.rowid) }.sorted()
     }
 

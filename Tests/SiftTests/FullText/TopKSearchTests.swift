@@ -93,8 +93,9 @@ final class TopKSearchTests: XCTestCase {
             let query = SearchQuery(text, mode: mode)
             let ranking: Ranking = Bool.random(using: &rng) ? .inB2(c: [1, 0.5, 7][Int.random(in: 0...2, using: &rng)])
                 : .bm25f(k1: [1.2, 0.5, 2][Int.random(in: 0...2, using: &rng)], b: [0.75, 0, 1][Int.random(in: 0...2, using: &rng)])
+            // Every word as typed: the reference scores the query's own terms.
             var options = SearchOptions(limit: Int.random(in: 1...12, using: &rng), offset: Int.random(in: 0...3, using: &rng),
-                                        ranking: ranking)
+                                        ranking: ranking, typoTolerance: .off)
             if Bool.random(using: &rng) { options.weights = ["title": [2, 5, 0.5][Int.random(in: 0...2, using: &rng)]] }
             let results: SearchResults<TopKDoc> = try database.search(query, in: "docs_fts", options: options)
             let scores = try exhaustiveScores(database, query, options)

@@ -12,7 +12,7 @@ final class ReliabilityRegressionTests: SiftTestCase {
     }
 
     private func ids(_ database: Database, _ query: SearchQuery, in index: String = "articles_fts") throws -> [Int] {
-        let results: SearchResults<Article> = try database.search(query, in: index, options: SearchOptions(limit: 1000))
+        let results: SearchResults<Article> = try database.search(query, in: index, options: SearchOptions(limit: 1000, typoTolerance: .off))
         return results.hits.compactMap(\.object.id).sorted()
     }
 

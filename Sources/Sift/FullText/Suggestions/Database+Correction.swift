@@ -32,8 +32,7 @@ extension Database {
             guard !located.isEmpty else { return nil }
             let probe = IndexProbe(info: info, tokenizer: tokenizer, handle: handle)
             if try probe.firstRow(matching: .all(located.map { .string($0.segment.text) })) != nil { return nil }
-            let dictionary = try TermDictionary.of(info.name, cache: pool.attachment(FullTextSettings.init).termDictionaries,
-                                                   on: handle)
+            let dictionary = try TermDictionary.of(info.name, in: pool.attachment(FullTextSettings.init), on: handle)
             // Each word's spellings: as typed when the index holds it, then its variants.
             var spellings: [[Spelling]] = []
             for (_, segment) in located {

@@ -61,8 +61,7 @@ extension Database {
             let typed = word.parts.last ?? word.text
             let stem = String(decoding: Array(word.text.utf8).dropLast(typed.utf8.count), as: UTF8.self)
             guard let token = try tokenizer.queryToken(of: typed, prefix: true), !token.isEmpty else { return [] }
-            let dictionary = try TermDictionary.of(info.name, cache: pool.attachment(FullTextSettings.init).termDictionaries,
-                                                   on: handle)
+            let dictionary = try TermDictionary.of(info.name, in: pool.attachment(FullTextSettings.init), on: handle)
             let completion = Completion(
                 probe: IndexProbe(info: info, tokenizer: tokenizer, handle: handle), dictionary: dictionary,
                 head: String(decoding: utf8[..<last.range.lowerBound], as: UTF8.self), stem: stem,
@@ -107,14 +106,13 @@ private struct Completion {
 
     /// The completions of the typed part as typed.
     func exact(prefix: [Unicode.Scalar]) throws -> [Suggestion] {
-        let range = dictionary.positions(beginningWith: prefix)
-        guard !range.isEmpty else { return [] }
+        guard dictionary.holdsTerm(beginningWith: prefix) else { return [] }
         // Few rows holding the words before: their words beginning with the typed part are every completion.
         let readable = !before.isEmpty && stem.isEmpty
         if readable && readCost <= Database.suggestionReadCost, let found = try read(prefix: prefix, rows: Int(beforeRows)) {
             return found
         }
-        return try checked(dictionary.byRows(range).lazy.map { ($0, 0) }, readingAfterFailures: readable ? prefix : nil)
+        return try checked(dictionary.byRows(beginningWith: prefix).lazy.map { ($0, 0) }, readingAfterFailures: readable ? prefix : nil)
     }
 
     /// The completions of the typed part's variants within `budget` typos, fewest typos first, then most rows.
@@ -130,9 +128,9 @@ private struct Completion {
         for edits in Set(matches.map(\.edits)).sorted() {
             var group: [Int] = []
             for match in matches where match.edits == edits {
-                group += dictionary.byRows(dictionary.positions(beginningWith: match.prefix)).prefix(checks)
+                group += dictionary.byRows(beginningWith: match.prefix).prefix(checks)
             }
-            group.sort { (-dictionary.rows[$0], $0) < (-dictionary.rows[$1], $1) }
+            group.sort(by: dictionary.precedes)
             candidates += group.prefix(checks).map { ($0, edits) }
         }
         return try checked(candidates)
@@ -158,7 +156,7 @@ private struct Completion {
             // A CJK run's completion is a phrase of its characters; a word, the term as a query finds it.
             let (finding, isPrefix) = stem.isEmpty ? try probe.expression(finding: term) : (.string(stem + term), false)
             let row = try probe.firstRow(matching: before.isEmpty ? finding : .all(before + [finding]))
-            let cost = budget.charge(found: row != nil, smallest: min(beforeRows, dictionary.rows[position]))
+            let cost = budget.charge(found: row != nil, smallest: min(beforeRows, dictionary.rows(at: position)))
             guard let row else {
                 failed += cost
                 continue
@@ -166,7 +164,7 @@ private struct Completion {
             let written = stem.isEmpty ? try probe.writtenForm(of: term, in: row, isPrefix: isPrefix, lowercased: showsLowercase) : nil
             let word = stem + (written ?? term)
             guard words.insert(word).inserted else { continue }
-            found.append(Suggestion(text: head + word, word: word, rowCount: Int(dictionary.rows[position]), typos: typos))
+            found.append(Suggestion(text: head + word, word: word, rowCount: Int(dictionary.rows(at: position)), typos: typos))
         }
         return found
     }

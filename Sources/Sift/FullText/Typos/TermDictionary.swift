@@ -1,340 +1,278 @@
 import CSQLite
 
-/// An index's terms in sorted order (Unicode scalar order, which is FTS5's byte order of UTF-8), with the rows
-/// holding each, walked with an ``EditAutomaton`` to find the terms within a few edits of a word.
+/// An index's terms with the rows holding each, walked with an ``EditAutomaton`` to find the terms within a few
+/// edits of a word, and kept exact through the writes of this process without reading the index again.
 ///
-/// The walk goes through the terms in order and keeps the automaton's state for each scalar of the current
-/// term, so a term shares the states of its common prefix with the term before it; when a prefix can no longer
-/// match within the budget, every term beginning with it is skipped at once (found by binary search). The cost
-/// is that of the states on the paths the automaton can still follow, never an edit distance per term.
+/// It is a `TermList` read from FTS5's vocabulary (the base), and the changes since: the terms no row of the base
+/// held (`added`, a small list of their own) and the base terms whose row count changed (`adjusted`; a count of 0
+/// is a term no row holds any more). Every lookup and walk answers as a dictionary read afresh from the index would:
+/// a walk goes through the base, drops the terms no row holds any more, and meets the added terms' walk in term
+/// order. Once the changes outgrow a sixteenth of the base (see `applying(_:)`), the two are merged into one list.
 ///
-/// The terms' scalars are kept end to end in one array (with each term's start), not as an array per term: a
-/// vocabulary of millions of terms then costs a few bytes per scalar and per term, not an allocation each.
+/// A term's position (what the walks return and `term(_:)`, `text(_:)` and `rows(at:)` take) is its position in the
+/// base, or `base.count` plus its position among the added terms: a handle, not an order (``precedes(_:_:)`` orders).
 final class TermDictionary: Sendable {
-    /// Every term's scalars, in term order.
-    private let scalars: [Unicode.Scalar]
-    /// Where each term starts in `scalars`, and its end as the last element.
-    private let termOffsets: [UInt32]
-    /// The rows holding each term (FTS5's `doc` count).
-    let rows: [Int64]
-    /// A max tree over `rows` (the iterative segment tree: leaf `count + i` is term `i`, each inner node the
-    /// better of its two children), holding positions: the term of most rows in any range of positions in
-    /// O(log count), so the terms beginning with a prefix come most frequent first without sorting them all.
-    private let mostRows: [UInt32]
+    typealias Match = TermList.Match
+    typealias AlignedMatch = TermList.AlignedMatch
+    typealias PrefixMatch = TermList.PrefixMatch
+
+    /// The terms as read from the index (or as last merged).
+    let base: TermList
+    /// Terms the base does not hold, in term order, each held by at least one row.
+    let added: TermList
+    /// Base positions whose row count changed, ascending, and their counts now (0: no row holds the term).
+    let adjustedPositions: [Int]
+    let adjustedRows: [Int64]
+    /// How many terms each letter is written in, over the terms some row holds (see `TermList.letterCounts`).
+    let letters: [Unicode.Scalar: Int]
 
     /// The letters the terms are written with (alphabetic scalars, not CJK ones, whose words are never corrected),
     /// the 64 most frequent: what a typo corrected by inserting or replacing a letter can put in a word.
     let alphabet: [Unicode.Scalar]
 
-    /// The most scalars a term has.
-    private let longestTerm: Int
-
-    /// How many terms there are.
-    var count: Int { rows.count }
-
-    /// The scalars of the term at `position` (0 ..< count), in sorted order.
-    func term(_ position: Int) -> ArraySlice<Unicode.Scalar> {
-        scalars[Int(termOffsets[position])..<Int(termOffsets[position + 1])]
-    }
-
-    /// One term found by a walk: its position (see `term(_:)`) and the edits it costs (with the first letter's rule).
-    struct Match: Equatable, Sendable {
-        let term: Int
-        let edits: Int
-    }
-
-    /// A term found by an aligned walk: the term is within `edits` of the word's first `cut` scalars, the rest of
-    /// the word (its last `count - cut` scalars) left over as a stemmer's suffix would be.
-    struct AlignedMatch: Equatable, Sendable {
-        let term: Int
-        let cut: Int
-        let edits: Int
-    }
-
-    /// A prefix found by a prefix walk: every term beginning with `prefix` matches with `edits`.
-    struct PrefixMatch: Equatable, Sendable {
-        let prefix: [Unicode.Scalar]
-        let edits: Int
-        /// The rows of the most frequent term beginning with the prefix.
-        let rows: Int64
-    }
+    /// How many terms some row holds.
+    let count: Int
 
     /// Terms given in any order; duplicates keep their first row count.
-    init(terms given: [(term: String, rows: Int64)]) {
-        var sorted = given.map { (Array($0.term.unicodeScalars), $0.rows) }
-        sorted.sort { $0.0.lexicographicallyPrecedes($1.0) { $0.value < $1.value } }
-        var scalars: [Unicode.Scalar] = [], termOffsets: [UInt32] = [0], rows: [Int64] = []
-        var last: [Unicode.Scalar]?
-        for (term, count) in sorted where last != term {
-            scalars += term
-            termOffsets.append(UInt32(truncatingIfNeeded: scalars.count))
-            rows.append(count)
-            last = term
-        }
-        var letters: [Unicode.Scalar: Int] = [:]
-        for scalar in scalars where scalar.properties.isAlphabetic && !SearchQuery.isCJK(scalar) { letters[scalar, default: 0] += 1 }
-        self.alphabet = letters.sorted { ($0.value, $1.key.value) > ($1.value, $0.key.value) }.prefix(64).map(\.key)
-        self.longestTerm = zip(termOffsets.dropFirst(), termOffsets).map { Int($0 - $1) }.max() ?? 0
-        self.scalars = scalars
-        self.termOffsets = termOffsets
-        self.rows = rows
-        var mostRows = [UInt32](repeating: 0, count: 2 * rows.count)
-        for i in rows.indices { mostRows[rows.count + i] = UInt32(truncatingIfNeeded: i) }
-        for node in stride(from: rows.count - 1, to: 0, by: -1) {
-            let (left, right) = (mostRows[2 * node], mostRows[2 * node + 1])
-            mostRows[node] = TermDictionary.precedes(left, right, rows) ? left : right
-        }
-        self.mostRows = mostRows
+    convenience init(terms: [(term: String, rows: Int64)]) {
+        let base = TermList(terms: terms)
+        self.init(base: base, added: TermList(TermList.Builder()), adjusted: [], letters: base.letterCounts())
     }
 
-    /// Whether term `a` comes before term `b` in frequency order: more rows, then term order.
-    private static func precedes(_ a: UInt32, _ b: UInt32, _ rows: [Int64]) -> Bool {
-        rows[Int(a)] != rows[Int(b)] ? rows[Int(a)] > rows[Int(b)] : a < b
+    /// A dictionary of `base` with `added` terms and `adjusted` base positions (ascending, with their counts now).
+    init(base: TermList, added: TermList, adjusted: [(position: Int, rows: Int64)], letters: [Unicode.Scalar: Int]) {
+        self.base = base
+        self.added = added
+        self.adjustedPositions = adjusted.map(\.position)
+        self.adjustedRows = adjusted.map(\.rows)
+        self.letters = letters
+        self.alphabet = letters.filter { $0.value > 0 }.sorted { ($0.value, $1.key.value) > ($1.value, $0.key.value) }
+            .prefix(64).map(\.key)
+        self.count = base.count - adjusted.filter { $0.rows <= 0 }.count + added.count
+    }
+
+    // MARK: - Terms by position
+
+    /// The scalars of the term at `position`.
+    func term(_ position: Int) -> ArraySlice<Unicode.Scalar> {
+        position < base.count ? base.term(position) : added.term(position - base.count)
     }
 
     /// The term at `position` as a string.
     func text(_ position: Int) -> String {
-        var text = ""
-        text.unicodeScalars.append(contentsOf: term(position))
-        return text
+        position < base.count ? base.text(position) : added.text(position - base.count)
     }
 
-    /// The terms within the automaton's budget of its word, in term order. With `firstLetterCostsTwo`, a term
-    /// whose first scalar differs from the word's costs one edit more than its distance (Meilisearch's rule: a
-    /// typo on the first letter counts twice), so within a budget of one edit the first letter must match.
+    /// The rows holding the term at `position` (0 for a base term no row holds any more).
+    func rows(at position: Int) -> Int64 {
+        if position >= base.count { return added.rows[position - base.count] }
+        if let i = adjustment(of: position) { return adjustedRows[i] }
+        return base.rows[position]
+    }
+
+    /// Whether the term at `a` comes before the one at `b` in frequency order: more rows, then term order.
+    func precedes(_ a: Int, _ b: Int) -> Bool {
+        let (rowsA, rowsB) = (rows(at: a), rows(at: b))
+        return rowsA != rowsB ? rowsA > rowsB : termPrecedes(a, b)
+    }
+
+    /// Whether the term at `a` comes before the one at `b` in term order.
+    func termPrecedes(_ a: Int, _ b: Int) -> Bool {
+        if (a < base.count) == (b < base.count) { return a < b }
+        return term(a).lexicographicallyPrecedes(term(b)) { $0.value < $1.value }
+    }
+
+    /// Whether no row holds the base term at `position` any more (its count was changed to 0).
+    private func isRemoved(_ position: Int) -> Bool {
+        adjustment(of: position).map { adjustedRows[$0] <= 0 } ?? false
+    }
+
+    /// The index of `position` in `adjustedPositions`, nil when its count is the base's.
+    private func adjustment(of position: Int) -> Int? {
+        guard !adjustedPositions.isEmpty else { return nil }
+        let i = firstAdjustment(from: position)
+        return i < adjustedPositions.count && adjustedPositions[i] == position ? i : nil
+    }
+
+    /// The index of the first adjusted position not below `position`.
+    private func firstAdjustment(from position: Int) -> Int {
+        var low = 0, high = adjustedPositions.count
+        while low < high {
+            let middle = (low + high) / 2
+            if adjustedPositions[middle] < position { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    // MARK: - Walks
+
+    /// The terms within the automaton's budget of its word, in term order (see `TermList.matches`).
     func matches(_ automaton: EditAutomaton, firstLetterCostsTwo: Bool = true) -> [Match] {
-        var found: [Match] = []
-        walk(automaton, firstLetterCostsTwo: firstLetterCostsTwo) { position, row, depth, extra in
-            guard depth == length(position), row[row.count - 1] + extra <= automaton.maxEdits else { return false }
-            found.append(Match(term: position, edits: row[row.count - 1] + extra))
-            return false
-        }
-        return found
+        merged(base.matches(automaton, firstLetterCostsTwo: firstLetterCostsTwo).filter { !isRemoved($0.term) },
+               added.matches(automaton, firstLetterCostsTwo: firstLetterCostsTwo)
+                   .map { Match(term: base.count + $0.term, edits: $0.edits) },
+               position: \.term)
     }
 
-    /// The terms within the automaton's budget of the word's first `cut` scalars, for every `cut` that leaves at most
-    /// `tail` scalars of the word over (a cut of the whole word included), each term with its cuts in increasing
-    /// order and the same first letter's rule as `matches`. This is how a typed word meets the stem of the word it
-    /// stands for: "traning" is one edit from the stem "train" followed by "ing".
+    /// The terms within the automaton's budget of the word's first `cut` scalars (see `TermList.alignedMatches`).
     func alignedMatches(_ automaton: EditAutomaton, tail: Int, firstLetterCostsTwo: Bool = true) -> [AlignedMatch] {
-        var found: [AlignedMatch] = []
-        let wordLength = automaton.word.count
-        let cuts = max(1, wordLength - max(0, tail))...max(1, wordLength)
-        walk(automaton, firstLetterCostsTwo: firstLetterCostsTwo) { position, row, depth, extra in
-            guard depth == length(position) else { return false }
-            for cut in cuts where cut < row.count && row[cut] + extra <= automaton.maxEdits {
-                found.append(AlignedMatch(term: position, cut: cut, edits: row[cut] + extra))
-            }
-            return false
-        }
-        return found
+        merged(base.alignedMatches(automaton, tail: tail, firstLetterCostsTwo: firstLetterCostsTwo).filter { !isRemoved($0.term) },
+               added.alignedMatches(automaton, tail: tail, firstLetterCostsTwo: firstLetterCostsTwo)
+                   .map { AlignedMatch(term: base.count + $0.term, cut: $0.cut, edits: $0.edits) },
+               position: \.term)
     }
 
-    /// The shortest prefixes of terms within the budget of the automaton's word that are neither a prefix of the
-    /// word nor begin with it (those the exact prefix covers), each with the edits it costs: a prefix search
-    /// with typos on its typed part. Every term beginning with a prefix found is covered by it, and no prefix
-    /// found begins with another.
-    func prefixMatches(_ automaton: EditAutomaton, firstLetterCostsTwo: Bool = true) -> [PrefixMatch] {
-        var found: [PrefixMatch] = []
-        let word = automaton.word
-        walk(automaton, firstLetterCostsTwo: firstLetterCostsTwo) { position, row, depth, extra in
-            let distance = row[row.count - 1]
-            guard distance + extra <= automaton.maxEdits else { return false }
-            let prefix = Array(term(position).prefix(depth))
-            if prefix.starts(with: word) { return true }  // the exact prefix covers these terms
-            if word.starts(with: prefix) { return false }
-            let end = self.end(ofPrefix: prefix, from: position)
-            found.append(PrefixMatch(prefix: prefix, edits: distance + extra, rows: rows[position..<end].max() ?? 0))
-            return true
-        }
-        return found
-    }
-
-    /// Walks the terms with shared-prefix states. `visit(term, row, depth, extra)` is called for each state
-    /// reached along a term (depth scalars read, `row` the automaton's row after them; `extra` the first letter's
-    /// added cost) that can still match, and returns true to skip every term beginning with those scalars.
+    /// The shortest prefixes of terms within the budget of the automaton's word (see `TermList.prefixMatches`).
     ///
-    /// The rows of the current path are kept end to end in one buffer (a row per depth), the path's scalars in
-    /// another: a term visited costs no allocation, only the rows past the prefix it shares with the term before.
-    private func walk(_ automaton: EditAutomaton, firstLetterCostsTwo: Bool,
-                      _ visit: (Int, UnsafeBufferPointer<Int>, Int, Int) -> Bool) {
-        let word = automaton.word
-        let width = word.count + 1
-        let longest = longestTerm
-        var rows = [Int](repeating: 0, count: width * (longest + 1))
-        for (j, value) in automaton.start.row.enumerated() { rows[j] = value }
-        var path: [Unicode.Scalar] = []
-        path.reserveCapacity(longest)
-        let budget = automaton.maxEdits
-        rows.withUnsafeMutableBufferPointer { rows in
-            func row(_ depth: Int) -> UnsafeMutableBufferPointer<Int> {
-                UnsafeMutableBufferPointer(rebasing: rows[(depth * width)..<(depth * width + width)])
+    /// Whether a walk reports a prefix depends on the prefix alone, so the prefixes of the base's walk and of the
+    /// added terms' walk together are those of every term; a prefix only terms no row holds any more begin is
+    /// dropped, and each one's rows are counted anew.
+    func prefixMatches(_ automaton: EditAutomaton, firstLetterCostsTwo: Bool = true) -> [PrefixMatch] {
+        let found = base.prefixMatches(automaton, firstLetterCostsTwo: firstLetterCostsTwo)
+        guard !adjustedPositions.isEmpty || added.count > 0 else { return found }
+        var seen: Set<[Unicode.Scalar]> = []
+        return (found + added.prefixMatches(automaton, firstLetterCostsTwo: firstLetterCostsTwo))
+            .filter { seen.insert($0.prefix).inserted }
+            .compactMap { match in
+                let rows = maxRows(beginningWith: match.prefix)
+                return rows > 0 ? PrefixMatch(prefix: match.prefix, edits: match.edits, rows: rows) : nil
             }
-            var position = 0
-            while position < count {
-                let start = Int(termOffsets[position]), length = Int(termOffsets[position + 1]) - start
-                // The rows of the prefix this term shares with the one before are kept; the rest are computed anew.
-                var common = 0
-                while common < path.count && common < length && path[common] == scalars[start + common] { common += 1 }
-                path.removeLast(path.count - common)
-                var skipped = false
-                while path.count < length {
-                    let depth = path.count, scalar = scalars[start + depth]
-                    let next = row(depth + 1)
-                    automaton.fill(next, after: UnsafeBufferPointer(row(depth)),
-                                   before: depth > 0 ? UnsafeBufferPointer(row(depth - 1)) : nil,
-                                   last: depth > 0 ? path[depth - 1] : nil, scalar)
-                    path.append(scalar)
-                    let extra = firstLetterCostsTwo && !word.isEmpty && path[0] != word[0] ? 1 : 0
-                    let reached = UnsafeBufferPointer(next)
-                    if !reached.contains(where: { $0 <= budget - extra }) || visit(position, reached, depth + 1, extra) {
-                        skipped = true
-                        break
-                    }
-                }
-                if skipped {
-                    position = end(ofPrefix: path[...], from: position)
-                } else {
-                    position += 1
-                }
-            }
-        }
+            .sorted { $0.prefix.lexicographicallyPrecedes($1.prefix) { $0.value < $1.value } }
     }
 
-    /// The number of scalars of the term at `position`.
-    private func length(_ position: Int) -> Int {
-        Int(termOffsets[position + 1] - termOffsets[position])
+    /// Two lists of terms, each in term order and without a term in common, as one in term order.
+    private func merged<T>(_ first: [T], _ second: [T], position: (T) -> Int) -> [T] {
+        guard !second.isEmpty else { return first }
+        guard !first.isEmpty else { return second }
+        var result: [T] = []
+        result.reserveCapacity(first.count + second.count)
+        var i = 0, j = 0
+        while i < first.count || j < second.count {
+            if j == second.count || (i < first.count && termPrecedes(position(first[i]), position(second[j]))) {
+                result.append(first[i])
+                i += 1
+            } else {
+                result.append(second[j])
+                j += 1
+            }
+        }
+        return result
     }
+
+    // MARK: - Lookups
 
     /// The rows holding `term`, 0 when the index does not hold it.
     func rows(of term: [Unicode.Scalar]) -> Int64 {
-        let first = lowerBound(term)
-        return first < count && self.term(first).elementsEqual(term) ? rows[first] : 0
+        if let position = base.position(of: term) { return rows(at: position) }
+        return added.rows(of: term)
     }
 
     /// The rows of the most frequent term beginning with `prefix`, 0 when none does.
     func maxRows(beginningWith prefix: [Unicode.Scalar]) -> Int64 {
-        let first = lowerBound(prefix)
-        guard first < count, term(first).starts(with: prefix) else { return 0 }
-        return rows[first..<end(ofPrefix: prefix, from: first)].max() ?? 0
-    }
-
-    /// The positions of the terms beginning with `prefix` (every term for an empty prefix).
-    func positions(beginningWith prefix: [Unicode.Scalar]) -> Range<Int> {
-        let first = lowerBound(prefix)
-        guard first < count, term(first).starts(with: prefix) else { return first..<first }
-        return first..<end(ofPrefix: prefix, from: first)
-    }
-
-    /// The position of the term of most rows in `range` (the first in term order among equals); nil when empty.
-    private func mostFrequent(in range: Range<Int>) -> Int? {
-        var best: UInt32?
-        var low = range.lowerBound + count, high = range.upperBound + count
-        func take(_ node: Int) {
-            let candidate = mostRows[node]
-            if best.map({ TermDictionary.precedes(candidate, $0, rows) }) ?? true { best = candidate }
+        var best = added.maxRows(beginningWith: prefix)
+        let range = base.positions(beginningWith: prefix)
+        guard !range.isEmpty else { return best }
+        let adjusted = firstAdjustment(from: range.lowerBound)..<firstAdjustment(from: range.upperBound)
+        for i in adjusted { best = max(best, adjustedRows[i]) }
+        // The most frequent base term whose count is the base's.
+        for position in base.byRows(range) where adjustment(of: position) == nil {
+            return max(best, base.rows[position])
         }
-        while low < high {
-            if low & 1 == 1 { take(low); low += 1 }
-            if high & 1 == 1 { high -= 1; take(high) }
-            low >>= 1
-            high >>= 1
+        return best
+    }
+
+    /// Whether some row holds a term beginning with `prefix`.
+    func holdsTerm(beginningWith prefix: [Unicode.Scalar]) -> Bool {
+        maxRows(beginningWith: prefix) > 0
+    }
+
+    /// The positions of the terms beginning with `prefix` (every term for an empty one) that some row holds, the
+    /// most rows first (then term order), found one at a time: taking the first k costs O(k log count) beside the
+    /// changed terms beginning with it.
+    func byRows(beginningWith prefix: [Unicode.Scalar]) -> FrequencyOrder {
+        let range = base.positions(beginningWith: prefix)
+        var changed: [Int] = []
+        if !range.isEmpty {
+            for i in firstAdjustment(from: range.lowerBound)..<firstAdjustment(from: range.upperBound) where adjustedRows[i] > 0 {
+                changed.append(adjustedPositions[i])
+            }
         }
-        return best.map(Int.init)
+        changed += added.positions(beginningWith: prefix).map { base.count + $0 }
+        changed.sort(by: precedes)
+        return FrequencyOrder(dictionary: self, unchanged: base.byRows(range), changed: changed)
     }
 
-    /// The positions in `range`, the most rows first (then term order), found one at a time: taking the first
-    /// k costs O(k log count), however many terms the range holds.
-    func byRows(_ range: Range<Int>) -> FrequencyOrder {
-        FrequencyOrder(dictionary: self, range: range.clamped(to: 0..<count))
-    }
-
-    /// The terms of a range of positions, most rows first (see `byRows(_:)`): a heap of sub-ranges, each keyed by
-    /// its most frequent term; taking a term splits its range in two around it.
+    /// The terms beginning with a prefix, most rows first (see `byRows(beginningWith:)`): the base's own order
+    /// without the changed terms, met with the changed ones, sorted.
     struct FrequencyOrder: Sequence, IteratorProtocol {
         let dictionary: TermDictionary
-        /// Sub-ranges still to take from, with their most frequent term: a binary heap on that term's order.
-        private var heap: [(best: Int, range: Range<Int>)] = []
+        fileprivate var unchanged: TermList.FrequencyOrder
+        fileprivate let changed: [Int]
+        private var upcoming: Int?
+        private var taken = 0
 
-        init(dictionary: TermDictionary, range: Range<Int>) {
+        fileprivate init(dictionary: TermDictionary, unchanged: TermList.FrequencyOrder, changed: [Int]) {
             self.dictionary = dictionary
-            push(range)
+            self.unchanged = unchanged
+            self.changed = changed
+            upcoming = nextUnchanged()
+        }
+
+        private mutating func nextUnchanged() -> Int? {
+            while let position = unchanged.next() {
+                if dictionary.adjustment(of: position) == nil { return position }
+            }
+            return nil
         }
 
         mutating func next() -> Int? {
-            guard let top = heap.first else { return nil }
-            let last = heap.removeLast()
-            if !heap.isEmpty {
-                heap[0] = last
-                siftDown(0)
+            if taken < changed.count, upcoming.map({ dictionary.precedes(changed[taken], $0) }) ?? true {
+                taken += 1
+                return changed[taken - 1]
             }
-            push(top.range.lowerBound..<top.best)
-            push((top.best + 1)..<top.range.upperBound)
-            return top.best
+            guard let found = upcoming else { return nil }
+            upcoming = nextUnchanged()
+            return found
         }
-
-        private func before(_ a: Int, _ b: Int) -> Bool {
-            TermDictionary.precedes(UInt32(heap[a].best), UInt32(heap[b].best), dictionary.rows)
-        }
-
-        private mutating func push(_ range: Range<Int>) {
-            guard let best = dictionary.mostFrequent(in: range) else { return }
-            heap.append((best, range))
-            var child = heap.count - 1
-            while child > 0, case let parent = (child - 1) / 2, before(child, parent) {
-                heap.swapAt(child, parent)
-                child = parent
-            }
-        }
-
-        private mutating func siftDown(_ start: Int) {
-            var parent = start
-            while true {
-                let left = 2 * parent + 1, right = left + 1
-                var best = parent
-                if left < heap.count && before(left, best) { best = left }
-                if right < heap.count && before(right, best) { best = right }
-                if best == parent { return }
-                heap.swapAt(parent, best)
-                parent = best
-            }
-        }
-    }
-
-    /// The position of the first term not before `text`.
-    private func lowerBound(_ text: [Unicode.Scalar]) -> Int {
-        var low = 0, high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if term(middle).lexicographicallyPrecedes(text, by: { $0.value < $1.value }) { low = middle + 1 } else { high = middle }
-        }
-        return low
-    }
-
-    /// The position after the last term beginning with `prefix`, searching from `start` (a term that begins with it).
-    private func end(ofPrefix prefix: some Collection<Unicode.Scalar>, from start: Int) -> Int {
-        var low = start + 1, high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if term(middle).starts(with: prefix) { low = middle + 1 } else { high = middle }
-        }
-        return low
     }
 }
 
 extension TermDictionary {
-    /// Dictionaries per index, with the FTS5 structure record they were read at (see `PhraseStatistics`).
-    typealias Cache = [String: (structure: [UInt8], dictionary: TermDictionary)]
+    /// One index's dictionary as kept: read at the FTS5 structure record `structure`, or brought to it by the
+    /// writes of this process, whose row-count changes not applied yet are `changes` (see `applying(_:)`).
+    struct Entry {
+        let structure: [UInt8]
+        let dictionary: TermDictionary
+        var changes: [String: Int64] = [:]
+    }
+
+    /// Dictionaries per index (see `Entry` and `PhraseStatistics`).
+    typealias Cache = [String: Entry]
 
     /// The terms of `index` from FTS5's `fts5vocab` (row form: each term with the rows holding it), kept in
-    /// `cache` for as long as the index's structure record is the same; read anew (and not kept) inside a write
-    /// transaction, whose pending rows FTS5 writes only at commit.
-    static func of(_ index: String, cache: Locked<Cache>, on handle: Handle) throws -> TermDictionary {
+    /// `settings` for as long as the index's structure record is the label of the entry: the writes of this process
+    /// through the sync layer move the label with the dictionary (`TermDictionaryFollower`), any other write
+    /// leaves it behind and the vocabulary is read again (counted in `termDictionaryReads`). Read anew (and not
+    /// kept) inside a write transaction, whose pending rows FTS5 writes only at commit.
+    static func of(_ index: String, in settings: FullTextSettings, on handle: Handle) throws -> TermDictionary {
+        let cache = settings.termDictionaries
         let writing = sqlite3_txn_state(handle.raw, "main") == SQLITE_TXN_WRITE
         let structure = try FTSTableInfo.structureRecord(of: index, on: handle)
-        if !writing, let structure, let kept = cache.withLock({ $0[index] }), kept.structure == structure { return kept.dictionary }
+        if !writing, let structure, let kept = cache.withLock({ $0[index] }), kept.structure == structure {
+            if kept.changes.isEmpty { return kept.dictionary }
+            if let applied = kept.dictionary.applying(kept.changes) {
+                cache.withLock { entries in
+                    // Kept unless a write moved the entry meanwhile (its changes are then applied by the next search).
+                    if let now = entries[index], now.structure == structure, now.dictionary === kept.dictionary {
+                        entries[index] = Entry(structure: structure, dictionary: applied)
+                    }
+                }
+                return applied
+            }
+        }
+        settings.termDictionaryReads.withLock { $0 += 1 }
         let dictionary = TermDictionary(terms: try FTSTableInfo.vocabulary(of: index, on: handle))
-        if !writing, let structure { cache.withLock { $0[index] = (structure, dictionary) } }
+        if !writing, let structure { cache.withLock { $0[index] = Entry(structure: structure, dictionary: dictionary) } }
         return dictionary
     }
 }

@@ -18,13 +18,13 @@ extension Database {
     /// again to something else). None for a word without exactly one token, or within no budget.
     func typoVariants(_ info: FTSTableInfo, _ tokenizer: TokenizerInstance, _ tolerance: TypoTolerance,
                       on handle: Handle) -> TypoVariant.Finder {
-        let cache = pool.attachment(FullTextSettings.init).termDictionaries
+        let settings = pool.attachment(FullTextSettings.init)
         return { word, isPrefix in
             let budget = tolerance.maxTypos(for: word)
             guard budget > 0, tolerance.maxVariants > 0, let token = try tokenizer.queryToken(of: word, prefix: isPrefix),
                   token.unicodeScalars.count <= Database.longestCorrectedWord else { return [] }
             let length = word.lowercased().precomposedStringWithCanonicalMapping.unicodeScalars.count
-            let dictionary = try TermDictionary.of(info.name, cache: cache, on: handle)
+            let dictionary = try TermDictionary.of(info.name, in: settings, on: handle)
             let scalars = Array(token.unicodeScalars)
             let automaton = EditAutomaton(scalars, maxEdits: budget)
             let wordRows = isPrefix ? dictionary.maxRows(beginningWith: scalars) : dictionary.rows(of: scalars)
@@ -63,7 +63,7 @@ extension Database {
         var candidates = dictionary.matches(EditAutomaton(Array(token.unicodeScalars), maxEdits: budget),
                                             firstLetterCostsTwo: tolerance.firstLetterCostsTwo)
             .filter { $0.edits > 0 }
-            .map { (text: dictionary.text($0.term), edits: $0.edits, rows: dictionary.rows[$0.term]) }
+            .map { (text: dictionary.text($0.term), edits: $0.edits, rows: dictionary.rows(at: $0.term)) }
         if wordRows == 0 && info.tokenizerMayStem {
             candidates += try stemCorrections(of: word, token: token, budget: budget, dictionary, tokenizer, tolerance)
         }

@@ -1,0 +1,161 @@
+import CSQLite
+
+/// Keeps the term dictionaries this process holds (`TermDictionary.of`) exact through the writes of one connection's
+/// sync layer, so that a typo-tolerant search after a write does not read the index's vocabulary again.
+///
+/// The sync layer tells it of each row change of an index before writing the index (`rowChanged`). When a
+/// dictionary of the index is kept, and its label (the FTS5 structure record it is exact at) is the index's
+/// structure record as the transaction first changes the index, the distinct terms of each old row (one row less
+/// each) and new row (one row more) are summed per term for the transaction. When the transaction commits, the sum
+/// joins the kept entry and the entry takes the structure record after the commit as its label, provided that
+/// `PRAGMA data_version` says no other connection (of this process or another) committed since the transaction
+/// first changed the index; else, and whenever the index was written another way in the transaction (a raw write
+/// to the FTS5 table, an FTS5 command such as a rebuild, a bulk load) or rolled back to a savepoint, the entry is
+/// dropped and the next search reads the vocabulary. A rollback applies nothing. Writes outside this connection's
+/// sync layer that commit on their own leave the label behind, and the next search reads the vocabulary as well.
+///
+/// No kept dictionary, no cost: an index is looked up once per transaction.
+final class TermDictionaryFollower {
+    private struct Following {
+        /// The label of the kept dictionary, the index's structure record when the transaction first changed it.
+        let start: [UInt8]
+        /// `PRAGMA data_version` then.
+        let dataVersion: Int64
+        let tokenizer: TokenizerInstance
+        /// Per indexed value, whether FTS5 tokenizes it (not an `UNINDEXED` column).
+        let indexed: [Bool]
+        /// Rows gained per term (negative: lost) in the transaction.
+        var changes: [String: Int64] = [:]
+    }
+
+    private enum State {
+        case following(Following)
+        /// No dictionary kept, or a stale one: nothing to keep up to date in this transaction.
+        case ignored
+        /// Written another way: the kept dictionary goes at commit.
+        case dropped
+    }
+
+    /// The transaction's indexes, by name.
+    private var states: [String: State] = [:]
+    /// Each index's tokenizer and which of its values FTS5 tokenizes, as of a schema version.
+    private var tokenizers: [String: (version: Int64, tokenizer: TokenizerInstance, indexed: [Bool])] = [:]
+    /// FTS5 truncates longer tokens to this many bytes (`FTS5_MAX_TOKEN_SIZE`).
+    private static let longestToken = 32_768
+
+    /// A row of `index` changed: removed (`old`) and/or added (`new`), its values read through `text(side, column)`
+    /// (side 0 the old values, 1 the new ones; nil for NULL). Called before the index is written.
+    func rowChanged(_ index: SyncedIndex, old: Bool, new: Bool, text: (Int, Int) -> UnsafeBufferPointer<UInt8>?,
+                    on handle: Handle) throws {
+        let state = try states[index.index] ?? start(index, on: handle)
+        guard case .following(var following) = state else { return }
+        states[index.index] = .ignored  // not to copy the changes while adding to them
+        var terms = Set<String>()
+        for (side, present) in [(0, old), (1, new)] where present {
+            terms.removeAll(keepingCapacity: true)
+            for (column, indexed) in following.indexed.enumerated() where indexed {
+                guard let value = text(side, column) else { continue }
+                try following.tokenizer.tokenizeDocument(utf8: value) { token, _, _, _ in
+                    terms.insert(String(decoding: UnsafeBufferPointer(rebasing: token.prefix(Self.longestToken)), as: UTF8.self))
+                }
+            }
+            for term in terms { following.changes[term, default: 0] += side == 0 ? -1 : 1 }
+        }
+        states[index.index] = .following(following)
+    }
+
+    /// The first change of `index` in the transaction: followed when a dictionary of it is kept at the index's
+    /// structure record now.
+    private func start(_ index: SyncedIndex, on handle: Handle) throws -> State {
+        // Unobserved: the sync layer is applying the statement's changes, which an observed step would apply again.
+        let observed = handle.isObserved
+        handle.isObserved = false
+        defer { handle.isObserved = observed }
+        let settings = handle.pool.attachment(FullTextSettings.init)
+        var state = State.ignored
+        if let label = settings.termDictionaries.withLock({ $0[index.index]?.structure }),
+           let structure = try FTSTableInfo.structureRecord(of: index.index, on: handle), structure == label {
+            let version = try handle.schemaVersion()
+            if tokenizers[index.index]?.version != version {
+                let info = try FTSTableInfo.load(index.index, on: handle)
+                tokenizers[index.index] = (version, try handle.tokenizer(info.tokenizer),
+                                           index.columns.map { !info.unindexedColumns.contains($0) })
+            }
+            guard let (_, tokenizer, indexed) = tokenizers[index.index] else { return state }
+            state = .following(Following(start: structure, dataVersion: try Self.dataVersion(on: handle),
+                                         tokenizer: tokenizer, indexed: indexed))
+        }
+        states[index.index] = state
+        return state
+    }
+
+    /// `index` was written in the transaction other than row by row through the sync layer: its kept dictionary
+    /// is dropped at commit.
+    func indexWrittenDirectly(_ index: String) {
+        states[index] = .dropped
+    }
+
+    /// The transaction's row changes may not all have reached the indexes (a statement failed while the sync layer
+    /// applied them), or some were undone (a rollback to a savepoint): every index followed is dropped at commit.
+    func changesUncertain() {
+        for (index, state) in states { if case .following = state { states[index] = .dropped } }
+    }
+
+    /// The transaction rolled back: nothing it did is applied.
+    func transactionDidRollBack() {
+        states.removeAll()
+    }
+
+    /// The transaction committed: each followed index's kept dictionary takes the transaction's changes and the
+    /// structure record now, or goes (see ``TermDictionaryFollower``).
+    func transactionDidCommit(on handle: Handle) {
+        guard !states.isEmpty else { return }
+        let states = self.states
+        self.states.removeAll()
+        let cache = handle.pool.attachment(FullTextSettings.init).termDictionaries
+        // Read first: nothing else runs on this connection before, and no other connection wrote since the
+        // transaction first changed the index when the data version is the same.
+        var labels: [String: [UInt8]] = [:]
+        for case let (index, .following(following)) in states {
+            if let version = try? Self.dataVersion(on: handle), version == following.dataVersion,
+               let structure = try? FTSTableInfo.structureRecord(of: index, on: handle) {
+                labels[index] = structure
+            }
+        }
+        cache.withLock { entries in
+            for (index, state) in states {
+                switch state {
+                case .ignored:
+                    continue
+                case .dropped:
+                    entries[index] = nil
+                case .following(let following):
+                    // Taken out of the cache, so that its changes are added to in place.
+                    guard let label = labels[index], let entry = entries.removeValue(forKey: index),
+                          entry.structure == following.start else { continue }
+                    var changes = entry.changes
+                    for (term, change) in following.changes where change != 0 {
+                        let sum = changes[term, default: 0] + change
+                        changes[term] = sum == 0 ? nil : sum
+                    }
+                    entries[index] = TermDictionary.Entry(structure: label, dictionary: entry.dictionary, changes: changes)
+                }
+            }
+        }
+        // Changes no search took (a run of writes): applied here once they would be merged anyway, so that they
+        // never grow past what a merge costs.
+        for case let (index, .following) in states {
+            guard let entry = cache.withLock({ $0[index] }),
+                  entry.changes.count > max(TermDictionary.minimumMergeThreshold, entry.dictionary.count / 16) else { continue }
+            let applied = entry.dictionary.applying(entry.changes)
+            cache.withLock { entries in
+                guard let now = entries[index], now.structure == entry.structure, now.dictionary === entry.dictionary else { return }
+                entries[index] = applied.map { TermDictionary.Entry(structure: entry.structure, dictionary: $0) }
+            }
+        }
+    }
+
+    private static func dataVersion(on handle: Handle) throws -> Int64 {
+        try handle.withStatement("PRAGMA data_version") { stmt in try handle.step(stmt) ? sqlite3_column_int64(stmt, 0) : -1 }
+    }
+}

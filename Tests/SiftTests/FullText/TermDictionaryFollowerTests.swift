@@ -1,0 +1,238 @@
+import Foundation
+import XCTest
+@testable import Sift
+
+/// The term dictionary kept through writes (`TermDictionaryFollower`, `TermDictionary.applying`) against one read
+/// afresh from FTS5's vocabulary: after every write of a seeded random sequence (every kind the sync layer sees,
+/// rollbacks, and the paths that must make the next search read the vocabulary again), the kept dictionary holds
+/// the same terms with the same row counts and answers every walk and lookup the same; and it was kept, not read
+/// again, exactly where the writes all went through the sync layer of this process.
+final class TermDictionaryFollowerTests: SiftTestCase {
+    private static let alphabet = Array("abcdeilmnorstu".unicodeScalars)
+
+    /// Words of a small vocabulary of related spellings, so that walks within two edits find several terms.
+    private static func word(_ rng: inout SplitMix) -> String {
+        let roots = ["aerosol", "airfoil", "turbine", "turbulent", "stream", "streamline", "module", "nodules", "cascade"]
+        var scalars = Array(roots[Int(rng.next() % UInt64(roots.count))].unicodeScalars)
+        for _ in 0..<Int(rng.next() % 3) {
+            let at = Int(rng.next() % UInt64(scalars.count))
+            let letter = alphabet[Int(rng.next() % UInt64(alphabet.count))]
+            switch rng.next() % 3 {
+            case 0: scalars[at] = letter
+            case 1: scalars.insert(letter, at: at)
+            default: if scalars.count > 3 { scalars.remove(at: at) }
+            }
+        }
+        return String(String.UnicodeScalarView(scalars))
+    }
+
+    private static func text(_ rng: inout SplitMix, words: Int) -> String {
+        (0..<words).map { _ in word(&rng) }.joined(separator: " ")
+    }
+
+    private func corpus(_ rng: inout SplitMix) throws -> Database {
+        let database = makeDatabase()
+        try database.create(table: "articles", of: Article.self)
+        try database.create(virtualTable: "articles_fts", of: ArticleIndex.self, syncedWith: "articles")
+        database.fullTextBulkThreshold = 8
+        try database.insert(objects: (1...30).map { Article($0, Self.text(&rng, words: 2), Self.text(&rng, words: 6)) },
+                            intoTable: "articles")
+        return database
+    }
+
+    private func settings(_ database: Database) -> FullTextSettings {
+        database.pool.attachment(FullTextSettings.init)
+    }
+
+    /// The dictionary a typo-tolerant search takes now, and whether it was read from the vocabulary to get it.
+    private func searched(_ database: Database) throws -> (TermDictionary, reread: Bool) {
+        let before = settings(database).termDictionaryReads.withLock { $0 }
+        let dictionary = try database.read { try TermDictionary.of("articles_fts", in: settings(database), on: $0) }
+        return (dictionary, settings(database).termDictionaryReads.withLock { $0 } != before)
+    }
+
+    private func fresh(_ database: Database) throws -> TermDictionary {
+        TermDictionary(terms: try database.read { try FTSTableInfo.vocabulary(of: "articles_fts", on: $0) })
+    }
+
+    /// Every term with its rows, in term order.
+    private func terms(_ dictionary: TermDictionary) -> [String: Int64] {
+        Dictionary(uniqueKeysWithValues: dictionary.byRows(beginningWith: []).map { (dictionary.text($0), dictionary.rows(at: $0)) })
+    }
+
+    /// Whether `kept` answers as `fresh` does: terms, counts, alphabet, and walks and lookups from `words`.
+    private func assertSame(_ kept: TermDictionary, _ fresh: TermDictionary, words: [String], _ step: String) {
+        XCTAssertEqual(terms(kept), terms(fresh), step)
+        XCTAssertEqual(kept.count, fresh.count, step)
+        XCTAssertEqual(kept.alphabet, fresh.alphabet, step)
+        for word in words {
+            let scalars = Array(word.unicodeScalars)
+            for edits in 1...2 {
+                let automaton = EditAutomaton(scalars, maxEdits: edits)
+                XCTAssertEqual(kept.matches(automaton).map { (kept.text($0.term), $0.edits) }.map(Pair.init),
+                               fresh.matches(automaton).map { (fresh.text($0.term), $0.edits) }.map(Pair.init), "\(step) \(word)")
+                XCTAssertEqual(kept.alignedMatches(automaton, tail: 3).map { "\(kept.text($0.term)) \($0.cut) \($0.edits)" },
+                               fresh.alignedMatches(automaton, tail: 3).map { "\(fresh.text($0.term)) \($0.cut) \($0.edits)" }, step)
+                let prefix = EditAutomaton(Array(scalars.prefix(4)), maxEdits: edits)
+                XCTAssertEqual(kept.prefixMatches(prefix), fresh.prefixMatches(prefix), "\(step) \(word)")
+            }
+            XCTAssertEqual(kept.rows(of: scalars), fresh.rows(of: scalars), step)
+            for length in [0, 1, 2, 3, 5] {
+                let prefix = Array(scalars.prefix(length))
+                XCTAssertEqual(kept.maxRows(beginningWith: prefix), fresh.maxRows(beginningWith: prefix), step)
+                XCTAssertEqual(kept.holdsTerm(beginningWith: prefix), !fresh.byRows(beginningWith: prefix).map { $0 }.isEmpty, step)
+                XCTAssertEqual(kept.byRows(beginningWith: prefix).map(kept.text), fresh.byRows(beginningWith: prefix).map(fresh.text),
+                               "\(step) \(String(String.UnicodeScalarView(prefix)))")
+            }
+        }
+    }
+
+    private struct Pair: Equatable {
+        let text: String
+        let edits: Int
+        init(_ pair: (String, Int)) { (text, edits) = pair }
+    }
+
+    private enum Write: CaseIterable {
+        case insert, update, updateBoth, delete, replace, rowid, rawSQL, transaction, rollback, savepoint, bulk,
+             rebuild, optimize, rawIndexCommand, otherConnection, migration
+    }
+
+    func testKeptDictionaryEqualsTheVocabularyAfterEveryWrite() throws {
+        var rng = SplitMix(seed: 2_024)
+        let database = try corpus(&rng)
+        var nextID = 100, version = 0
+        var live = Array(1...30)
+        // The first search reads the vocabulary; every later one takes the kept dictionary unless a write says not.
+        XCTAssertTrue(try searched(database).reread)
+        var kept = 0
+        for step in 0..<160 {
+            let write = Write.allCases[Int(rng.next() % UInt64(Write.allCases.count))]
+            let someone = live.isEmpty ? 1 : live[Int(rng.next() % UInt64(live.count))]
+            func newID() -> Int { nextID += 1; return nextID }
+            var keeps = true
+            switch write {
+            case .insert:
+                let id = newID()
+                try database.insert(objects: [Article(id, Self.text(&rng, words: 2), Self.text(&rng, words: 5))], intoTable: "articles")
+                live.append(id)
+            case .update:
+                try database.update(table: "articles", on: Article.Properties.body, with: [Self.text(&rng, words: 4)],
+                                    where: Article.Properties.id == someone)
+            case .updateBoth:
+                try database.exec(sql: "UPDATE articles SET title = ?, body = body || ' ' || ? WHERE id % 3 = ?",
+                                  values: [Self.text(&rng, words: 1), Self.word(&rng), Int(rng.next() % 3)])
+            case .delete:
+                try database.delete(fromTable: "articles", where: Article.Properties.id == someone)
+                live.removeAll { $0 == someone }
+            case .replace:
+                try database.insertOrReplace(objects: [Article(someone, Self.text(&rng, words: 2), Self.text(&rng, words: 3))],
+                                             intoTable: "articles")
+                if !live.contains(someone) { live.append(someone) }
+            case .rowid:
+                let id = newID()
+                try database.exec(sql: "UPDATE articles SET id = ?, title = ? WHERE id = ?", values: [id, Self.word(&rng), someone])
+                if live.contains(someone) { live.removeAll { $0 == someone }; live.append(id) }
+            case .rawSQL:
+                let id = newID()
+                try database.exec(sql: "INSERT INTO articles(id, title, body, views) VALUES(?, ?, ?, 0)",
+                                  values: [id, Self.word(&rng), Self.text(&rng, words: 3)])
+                live.append(id)
+            case .transaction:
+                let id = newID()
+                try database.run(transaction: {
+                    try database.insert(objects: [Article(id, Self.word(&rng), Self.text(&rng, words: 3))], intoTable: "articles")
+                    try database.delete(fromTable: "articles", where: Article.Properties.id == someone)
+                    try database.update(table: "articles", on: Article.Properties.title, with: [Self.word(&rng)],
+                                        where: Article.Properties.id == id)
+                })
+                live.removeAll { $0 == someone }
+                live.append(id)
+            case .rollback:
+                try? database.run(transaction: {
+                    try database.insert(objects: [Article(newID(), Self.word(&rng), Self.text(&rng, words: 3))], intoTable: "articles")
+                    try database.delete(fromTable: "articles", where: Article.Properties.id == someone)
+                    throw CancellationError()
+                })
+            case .savepoint:
+                // The inner transaction is a savepoint rolled back; the outer one commits (its dictionary is dropped).
+                let id = newID()
+                try database.run(transaction: {
+                    try database.insert(objects: [Article(id, Self.word(&rng), Self.text(&rng, words: 3))], intoTable: "articles")
+                    try? database.run(transaction: {
+                        try database.insert(objects: [Article(newID(), Self.word(&rng), Self.word(&rng))], intoTable: "articles")
+                        throw CancellationError()
+                    })
+                })
+                live.append(id)
+                keeps = false
+            case .bulk:
+                let ids = (0..<10).map { _ in newID() }
+                try database.insert(objects: ids.map { Article($0, Self.word(&rng), Self.text(&rng, words: 4)) }, intoTable: "articles")
+                live += ids
+                keeps = false
+            case .rebuild:
+                try database.rebuild(index: "articles_fts")
+                keeps = false
+            case .optimize:
+                try database.optimize(index: "articles_fts")
+                keeps = false
+            case .rawIndexCommand:
+                try database.exec(sql: "INSERT INTO articles_fts(articles_fts, rank) VALUES('merge', 4)")
+                keeps = false
+            case .otherConnection:
+                let other = Database(withPath: database.path)
+                let id = newID()
+                try other.insert(objects: [Article(id, Self.word(&rng), Self.text(&rng, words: 2))], intoTable: "articles")
+                other.close()
+                live.append(id)
+                keeps = false
+            case .migration:
+                version += 1
+                try database.migrate(table: "articles", of: Article.self, toVersion: version) {
+                    try $0.update(property: "title", with: Self.word(&rng), where: Column(named: "id") == someone)
+                }
+                keeps = false
+            }
+            // A typo-tolerant search, as an application makes after writing.
+            let word = Self.word(&rng)
+            let _: SearchResults<Article> = try database.search(word, in: "articles_fts")
+            let (dictionary, reread) = try searched(database)
+            let expected = try fresh(database)
+            assertSame(dictionary, expected, words: [word, Self.word(&rng)], "step \(step) \(write)")
+            if keeps {
+                XCTAssertFalse(reread, "step \(step): \(write) went through the sync layer, the dictionary is kept")
+                kept += 1
+            }
+        }
+        XCTAssertGreaterThan(kept, 60)
+    }
+
+    /// Applying changes directly, with a low merge threshold: the changes kept beside the base and the merged list
+    /// answer as a dictionary made from the final counts does.
+    func testChangesBesideTheBaseAndMergedAnswerAsAFreshDictionary() {
+        var rng = SplitMix(seed: 77)
+        var counts: [String: Int64] = [:]
+        for _ in 0..<300 { counts[Self.word(&rng), default: 0] += Int64(1 + rng.next() % 5) }
+        var dictionary = TermDictionary(terms: counts.map { ($0.key, $0.value) })
+        for round in 0..<40 {
+            var changes: [String: Int64] = [:]
+            for _ in 0..<Int(1 + rng.next() % 12) {
+                let term = rng.next() % 3 == 0 ? counts.keys.randomElement(using: &rng) ?? "x" : Self.word(&rng)
+                let now = counts[term] ?? 0
+                let change = rng.next() % 2 == 0 ? -Int64(rng.next() % UInt64(now + 1)) : Int64(1 + rng.next() % 3)
+                guard change != 0 else { continue }
+                changes[term, default: 0] += change
+                counts[term] = now + change == 0 ? nil : now + change
+            }
+            guard let applied = dictionary.applying(changes, mergeThreshold: round % 2 == 0 ? 8 : 1_000) else {
+                return XCTFail("round \(round): changes that follow from the counts are applied")
+            }
+            dictionary = applied
+            assertSame(dictionary, TermDictionary(terms: counts.map { ($0.key, $0.value) }),
+                       words: [Self.word(&rng), Self.word(&rng)], "round \(round)")
+        }
+        XCTAssertNil(dictionary.applying(["zzzz": -1]), "a count below zero means the changes do not follow from the dictionary")
+    }
+}
+
