@@ -180,6 +180,24 @@ final class EncryptedRecoveryTests: SiftTestCase {
         XCTAssertGreaterThan(report.unassignedRows, 0)
     }
 
+    /// Random pages pass the page reader's check about once in 70,000: an encrypted file with one such page still
+    /// reads as encrypted (without a key, recovery says a key is missing rather than recovering random bytes), and a
+    /// plain file without its header still does not.
+    func testAnEncryptedFileWithAPageThatReadsAsABTreePageStillLooksEncrypted() throws {
+        var generator = SplitMix(seed: 0xC1F)
+        var bytes = (0..<(200 * 4096)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+        let leaf = 57 * 4096                         // page 58 reads as an empty table leaf: type 13, no cells
+        bytes.replaceSubrange(leaf..<leaf + 8, with: [0x0D, 0, 0, 0, 0, 0x10, 0, 0])
+        let file = PageFile(bytes: bytes, fallbackPageSize: 4096)
+        XCTAssertEqual(file.kind(of: 58), .tableLeaf)
+        XCTAssertTrue(file.looksEncrypted)
+
+        let (plain, _) = try makeSample("plain.db", key: nil)
+        var plainBytes = [UInt8](try XCTUnwrap(FileManager.default.contents(atPath: plain)))
+        plainBytes.replaceSubrange(0..<100, with: [UInt8](repeating: 0, count: 100))
+        XCTAssertFalse(PageFile(bytes: plainBytes, fallbackPageSize: 4096).looksEncrypted)
+    }
+
     func testWrongMissingAndUnneededKeysAreTypedErrors() throws {
         let (path, _) = try makeSample("encrypted.db")
         try damage(path, pages: [3])
