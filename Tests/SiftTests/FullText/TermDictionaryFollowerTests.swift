@@ -210,6 +210,30 @@ final class TermDictionaryFollowerTests: SiftTestCase {
 
     /// Applying changes directly, with a low merge threshold: the changes kept beside the base and the merged list
     /// answer as a dictionary made from the final counts does.
+    /// A typo-tolerant search inside a write transaction takes the kept dictionary with what the transaction
+    /// changed so far through the sync layer (the vocabulary is not read), and a rollback leaves the kept one as it was.
+    func testSearchesInsideAWriteTransactionTakeItsChanges() throws {
+        var rng = SplitMix(seed: 0x7A11)
+        let database = try corpus(&rng)
+        _ = try searched(database)
+        struct Boom: Error {}
+        XCTAssertThrowsError(try database.run(transaction: {
+            try database.insert(objects: Article(500, "hypersonic", "cascade stream"), intoTable: "articles")
+            try database.update(table: "articles", on: Article.Properties.title, with: Article(nil, "aerosol", ""),
+                                where: Article.Properties.id == 3)
+            let (kept, reread) = try searched(database)
+            XCTAssertFalse(reread, "a search in the transaction read the vocabulary")
+            assertSame(kept, try fresh(database), words: ["hypersonc", "aerosl", "cascad"], "inside the transaction")
+            let found = try database.search("hypersonc", in: "articles_fts", of: Article.self)
+            XCTAssertEqual(found.hits.map(\.rowid), [500])
+            throw Boom()
+        }))
+        let (kept, reread) = try searched(database)
+        XCTAssertFalse(reread, "the rollback left the kept dictionary")
+        assertSame(kept, try fresh(database), words: ["hypersonc", "aerosl", "cascad"], "after the rollback")
+        XCTAssertTrue(try database.search("hypersonc", in: "articles_fts", of: Article.self).hits.isEmpty)
+    }
+
     func testChangesBesideTheBaseAndMergedAnswerAsAFreshDictionary() {
         var rng = SplitMix(seed: 77)
         var counts: [String: Int64] = [:]

@@ -270,6 +270,16 @@ extension TermDictionary {
                 return applied
             }
         }
+        // Inside a write transaction: the kept dictionary with what the transaction changed so far through this
+        // connection's sync layer, when that is the index as the transaction sees it (not kept: it may roll back).
+        if writing, let structure, let kept = cache.withLock({ $0[index] }),
+           let pending = (handle.observer as? FullTextConnection)?.tracker.dictionaries
+               .pendingChanges(of: index, keptAt: kept.structure, structure: structure) {
+            var changes = kept.changes
+            for (term, change) in pending where change != 0 { changes[term, default: 0] += change }
+            if changes.isEmpty { return kept.dictionary }
+            if let applied = kept.dictionary.applying(changes.filter { $0.value != 0 }) { return applied }
+        }
         settings.termDictionaryReads.withLock { $0 += 1 }
         let dictionary = TermDictionary(terms: try FTSTableInfo.vocabulary(of: index, on: handle))
         if !writing, let structure { cache.withLock { $0[index] = Entry(structure: structure, dictionary: dictionary) } }

@@ -89,6 +89,20 @@ final class TermDictionaryFollower {
         return state
     }
 
+    /// What the open transaction changed in `index` so far, when a dictionary kept at structure record `label` plus
+    /// those changes is the index as the transaction sees it (whose structure record is `structure` now): the
+    /// transaction has not changed the index and the record is the label (none), or it changed it only through the
+    /// sync layer while following that dictionary (FTS5 may have written its pending rows since, at a savepoint,
+    /// which changes the record but not what it holds). Nil otherwise (written another way, or changed while no such
+    /// dictionary was kept): the vocabulary must be read.
+    func pendingChanges(of index: String, keptAt label: [UInt8], structure: [UInt8]) -> [String: Int64]? {
+        switch states[index] {
+        case nil: return structure == label ? [:] : nil
+        case .following(let following): return following.start == label ? following.changes : nil
+        case .ignored, .dropped: return nil
+        }
+    }
+
     /// `index` was written in the transaction other than row by row through the sync layer: its kept dictionary
     /// is dropped at commit.
     func indexWrittenDirectly(_ index: String) {
