@@ -111,7 +111,7 @@ struct FacetCommand: ParsableCommand {
                 var exact = 0, matches = 0
                 for run in 0..<(runs + 2) {
                     let (counted, siftTime) = try timed {
-                        try database.facets(for: SearchQuery(query), in: "fts", options: SearchOptions(facets: facets))
+                        try database.facets(for: SearchQuery(query), in: "fts", options: SearchOptions(typoTolerance: .off, facets: facets))
                     }
                     var grouped: [String: [FundamentalValue: Int]] = [:]
                     var plainTime = 0.0

@@ -291,7 +291,7 @@ struct ScaleCommand: ParsableCommand {
         let exhaustive = try RawDatabase(path: directory + "/sift.sqlite")
         guard sift_rank_register(exhaustive.handle) == SQLITE_OK else { throw BenchError.checkFailed("sift_rank_register") }
         let ranking = self.ranking.value
-        let options = SearchOptions(limit: 20, ranking: ranking)
+        let options = SearchOptions(limit: 20, ranking: ranking, typoTolerance: .off)  // the words as typed, as Tantivy and FTS5 search them
         let rawSelect = try raw.prepare("""
             SELECT d.id, d.title, d.body FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? ORDER BY rank LIMIT 20
             """)

@@ -92,7 +92,7 @@ enum SiftCandidates {
         let expected = try RawBaselines.search(context.fixtures.queries, in: try RawDatabase(path: context.databasePath))
         let database = try openCopy(context, encrypted: encrypted)
         let queries = context.fixtures.queries
-        let options = SearchOptions(limit: 20, ranking: ranking, highlight: ["body"], countTotal: false)
+        let options = SearchOptions(limit: 20, ranking: ranking, highlight: ["body"], countTotal: false, typoTolerance: .off)
         _ = try database.search(SearchQuery("warm"), in: "fts", of: Doc.self, options: options)
         let digest = try context.measure { () throws -> RawBaselines.SearchDigest in
             var digest = RawBaselines.SearchDigest()

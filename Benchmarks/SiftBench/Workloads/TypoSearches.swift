@@ -32,7 +32,7 @@ extension ScaleCommand {
         let clean = corpus.queries(.zipfAll, count: queries)
         var rng = SeededGenerator(seed: 0x7E57)
         let misspelled = clean.map { $0.split(separator: " ").map { Self.misspelled(String($0), &rng) }.joined(separator: " ") }
-        let exact = SearchOptions(limit: 20, ranking: ranking.value)
+        let exact = SearchOptions(limit: 20, ranking: ranking.value, typoTolerance: .off)
         var tolerant = exact
         tolerant.typoTolerance = .default
 
