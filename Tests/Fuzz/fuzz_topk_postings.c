@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "fuzz_input.h"
+#include "sift_facet.h"
 #include "sift_topk.h"
 
 /* The column sizes statement: any row's sizes are the input's docsize blob (parameter 2), or none when it binds
@@ -123,8 +124,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         bytes[t] = (flags & 0x40) && t == 0 ? -(int)n : (int)n;
     }
 
+    /* Every matching row's rowid appended, as facet counting asks: one a match. */
+    sift_facet_rowids matches = {0};
+    if (checks & 4) top.matches = &matches;
     sift_topk_postings(&query, &top, base, last, postings, bytes, (checks & 2) ? expected : NULL, changed, changed_count,
                        (flags & 0x02) ? extras : NULL);
+    if ((checks & 4) && matches.count != top.matched) abort();
+    sift_facet_rowids_free(&matches);
     if (top.count < 0 || top.count > (capacity > 0 ? capacity : 0)) abort();
     for (int i = 1; i < top.count; i++)
         if (!(top.scores[i - 1] >= top.scores[i]) && !isnan(top.scores[i - 1]) && !isnan(top.scores[i])) abort();
