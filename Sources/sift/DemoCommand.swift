@@ -46,12 +46,11 @@ struct DemoCommand: ParsableCommand {
                 HitPrinter.printText(results, offset: 0, indent: "  ")
                 print("")
             }
-            // What people type: two misspelled words ("bosporus", "brigdes"), found with typo tolerance.
+            // What people type: two misspelled words ("bosporus", "brigdes"), found with typo tolerance (on by default).
             let misspelled = "bosporus brigdes"
-            print("English, misspelled: sift search \"\(misspelled)\" --typos on")
-            var tolerant = CorpusSearchOptions(limit: 3, markers: Terminal.markers, snippetLength: 60)
-            tolerant.search.typoTolerance = .default
-            HitPrinter.printText(try corpus.search(misspelled, options: tolerant), offset: 0, indent: "  ")
+            print("English, misspelled: sift search \"\(misspelled)\"")
+            let options = CorpusSearchOptions(limit: 3, markers: Terminal.markers, snippetLength: 60)
+            HitPrinter.printText(try corpus.search(misspelled, options: options), offset: 0, indent: "  ")
             print("")
             if db == nil {
                 corpus.database.close()

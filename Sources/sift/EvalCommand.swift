@@ -15,7 +15,8 @@ struct EvalCommand: ParsableCommand {
             over the judged queries (trec_eval conventions), with indexing and query throughput. \
             --run writes the ranking as a TREC run file (qid Q0 docid rank score tag) for trec_eval. \
             --queries reads another query file of the collection (queries-typos.jsonl: the same queries misspelled); \
-            --typos on searches with typo tolerance (SearchOptions.typoTolerance, Meilisearch's defaults). \
+            --typos on (the default) searches with typo tolerance (SearchOptions.typoTolerance, Meilisearch's \
+            defaults), --typos off every word as typed. \
             --query-vectors FILE (one {"_id", "vector"} a line, as scripts/embed-collection.py writes them) also \
             runs every query as a vector search and as a hybrid one (--fusion) over the documents' vectors \
             (--corpus-vectors, by default corpus.jsonl beside FILE), and prints the three side by side with the p \
