@@ -9,7 +9,7 @@ enum ChangedRowCounts {
     /// The blob of a row holding `entries` (each term once, its counts per column, none negative).
     static func encode(_ entries: [(term: String, counts: [Int32])]) -> [UInt8] {
         var bytes: [UInt8] = []
-        for entry in entries.sorted(by: { Array($0.term.utf8).lexicographicallyPrecedes(Array($1.term.utf8)) }) {
+        for entry in entries.sorted(by: { $0.term.utf8.lexicographicallyPrecedes($1.term.utf8) }) {
             let term = Array(entry.term.utf8)
             ImpactPostings.leb128(UInt64(term.count), to: &bytes)
             bytes += term
@@ -43,14 +43,12 @@ enum ChangedRowCounts {
             at += Int(length)
             if let previous, !previous.lexicographicallyPrecedes(term) { return false }
             previous = term
-            var counts: [Int32] = []
+            // The counts go straight to the rows of a wanted term; the others' are only checked.
+            let position = wanted[term]
+            if let position { rows[position].rowids.append(rowid) }
             for _ in 0..<columns {
                 guard let count = number(), count <= UInt64(Int32.max) else { return false }
-                counts.append(Int32(count))
-            }
-            if let position = wanted[term] {
-                rows[position].rowids.append(rowid)
-                rows[position].counts += counts
+                if let position { rows[position].counts.append(Int32(count)) }
             }
         }
         return true

@@ -3,6 +3,16 @@ extension TermDictionary {
     /// terms, and at least this many (a merge costs a pass over every term; a walk, one over the changed ones too).
     static let minimumMergeThreshold = 1_024
 
+    /// `changes` and `more` (term to rows gained) summed, without the terms whose sum is 0.
+    static func summing(_ changes: [String: Int64], _ more: [String: Int64]) -> [String: Int64] {
+        var sum = changes
+        for (term, change) in more where change != 0 {
+            let total = sum[term, default: 0] + change
+            sum[term] = total == 0 ? nil : total
+        }
+        return sum
+    }
+
     /// This dictionary with the row counts of terms changed by `changes` (term to rows gained, negative for rows
     /// lost), as FTS5's vocabulary would count them after the writes they sum up; a term whose count reaches 0 is no
     /// longer found. Nil when a change takes a count below 0: the changes do not follow from this dictionary's

@@ -275,10 +275,9 @@ extension TermDictionary {
         if writing, let structure, let kept = cache.withLock({ $0[index] }),
            let pending = (handle.observer as? FullTextConnection)?.tracker.dictionaries
                .pendingChanges(of: index, keptAt: kept.structure, structure: structure) {
-            var changes = kept.changes
-            for (term, change) in pending where change != 0 { changes[term, default: 0] += change }
+            let changes = TermDictionary.summing(kept.changes, pending)
             if changes.isEmpty { return kept.dictionary }
-            if let applied = kept.dictionary.applying(changes.filter { $0.value != 0 }) { return applied }
+            if let applied = kept.dictionary.applying(changes) { return applied }
         }
         settings.termDictionaryReads.withLock { $0 += 1 }
         let dictionary = TermDictionary(terms: try FTSTableInfo.vocabulary(of: index, on: handle))

@@ -147,12 +147,8 @@ final class TermDictionaryFollower {
                     // Taken out of the cache, so that its changes are added to in place.
                     guard let label = labels[index], let entry = entries.removeValue(forKey: index),
                           entry.structure == following.start else { continue }
-                    var changes = entry.changes
-                    for (term, change) in following.changes where change != 0 {
-                        let sum = changes[term, default: 0] + change
-                        changes[term] = sum == 0 ? nil : sum
-                    }
-                    entries[index] = TermDictionary.Entry(structure: label, dictionary: entry.dictionary, changes: changes)
+                    entries[index] = TermDictionary.Entry(structure: label, dictionary: entry.dictionary,
+                                                          changes: TermDictionary.summing(entry.changes, following.changes))
                 }
             }
         }
