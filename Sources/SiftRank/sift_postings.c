@@ -1,29 +1,26 @@
 /* Sift's postings evaluator: the top k of a query of listed terms from the impacts' postings (see sift_topk.h). */
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "../CSQLite/shim.h"
 
+#include "sift_bound.h"
 #include "sift_score.h"
 #include "sift_facet.h"
 #include "sift_topk.h"
 
 #define MAX_COLUMNS 64
 
-/* One term's place in its postings and in the changed rows' counts: the row it is at (INT64_MAX once done) and
-   its count in each column; the next row of the postings (`stored`, INT64_MAX when none) read ahead. */
+/* One term's rows in the chunk, decoded before the rows are merged: the postings' rows but the changed ones,
+   with the changed rows holding the term now in their place, in rowid order and then INT64_MAX; `columns` counts a
+   row in `counts`; `at`, the row the merge is at. Decoding first keeps the merge a walk over arrays, and the LEB128
+   numbers are read in one tight loop per term rather than row by row between the other terms'. */
 typedef struct {
-    const unsigned char *at, *end;
-    int64_t stored;
-    int64_t rows;                             /* rows of the postings read so far, changed ones included */
-    int64_t last;                             /* the last of them */
-    int32_t *stored_counts;                   /* one of buffers, the other one holding `counts` */
-    int32_t buffers[2][MAX_COLUMNS];
-    const int64_t *changed, *changed_end;     /* rows whose postings are out of date, sorted */
-    const int64_t *extra, *extra_end;         /* changed rows holding the term now, sorted */
-    const int32_t *extra_counts;              /* per extra row, its counts */
-    int64_t rowid;
-    const int32_t *counts;
-} cursor;
+    int64_t *rowids;
+    int32_t *counts;
+    int at;
+} term_rows;
 
 /* An unsigned LEB128 number (what TopKImpacts writes); 0 and the end on a truncated one. */
 static inline uint64_t leb128(const unsigned char **at, const unsigned char *end) {
@@ -81,36 +78,81 @@ int64_t sift_postings_last_rowid(const unsigned char *postings, int bytes, int c
     return rowid;
 }
 
-/* Reads the postings' next row that has not changed into `stored`. */
-static void read_stored(cursor *c, int columns) {
-    for (;;) {
-        if (!next_row(&c->at, c->end, columns, &c->stored, c->stored_counts)) {
-            c->stored = INT64_MAX;
-            return;
-        }
-        c->rows++;
-        c->last = c->stored;
-        while (c->changed < c->changed_end && *c->changed < c->stored) c->changed++;
-        if (c->changed == c->changed_end || *c->changed != c->stored) return;
+/* Reads the rows at `at` whose numbers are all below 128 (one byte each: nearly every row of a frequent term, of
+   small distances and counts) into `rows` from row *n on, eight bytes at a time and without a branch per number;
+   stops at the first row that is not, 8 bytes before `end`, or when `room` rows are read. */
+static inline void read_short_rows(const unsigned char **at, const unsigned char *end, int columns, int64_t *rowid,
+                                   term_rows *rows, int *n, int room) {
+    if (columns >= 8) return;
+    const uint64_t high = UINT64_C(0x8080808080808080) >> (8 * (7 - columns)); /* the row's bytes' high bits */
+    const unsigned char *p = *at;
+    int64_t r = *rowid;
+    int k = *n;
+    while (k < room && end - p >= 8 && r < INT64_MAX - 128) {
+        uint64_t word;
+        memcpy(&word, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        word = __builtin_bswap64(word);
+#endif
+        if ((word & high) || !(word & 0xFF)) break; /* a longer number, or a distance of 0 (damage) */
+        r += (int64_t)(word & 0xFF);
+        int32_t *counts = rows->counts + (size_t)k * (size_t)columns;
+        for (int c = 0; c < columns; c++) counts[c] = (int32_t)(word >> (8 * (c + 1)) & 0xFF);
+        rows->rowids[k++] = r;
+        p += 1 + columns;
     }
+    *at = p, *rowid = r, *n = k;
 }
 
-/* Moves to the next row holding the term: from the postings or from the changed rows' counts. */
-static void advance(cursor *c, int columns) {
-    int64_t extra = c->extra < c->extra_end ? *c->extra : INT64_MAX;
-    if (c->stored == INT64_MAX && extra == INT64_MAX) {
-        c->rowid = INT64_MAX;
-    } else if (c->stored < extra) {
-        c->rowid = c->stored;
-        c->counts = c->stored_counts;
-        c->stored_counts = c->stored_counts == c->buffers[0] ? c->buffers[1] : c->buffers[0];
-        read_stored(c, columns);
+/* Decodes a chunk's postings of a term (`bytes` of them at `at`, the rows after `base`) into `rows`, which has room
+   for `room` rows and the INT64_MAX after them: rows listed in `changed` are left out, and `extra`'s rows (changed
+   rows holding the term now) are put in their place with their counts. Returns the rows written, or -1 when the
+   postings are damaged: they stop before their last byte, hold another number of rows than `expected` (-1: not
+   checked), reach past `last`, or hold more rows than `room` allows. */
+static int decode_term(const unsigned char *at, int bytes, int columns, int64_t base, int64_t last, int64_t expected,
+                       const int64_t *changed, const int64_t *changed_end, const sift_postings_extra *extra,
+                       term_rows *rows, int room) {
+    const unsigned char *end = at + bytes;
+    const int64_t *x = extra && extra->count > 0 ? extra->rowids : NULL, *x_end = x ? x + extra->count : NULL;
+    const int32_t *x_counts = x ? extra->counts : NULL;
+    int64_t rowid = base, read = 0;
+    int n = 0;
+    if (!changed && !x) {
+        /* Straight into place: no row to leave out or to add. */
+        for (;;) {
+            read_short_rows(&at, end, columns, &rowid, rows, &n, room);
+            if (n >= room || !next_row(&at, end, columns, &rowid, rows->counts + (size_t)n * (size_t)columns)) break;
+            rows->rowids[n++] = rowid;
+        }
+        read = n;
     } else {
-        c->rowid = extra;
-        c->counts = c->extra_counts;
-        c->extra++;
-        c->extra_counts += columns;
+        int32_t counts[MAX_COLUMNS];
+        for (;;) {
+            int more = next_row(&at, end, columns, &rowid, counts);
+            int64_t next = more ? rowid : INT64_MAX;
+            read += more;
+            /* The changed rows holding the term now, up to this row (one at this row takes its place). */
+            int replaced = 0;
+            for (; x < x_end && *x <= next; x++, x_counts += columns) {
+                if (n >= room) return -1;
+                rows->rowids[n] = *x;
+                for (int c = 0; c < columns; c++) rows->counts[(size_t)n * (size_t)columns + c] = x_counts[c];
+                replaced |= *x == next;
+                n++;
+            }
+            if (!more) break;
+            while (changed < changed_end && *changed < rowid) changed++;
+            if (replaced || (changed < changed_end && *changed == rowid)) continue;
+            if (n >= room) return -1;
+            rows->rowids[n] = rowid;
+            for (int c = 0; c < columns; c++) rows->counts[(size_t)n * (size_t)columns + c] = counts[c];
+            n++;
+        }
     }
+    rows->rowids[n] = INT64_MAX;
+    rows->at = 0;
+    if (at != end || (expected >= 0 && read != expected) || (read > 0 && rowid > last)) return -1;
+    return n;
 }
 
 /* A number in FTS5's varint format (SQLite's: big-endian groups of 7 bits, the ninth byte whole). */
@@ -132,15 +174,17 @@ static int fts5_varint(const unsigned char **at, const unsigned char *end, uint6
     return 0;
 }
 
-/* The row's score: its counts from the cursors at it (the bits of `present`) and column sizes `lengths`. */
-static double score_row(const sift_postings_query *q, const cursor *cursors, unsigned present, const int *lengths) {
+/* The row's score: the counts of the terms at it (the bits of `present`, term t's at counts[t]) and column sizes
+   `lengths`. */
+static double score_row(const sift_postings_query *q, const int32_t *const *counts, unsigned present,
+                        const int *lengths) {
     double score = 0;
     for (; present; present &= present - 1) {
         int t = __builtin_ctz(present);
         if (q->qtf[t] <= 0) continue;
         double pseudo = 0;
         for (int c = 0; c < q->columns; c++) {
-            double tf = cursors[t].counts[c];
+            double tf = counts[t][c];
             if (tf <= 0 || q->weights[c] <= 0 || q->avglen[c] <= 0) continue;
             pseudo += sift_score_column(q->inb2, q->c, q->b, q->weights[c], tf, q->avglen[c], lengths[c]);
         }
@@ -149,56 +193,46 @@ static double score_row(const sift_postings_query *q, const cursor *cursors, uns
     return score;
 }
 
-/* Whether each term's postings were read to their last byte, hold the rows their chunk records and end within
-   the chunk: anything else is damage, which the caller must not take as the term's rows. */
-static int postings_intact(const sift_postings_query *q, const cursor *cursors, const int64_t *expected, int64_t last) {
+/* Rows are merged a window at a time: at most WINDOW_WORDS * 64 consecutive rowids within one block, one bit a
+   rowid per term. A window's matches are the AND (all terms) or OR (any term) of its groups' bits, its count a
+   population count, and only the rows of a window its block's bound does not rule out are looked at one by one:
+   counting every match of two frequent terms then costs a bit set per row, not a merge step. */
+#define WINDOW_WORDS 16
+#define WINDOW_ROWS (64 * WINDOW_WORDS)
+
+/* Whether the window's matching rows (`match`, `words` of it) cannot beat `limit`: the sum of the bounds in block
+   `block` of the terms they hold (`bits`, per term) is at most it. Not when a term's block is not known. */
+static int window_ruled_out(const sift_postings_query *q, const sift_topk_collector *top, int64_t block,
+                            uint64_t (*bits)[WINDOW_WORDS], const uint64_t *match, int words, int blocks_fit,
+                            double limit) {
+    if (block < 0 || !blocks_fit) return 0;
+    sift_bound_ranking ranking = {q->inb2, q->k1, q->b, q->c, q->columns, q->weights, q->avglen};
+    double bound = 0;
     for (int t = 0; t < q->terms; t++) {
-        const cursor *c = &cursors[t];
-        if (!c->end) continue;
-        if (c->at != c->end || (expected && c->rows != expected[t]) || c->last > last) return 0;
+        uint64_t held = 0;
+        for (int w = 0; w < words; w++) held |= bits[t][w] & match[w];
+        if (!held || q->qtf[t] <= 0) continue;
+        if (t >= top->terms || !top->blocks[t] || (uint64_t)block >= top->bytes[t] / (size_t)top->stride) return 0;
+        bound += sift_bound_block(&ranking, top->blocks[t] + (size_t)block * (size_t)top->stride, q->qtf[t], q->idf[t]);
     }
-    return 1;
+    return bound * (1 + 1e-12) <= limit;
 }
 
-int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, int64_t base, int64_t last,
-                       const unsigned char *const *postings, const int *bytes, const int64_t *expected,
-                       const int64_t *changed, int changed_count, const sift_postings_extra *extras) {
-    if (q->terms < 1 || q->terms > SIFT_POSTINGS_MAX_TERMS || q->columns < 1 || q->columns > MAX_COLUMNS)
-        return SQLITE_MISUSE;
+/* The rows of the chunk from the terms' decoded rows into the collector (see sift_topk_postings). */
+static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, term_rows *rows) {
     const int terms = q->terms, columns = q->columns;
-    /* Per term the bit of its group, and the groups a matching row must hold a term of. */
-    unsigned group_bit[SIFT_POSTINGS_MAX_TERMS], groups = 0;
+    /* Per term its group, numbered from 0 in order of first use. */
+    int group_of[SIFT_POSTINGS_MAX_TERMS], group_count = 0, numbered[SIFT_POSTINGS_MAX_TERMS];
+    for (int g = 0; g < SIFT_POSTINGS_MAX_TERMS; g++) numbered[g] = -1;
     for (int t = 0; t < terms; t++) {
         int group = q->group ? q->group[t] : t;
-        if (group < 0 || group >= SIFT_POSTINGS_MAX_TERMS) return SQLITE_MISUSE;
-        group_bit[t] = 1u << group;
-        groups |= group_bit[t];
+        if (numbered[group] < 0) numbered[group] = group_count++;
+        group_of[t] = numbered[group];
     }
     const int requires_all = q->requires_all;
-    /* Locals, bits and the cursors' own array keep the loop below in registers: no byte store may alias them. */
-    cursor cursors[SIFT_POSTINGS_MAX_TERMS];
-    for (int t = 0; t < terms; t++) {
-        cursor *c = &cursors[t];
-        c->at = postings[t];
-        c->end = postings[t] ? postings[t] + (bytes[t] > 0 ? bytes[t] : 0) : NULL;
-        c->changed = changed_count > 0 ? changed : NULL;
-        c->changed_end = c->changed ? changed + changed_count : NULL;
-        c->extra = extras && extras[t].count > 0 ? extras[t].rowids : NULL;
-        c->extra_end = c->extra ? c->extra + extras[t].count : NULL;
-        c->extra_counts = extras ? extras[t].counts : NULL;
-        c->stored = base;
-        c->rows = 0;
-        c->last = base;
-        c->stored_counts = c->buffers[0];
-        read_stored(c, columns);
-        advance(c, columns);
-    }
     int lengths[MAX_COLUMNS];
-    /* The block of the rows at hand: its end, whether its bound cannot beat the k-th score, and (computed on first
-       use) per term and column the weight of one count with the shortest size the block's rows holding the term
-       there have (the impacts): a row's score is at most the terms' saturated sums of counts times these. */
-    int64_t block = -1, block_end = INT64_MIN;
-    int block_skipped = 0, have_coefficients = 0;
+    /* Per term and column the weight of one count with the shortest size the block's rows holding the term there
+       have (the impacts): a row's score is at most the terms' saturated sums of counts times these. */
     double coefficients[SIFT_POSTINGS_MAX_TERMS * MAX_COLUMNS];
     /* A collector of no rows keeps none: the rows are only counted. */
     int keeps = top->capacity > 0;
@@ -208,98 +242,214 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
     /* Impact blocks hold a byte and three per column: a stride too short for the query's columns means none. */
     int blocks_fit = top->stride >= 1 + 3 * columns;
     int64_t matched = 0; /* added to top->matched on return */
+    uint64_t bits[SIFT_POSTINGS_MAX_TERMS][WINDOW_WORDS], groups[SIFT_POSTINGS_MAX_TERMS][WINDOW_WORDS], match[WINDOW_WORDS];
+    int first[SIFT_POSTINGS_MAX_TERMS];
+    const int32_t *counts[SIFT_POSTINGS_MAX_TERMS];
+    int rc = SQLITE_OK;
     for (;;) {
-        int64_t rowid = INT64_MAX;
-        for (int t = 0; t < terms; t++)
-            if (cursors[t].rowid < rowid) rowid = cursors[t].rowid;
-        if (rowid == INT64_MAX) {
-            top->matched += matched;
-            return postings_intact(q, cursors, expected, last) ? SQLITE_OK : SQLITE_CORRUPT;
-        }
-        /* The terms at the row (bit t for term t) and the groups they stand for. */
-        unsigned present = 0, held = 0;
-        for (int t = 0; t < terms; t++)
-            if (cursors[t].rowid == rowid) {
-                present |= 1u << t;
-                held |= group_bit[t];
+        /* The window's first rowid: the first row of any term, or with all terms the latest of the groups' first
+           rows (no row before it holds a term of every group), which every term is moved up to. */
+        int64_t start = INT64_MAX;
+        if (requires_all) {
+            int64_t next[SIFT_POSTINGS_MAX_TERMS];
+            for (int g = 0; g < group_count; g++) next[g] = INT64_MAX;
+            for (int t = 0; t < terms; t++) {
+                int64_t at = rows[t].rowids[rows[t].at];
+                if (at < next[group_of[t]]) next[group_of[t]] = at;
             }
-        if (requires_all && held != groups) goto next;
-        matched++;
-        if (top->matches && sift_facet_rowids_append(top->matches, rowid)) {
-            top->matched += matched;
-            return SQLITE_NOMEM;
+            start = INT64_MIN;
+            for (int g = 0; g < group_count; g++)
+                if (next[g] > start) start = next[g];
+            if (start == INT64_MAX) break;
+            for (int t = 0; t < terms; t++) {
+                const int64_t *r = rows[t].rowids;
+                int at = rows[t].at;
+                while (r[at] < start) at++;
+                rows[t].at = at;
+            }
+        } else {
+            for (int t = 0; t < terms; t++)
+                if (rows[t].rowids[rows[t].at] < start) start = rows[t].rowids[rows[t].at];
+            if (start == INT64_MAX) break;
         }
-        if (!keeps) goto next;
-        if (rowid >= block_end) {
-            block = top->block > 0 && rowid >= 0 ? rowid / top->block : -1;
-            /* The next block's first rowid, INT64_MAX when it would pass it (block * top->block <= rowid). */
-            block_end = block < 0 ? INT64_MAX
-                        : block * top->block <= INT64_MAX - top->block ? block * top->block + top->block
-                                                                      : INT64_MAX;
-            have_coefficients = 0;
-            block_skipped = full && top->block_bounds && block >= 0 && block < top->block_count &&
-                            top->block_bounds[block] <= limit;
-        }
-        if (block_skipped) goto next;
-        if (full) {
-            if (!have_coefficients) {
-                for (int t = 0; t < terms; t++) {
-                    /* The block's bytes, when the term's blocks reach it: its index is compared with their number
-                       before it is multiplied, so that a large rowid cannot wrap the offset around. */
-                    int known = block >= 0 && blocks_fit && t < top->terms && top->blocks[t] &&
-                                (uint64_t)block < top->bytes[t] / (size_t)top->stride;
-                    size_t at = known ? (size_t)block * (size_t)top->stride : 0;
-                    for (int c = 0; c < columns; c++) {
-                        int shortest = 1;
-                        if (known && top->blocks[t][at + 1 + 3 * c] != 0)
-                            shortest = 65535 - (top->blocks[t][at + 2 + 3 * c] | top->blocks[t][at + 3 + 3 * c] << 8);
-                        coefficients[t * columns + c] =
-                            q->weights[c] > 0 && q->avglen[c] > 0
-                                ? sift_score_column(q->inb2, q->c, q->b, q->weights[c], 1, q->avglen[c], shortest > 1 ? shortest : 1)
-                                : 0;
+        /* Its block, and its end: WINDOW_ROWS on, or the block's end when sooner (INT64_MAX at most). */
+        int64_t block = top->block > 0 && start >= 0 ? start / top->block : -1;
+        int64_t end = start <= INT64_MAX - WINDOW_ROWS ? start + WINDOW_ROWS : INT64_MAX;
+        if (block >= 0 && block * top->block <= INT64_MAX - top->block && block * top->block + top->block < end)
+            end = block * top->block + top->block;
+        const uint64_t width = (uint64_t)end - (uint64_t)start;
+        const int words = (int)((width + 63) / 64);
+        /* Each term's rows in the window as bits, and each group's. */
+        for (int g = 0; g < group_count; g++)
+            for (int w = 0; w < words; w++) groups[g][w] = 0;
+        for (int t = 0; t < terms; t++) {
+            uint64_t *b = bits[t];
+            for (int w = 0; w < words; w++) b[w] = 0;
+            const int64_t *r = rows[t].rowids;
+            int at = first[t] = rows[t].at;
+            /* The bits of one word are gathered in a register, stored when the rows move to the next word. */
+            uint64_t word = 0, offset;
+            int w = 0;
+            for (; r[at] < end; at++)
+                if ((offset = (uint64_t)r[at] - (uint64_t)start) < width) {
+                    if ((int)(offset >> 6) != w) {
+                        b[w] |= word;
+                        word = 0, w = (int)(offset >> 6);
                     }
+                    word |= UINT64_C(1) << (offset & 63);
                 }
-                have_coefficients = 1;
+            b[w] |= word;
+            rows[t].at = at;
+            uint64_t *group = groups[group_of[t]];
+            for (int w = 0; w < words; w++) group[w] |= b[w];
+        }
+        int found = 0;
+        for (int w = 0; w < words; w++) {
+            uint64_t m = groups[0][w];
+            for (int g = 1; g < group_count; g++) m = requires_all ? m & groups[g][w] : m | groups[g][w];
+            match[w] = m;
+            found += __builtin_popcountll(m);
+        }
+        matched += found;
+        if (top->matches)
+            for (int w = 0; w < words; w++)
+                for (uint64_t m = match[w]; m; m &= m - 1)
+                    if (sift_facet_rowids_append(top->matches, start + 64 * w + __builtin_ctzll(m))) {
+                        top->matched += matched;
+                        return SQLITE_NOMEM;
+                    }
+        if (!keeps || !found) continue;
+        /* The window's own bound rules it out when it cannot beat the k-th score: the bounds in its block of the
+           terms its matching rows hold (not of the typo variants no match holds, as the block's bound counts). */
+        if (full && window_ruled_out(q, top, block, bits, match, words, blocks_fit, limit)) continue;
+        int have_coefficients = 0;
+        /* Per term, its rows in the window before the word at hand (the index of the next one's counts). */
+        int before[SIFT_POSTINGS_MAX_TERMS];
+        for (int t = 0; t < terms; t++) before[t] = first[t];
+        /* The window's rows one by one, while its block's bound can beat the k-th score. */
+        for (int w = 0; w < words; w++) {
+            for (uint64_t m = match[w]; m; m &= m - 1) {
+                if (full && top->block_bounds && block >= 0 && block < top->block_count && top->block_bounds[block] <= limit)
+                    goto window_done;
+                int bit = __builtin_ctzll(m);
+                int64_t rowid = start + 64 * w + bit;
+                /* The terms at the row (bit t for term t) and their counts. */
+                unsigned present = 0;
+                for (int t = 0; t < terms; t++)
+                    if (bits[t][w] >> bit & 1) {
+                        present |= 1u << t;
+                        int rank = before[t] + __builtin_popcountll(bits[t][w] & ((UINT64_C(1) << bit) - 1));
+                        counts[t] = rows[t].counts + (size_t)rank * (size_t)columns;
+                    }
+                if (full) {
+                    if (!have_coefficients) {
+                        for (int t = 0; t < terms; t++) {
+                            /* The block's bytes, when the term's blocks reach it: its index is compared with their
+                               number before it is multiplied, so that a large rowid cannot wrap the offset around. */
+                            int known = block >= 0 && blocks_fit && t < top->terms && top->blocks[t] &&
+                                        (uint64_t)block < top->bytes[t] / (size_t)top->stride;
+                            size_t at = known ? (size_t)block * (size_t)top->stride : 0;
+                            for (int c = 0; c < columns; c++) {
+                                int shortest = 1;
+                                if (known && top->blocks[t][at + 1 + 3 * c] != 0)
+                                    shortest = 65535 - (top->blocks[t][at + 2 + 3 * c] | top->blocks[t][at + 3 + 3 * c] << 8);
+                                coefficients[t * columns + c] =
+                                    q->weights[c] > 0 && q->avglen[c] > 0
+                                        ? sift_score_column(q->inb2, q->c, q->b, q->weights[c], 1, q->avglen[c],
+                                                            shortest > 1 ? shortest : 1)
+                                        : 0;
+                            }
+                        }
+                        have_coefficients = 1;
+                    }
+                    /* The row's bound: without its sizes (a statement), from its counts and the coefficients. */
+                    double bound = 0;
+                    for (unsigned p = present; p; p &= p - 1) {
+                        int t = __builtin_ctz(p);
+                        if (q->qtf[t] <= 0) continue;
+                        double pseudo = 0;
+                        for (int c = 0; c < columns; c++) pseudo += coefficients[t * columns + c] * counts[t][c];
+                        if (pseudo > 0) bound += sift_score_saturate(q->qtf[t], q->idf[t], pseudo, q->k1);
+                    }
+                    if (bound * (1 + 1e-12) <= limit) continue;
+                }
+                /* The row's column sizes, as FTS5 keeps them. */
+                sqlite3_bind_int64(q->docsize, 1, rowid);
+                rc = sqlite3_step(q->docsize);
+                if (rc == SQLITE_ROW) {
+                    const unsigned char *at = sqlite3_column_blob(q->docsize, 0);
+                    const unsigned char *stop = at ? at + sqlite3_column_bytes(q->docsize, 0) : NULL;
+                    for (int c = 0; c < columns; c++) {
+                        uint64_t size = 0;
+                        lengths[c] = at && fts5_varint(&at, stop, &size) && size < INT32_MAX ? (int)size : 0;
+                    }
+                    rc = SQLITE_OK;
+                } else if (rc == SQLITE_DONE) {
+                    rc = SQLITE_CORRUPT; /* a row the postings hold and FTS5 does not */
+                }
+                sqlite3_reset(q->docsize);
+                if (rc != SQLITE_OK) {
+                    top->matched += matched;
+                    return rc;
+                }
+                top->scored++;
+                sift_topk_add(top, rowid, score_row(q, counts, present, lengths));
+                if (top->count >= top->capacity) {
+                    full = 1;
+                    limit = top->scores[top->capacity - 1];
+                    limit += 1e-9 * fmax(1, fabs(limit));
+                }
             }
-            /* The row's bound: without its sizes (a statement), from its counts and the coefficients. */
-            double bound = 0;
-            for (unsigned m = present; m; m &= m - 1) {
-                int t = __builtin_ctz(m);
-                if (q->qtf[t] <= 0) continue;
-                double pseudo = 0;
-                for (int c = 0; c < columns; c++) pseudo += coefficients[t * columns + c] * cursors[t].counts[c];
-                if (pseudo > 0) bound += sift_score_saturate(q->qtf[t], q->idf[t], pseudo, q->k1);
-            }
-            if (bound * (1 + 1e-12) <= limit) goto next;
+            for (int t = 0; t < terms; t++) before[t] += __builtin_popcountll(bits[t][w]);
         }
-        /* The row's column sizes, as FTS5 keeps them. */
-        sqlite3_bind_int64(q->docsize, 1, rowid);
-        int rc = sqlite3_step(q->docsize);
-        if (rc == SQLITE_ROW) {
-            const unsigned char *at = sqlite3_column_blob(q->docsize, 0);
-            const unsigned char *end = at ? at + sqlite3_column_bytes(q->docsize, 0) : NULL;
-            for (int c = 0; c < columns; c++) {
-                uint64_t size = 0;
-                lengths[c] = at && fts5_varint(&at, end, &size) && size < INT32_MAX ? (int)size : 0;
-            }
-            rc = SQLITE_OK;
-        } else if (rc == SQLITE_DONE) {
-            rc = SQLITE_CORRUPT; /* a row the postings hold and FTS5 does not */
-        }
-        sqlite3_reset(q->docsize);
-        if (rc != SQLITE_OK) {
-            top->matched += matched;
-            return rc;
-        }
-        top->scored++;
-        sift_topk_add(top, rowid, score_row(q, cursors, present, lengths));
-        if (top->count >= top->capacity) {
-            full = 1;
-            limit = top->scores[top->capacity - 1];
-            limit += 1e-9 * fmax(1, fabs(limit));
-            block_skipped = top->block_bounds && block >= 0 && block < top->block_count && top->block_bounds[block] <= limit;
-        }
-    next:
-        for (; present; present &= present - 1) advance(&cursors[__builtin_ctz(present)], columns);
+    window_done:;
     }
+    top->matched += matched;
+    return SQLITE_OK;
+}
+
+int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, int64_t base, int64_t last,
+                       const unsigned char *const *postings, const int *bytes, const int64_t *expected,
+                       const int64_t *changed, int changed_count, const sift_postings_extra *extras) {
+    if (q->terms < 1 || q->terms > SIFT_POSTINGS_MAX_TERMS || q->columns < 1 || q->columns > MAX_COLUMNS)
+        return SQLITE_MISUSE;
+    const int terms = q->terms, columns = q->columns;
+    for (int t = 0; t < terms; t++)
+        if (q->group && (q->group[t] < 0 || q->group[t] >= SIFT_POSTINGS_MAX_TERMS)) return SQLITE_MISUSE;
+    /* Room for each term's rows: every row of the postings but the last takes a byte and one per column at least,
+       and the changed rows holding the term are added; one more entry for the INT64_MAX after them. */
+    int room[SIFT_POSTINGS_MAX_TERMS];
+    size_t entries = 0;
+    for (int t = 0; t < terms; t++) {
+        int n = postings[t] && bytes[t] > 0 ? bytes[t] : 0;
+        int added = extras && extras[t].count > 0 ? extras[t].count : 0;
+        int64_t most = (int64_t)(n / (1 + columns)) + 1 + added;
+        room[t] = most < INT32_MAX - 1 ? (int)most : INT32_MAX - 1;
+        entries += (size_t)room[t] + 1;
+    }
+    int64_t *rowids = malloc(entries * sizeof *rowids);
+    int32_t *counts = malloc(entries * (size_t)columns * sizeof *counts);
+    if (!rowids || !counts) {
+        free(rowids);
+        free(counts);
+        return SQLITE_NOMEM;
+    }
+    term_rows rows[SIFT_POSTINGS_MAX_TERMS];
+    const int64_t *changed_end = changed && changed_count > 0 ? changed + changed_count : NULL;
+    size_t used = 0;
+    int rc = SQLITE_OK;
+    for (int t = 0; t < terms && rc == SQLITE_OK; t++) {
+        rows[t].rowids = rowids + used;
+        rows[t].counts = counts + used * (size_t)columns;
+        used += (size_t)room[t] + 1;
+        int n = postings[t] && bytes[t] > 0 ? bytes[t] : 0;
+        if (decode_term(postings[t] ? postings[t] : (const unsigned char *)"", n, columns, base, last,
+                        postings[t] && expected ? expected[t] : -1, changed_end ? changed : NULL, changed_end,
+                        extras ? &extras[t] : NULL, &rows[t], room[t]) < 0)
+            rc = SQLITE_CORRUPT;
+    }
+    if (rc == SQLITE_OK) rc = merge_rows(q, top, rows);
+    free(rowids);
+    free(counts);
+    return rc;
 }

@@ -20,9 +20,9 @@ libs=($(pkg-config --libs sqlite3) -lm)
 
 # Each target and the C files it compiles.
 declare -A sources=(
-    [postings_decode]="Sources/SiftRank/sift_postings.c Sources/SiftRank/sift_topk.c Sources/SiftRank/sift_facet.c"
-    [topk_postings]="Sources/SiftRank/sift_postings.c Sources/SiftRank/sift_topk.c Sources/SiftRank/sift_facet.c"
-    [rank]="Sources/SiftRank/sift_rank.c Sources/SiftRank/sift_topk.c Sources/SiftRank/sift_postings.c Sources/SiftRank/sift_facet.c"
+    [postings_decode]="Sources/SiftRank/sift_postings.c Sources/SiftRank/sift_topk.c Sources/SiftRank/sift_facet.c Sources/SiftRank/sift_bound.c"
+    [topk_postings]="Sources/SiftRank/sift_postings.c Sources/SiftRank/sift_topk.c Sources/SiftRank/sift_facet.c Sources/SiftRank/sift_bound.c"
+    [rank]="Sources/SiftRank/sift_rank.c Sources/SiftRank/sift_topk.c Sources/SiftRank/sift_postings.c Sources/SiftRank/sift_facet.c Sources/SiftRank/sift_bound.c"
     [topk_terms]="Sources/SiftRank/sift_topk.c"
     [snippet]="Sources/SiftSnippet/sift_snippet.c"
     [bound]="Sources/SiftRank/sift_bound.c"

@@ -54,14 +54,14 @@ extension ScaleCommand {
             ("any term, misspelled, typos on", misspelled, .anyTerm, tolerant),
         ]
         for (label, texts, mode, options) in rows {
-            var times: [Double] = [], references: [Double] = []
+            var times: [Double] = [], references: [Double] = [], slowest: [(Double, String, Int?)] = []
             var same = 0, corrected = 0, words = 0, variants = 0
             for text in texts {
                 let query = SearchQuery(text, mode: mode)
                 start = DispatchTime.now().uptimeNanoseconds
                 let results = try database.search(query, in: "fts", of: Doc.self, options: options)
                 times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-                if times[times.count - 1] > 100 { printError("  slow (\(Int(times[times.count - 1])) ms): \(label) '\(text)'") }
+                slowest = Array((slowest + [(times[times.count - 1], text, results.totalCount)]).sorted { $0.0 > $1.0 }.prefix(3))
                 guard !options.typoTolerance.isOff else { continue }
                 // The time to find the words' variants: the expression with typo tolerance, less the one without.
                 start = DispatchTime.now().uptimeNanoseconds
@@ -90,6 +90,12 @@ extension ScaleCommand {
                     printError("  NOT THE SAME: \(label) '\(text)': \(results.hits.prefix(3).map { "\($0.rowid):\($0.score)" }) vs "
                                + "\(reference.hits.prefix(3).map { "\($0.rowid):\($0.score)" })")
                 }
+            }
+            // The slowest searches of the row, with what they ran, to tell where the tail's time goes.
+            for (time, text, total) in slowest {
+                let expression = try database.expression(for: SearchQuery(text, mode: mode), in: "fts", ranking: options.ranking,
+                                                         typoTolerance: options.typoTolerance) ?? ""
+                printError(String(format: "  slowest of '%@': %.1f ms, %@ hits: %@", label, time, total.map(String.init) ?? "?", expression))
             }
             let off = options.typoTolerance.isOff
             let reference: String = off || siftOnly ? "-" : percentiles(references)

@@ -111,8 +111,9 @@ void sift_topk_add(sift_topk_collector *collector, int64_t rowid, double score);
  * of every group (a query word and its corrected variants are a group). Each matching row adds 1 to matched. Rows changed since the postings were written: `changed`
  * (sorted rowids, `changed_count` of them) are left out of the postings, and extras[t] (NULL: none) lists those
  * holding term t now, sorted, with its count in each column (`columns` numbers a row). `last` is the chunk's last
- * rowid and expected[t] (NULL: not checked) the rows its postings of term t hold as recorded beside them. Returns an
- * SQLite result code: SQLITE_CORRUPT when a row of the postings has no sizes, or when a term's postings stop before
+ * rowid and expected[t] (NULL: not checked) the rows its postings of term t hold as recorded beside them. Each
+ * term's postings are decoded first (memory for their rows, freed on return), then merged a window of rowids at a
+ * time. Returns an SQLite result code: SQLITE_NOMEM when that memory cannot be had, SQLITE_CORRUPT when a row of the postings has no sizes, or when a term's postings stop before
  * their last byte, hold another number of rows than expected or reach past `last` (damaged postings: the caller
  * must score the query another way).
  */
