@@ -325,8 +325,9 @@ struct ScaleCommand: ParsableCommand {
                 }
                 row.raw.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
 
-                // The same expression and phrase weights as Sift's (distinct words: each weighs 1).
-                guard let expression = try database.expression(for: query, in: "fts", ranking: ranking) else { continue }
+                // The same expression and phrase weights as Sift's (distinct words: each weighs 1; no typo variants).
+                guard let expression = try database.expression(for: query, in: "fts", ranking: ranking,
+                                                               typoTolerance: options.typoTolerance) else { continue }
                 var best: [(id: Int64, score: Double)] = []
                 start = DispatchTime.now().uptimeNanoseconds
                 try withUTF8Text(expression) { pointer, length in

@@ -69,7 +69,7 @@ extension ScaleCommand {
                                                          typoTolerance: options.typoTolerance) ?? ""
                 let with = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3
                 start = DispatchTime.now().uptimeNanoseconds
-                _ = try database.expression(for: query, in: "fts", ranking: options.ranking)
+                _ = try database.expression(for: query, in: "fts", ranking: options.ranking, typoTolerance: .off)
                 let without = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3
                 let count = text.split(separator: " ").count
                 lookups.append(max(0, with - without) / Double(count))
@@ -95,7 +95,8 @@ extension ScaleCommand {
             for (time, text, total) in slowest {
                 let expression = try database.expression(for: SearchQuery(text, mode: mode), in: "fts", ranking: options.ranking,
                                                          typoTolerance: options.typoTolerance) ?? ""
-                printError(String(format: "  slowest of '%@': %.1f ms, %@ hits: %@", label, time, total.map(String.init) ?? "?", expression))
+                printError(String(format: "  slowest of '%@': '%@', %.1f ms, %@ hits: %@", label, text, time,
+                                  total.map(String.init) ?? "?", expression))
             }
             let off = options.typoTolerance.isOff
             let reference: String = off || siftOnly ? "-" : percentiles(references)
