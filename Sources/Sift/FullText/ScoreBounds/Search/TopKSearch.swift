@@ -191,55 +191,32 @@ struct TopKSearch {
         }
         // Terms no row holds (a word as typed that only its variants correct) count as listed: nothing to score.
         let listed = terms.allSatisfy { $0.blocks != nil || $0.rows == 0 }
-        // Per block of rows, the bound of its rows' scores (blocks missing a required term left out).
-        let stride = ImpactBlock.stride(columns: weights.count)
         let blockCount = Int(meta.watermark / meta.block) + 1
-        var bounds: [(block: Int, bound: Double)] = []
-        bounds.reserveCapacity(blockCount)
         let listedTerms = terms.filter { $0.blocks != nil && $0.qtf > 0 }
-        // Per block, each listed term's bound (`contributions`, block-major) and their sum. A block is searched when
-        // a row of it can match: a term of every group of an all-terms query is in it, or any term of an any-term
-        // one (a term only in columns weighing 0 is there, bound 0). The rows holding a non-listed term are scored
-        // apart (`BlockPlan`), so in a block a group is there when one of its listed terms is.
-        let width = listedTerms.count
-        let groupsRequired = listedTerms.reduce(0) { $0 | 1 << $1.group }
-        var contributions = [Double](repeating: 0, count: blockCount * width)
-        var blockBounds = [Double](repeating: 0, count: blockCount)
-        for j in 0..<blockCount {
-            var total = 0.0, groupsThere = 0
-            for (t, term) in listedTerms.enumerated() {
-                guard let blocks = term.blocks, (j + 1) * stride <= blocks.count, blocks[j * stride] > 0 else { continue }
-                groupsThere |= 1 << term.group
-                let contribution = blocks.withUnsafeBufferPointer { buffer in
-                    buffer.baseAddress.map { bound.contribution($0 + j * stride, qtf: term.qtf, idf: term.idf) } ?? 0
-                }
-                contributions[j * width + t] = contribution
-                total += contribution
-            }
-            if groupsThere != 0 && (!requiresAll || groupsThere == groupsRequired) {
-                bounds.append((j, total))
-                blockBounds[j] = total
-            }
-        }
-        // Rows of a block whose bound cannot beat the k-th score are passed over unread, when the bounds cover every
-        // term (a non-listed term has none).
-        let collector = TopKCollector(capacity: count, blocks: terms.map(\.blocks), meta: meta, columns: weights.count,
-                                      blockBounds: listed ? blockBounds : nil)
-        defer { collector.release() }
         // FTS5's own plan when it scores fewer rows than the blocks would cost statements (a statement over a
         // block costs about as much as scoring `statementRows` rows, 30): all terms with a rare one, or only
         // rare-ish terms.
         let rowsToScore = requiresAll ? groups.map { terms[$0].reduce(0) { $0 + $1.rows } }.min() ?? 0 : terms.reduce(0) { $0 + $1.rows }
         // A group of an all-terms query none of whose terms is listed: every match holds one of them (rare terms).
         let rareGroup = requiresAll && groups.contains { terms[$0].allSatisfy { $0.blocks == nil } }
-        let context = TopKRun(handle: handle, index: index, expression: expression, terms: terms, rows: rows, tails: tails,
-                              rank: rank, collector: collector, listedTerms: listedTerms, blockCount: blockCount,
-                              contributions: contributions, blockBounds: blockBounds, bounds: bounds)
         // A search reads up to `impactSizes.changed` changed rows (or 1% of the rows, when more) beside the postings.
         let changedLimit = max(Int64(handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.changed }),
                                meta.watermark / 100)
-        if !rareGroup, terms.count <= Int(SIFT_POSTINGS_MAX_TERMS),
-           let changed = try TopKImpacts.changedRows(index, meta, limit: changedLimit, on: handle) {
+        let changed = !rareGroup && terms.count <= Int(SIFT_POSTINGS_MAX_TERMS)
+            ? try TopKImpacts.changedRows(index, meta, limit: changedLimit, on: handle) : nil
+        // The blocks' bounds, which the postings evaluator does without: it bounds each window of rows by the terms
+        // its matches hold, and reads no block no term of the query holds.
+        let blocks = changed == nil ? blockBounds(of: listedTerms, bound, blockCount: blockCount)
+            : (contributions: [], blockBounds: [], bounds: [])
+        // Rows of a block whose bound cannot beat the k-th score are passed over unread, when the bounds cover every
+        // term (a non-listed term has none).
+        let collector = TopKCollector(capacity: count, blocks: terms.map(\.blocks), meta: meta, columns: weights.count,
+                                      blockBounds: listed && changed == nil ? blocks.blockBounds : nil)
+        defer { collector.release() }
+        let context = TopKRun(handle: handle, index: index, expression: expression, terms: terms, rows: rows, tails: tails,
+                              rank: rank, collector: collector, listedTerms: listedTerms, blockCount: blockCount,
+                              contributions: blocks.contributions, blockBounds: blocks.blockBounds, bounds: blocks.bounds)
+        if let changed {
             // The tail through FTS5, the rows holding a rare term through FTS5, the rest from the listed terms'
             // postings and the changed rows' counts.
             try context.scoreTails()
@@ -247,7 +224,7 @@ struct TopKSearch {
             let before = collector.pointer.pointee.matched
             try scorePostings(terms, rows: rows, totals: stats.dropFirst(), changed: changed, collector, on: handle)
             context.matched += collector.pointer.pointee.matched - before
-        } else if rareGroup || rowsToScore < Int64(statementRows * bounds.count) {
+        } else if rareGroup || rowsToScore < Int64(statementRows * blocks.bounds.count) {
             // FTS5's own plan: its AND seeks through the frequent terms' rows from the rare one's.
             try context.score(context.select, [FundamentalValue(expression)])
         } else {
@@ -274,6 +251,39 @@ struct TopKSearch {
             }
         }
         return (collector.rows, total, lowerBound)
+    }
+
+    /// Per block of rows, each listed term's bound (`contributions`, block-major), their sum (`blockBounds`), and
+    /// the blocks that can hold a match with their sums (`bounds`). A block can hold a match when a term of every
+    /// group of an all-terms query is in it, or any term of an any-term one (a term only in columns weighing 0 is
+    /// there, bound 0). The rows holding a non-listed term are scored apart (`BlockPlan`), so in a block a group is
+    /// there when one of its listed terms is.
+    private func blockBounds(of listedTerms: [Term], _ bound: ImpactBound, blockCount: Int)
+        -> (contributions: [Double], blockBounds: [Double], bounds: [(block: Int, bound: Double)]) {
+        let stride = ImpactBlock.stride(columns: weights.count), width = listedTerms.count
+        let groupsRequired = listedTerms.reduce(0) { $0 | 1 << $1.group }
+        // Term by term (one pass over each term's blocks, no copy of a term per block), then block by block.
+        var contributions = [Double](repeating: 0, count: blockCount * width)
+        var groupsThere = [Int](repeating: 0, count: blockCount)
+        for (t, term) in listedTerms.enumerated() {
+            guard let blocks = term.blocks else { continue }
+            let (qtf, idf, bit) = (term.qtf, term.idf, 1 << term.group)
+            blocks.withUnsafeBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return }
+                for j in 0..<min(blockCount, buffer.count / stride) where base[j * stride] > 0 {
+                    groupsThere[j] |= bit
+                    contributions[j * width + t] = bound.contribution(base + j * stride, qtf: qtf, idf: idf)
+                }
+            }
+        }
+        var blockBounds = [Double](repeating: 0, count: blockCount), bounds: [(block: Int, bound: Double)] = []
+        for j in 0..<blockCount where groupsThere[j] != 0 && (!requiresAll || groupsThere[j] == groupsRequired) {
+            var total = 0.0
+            for t in 0..<width { total += contributions[j * width + t] }
+            bounds.append((j, total))
+            blockBounds[j] = total
+        }
+        return (contributions, blockBounds, bounds)
     }
 
     /// Rows matching `phrase`, with rowids in `rows` when given, and the phrase's instances in them (counted for
