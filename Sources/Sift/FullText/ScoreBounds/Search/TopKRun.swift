@@ -21,10 +21,11 @@ final class TopKRun {
     let listed: Bool
     let listedTerms: [TopKSearch.Term]
     let blockCount: Int
-    /// Per block, each listed term's bound (block-major), and their sum (0: the block holds no match).
+    /// Per block, each listed term's bound (block-major), and their sum (0: the block holds no match). Empty in the
+    /// postings plan, which bounds the rows it merges itself.
     let contributions: [Double]
     let blockBounds: [Double]
-    /// The blocks that can hold a match, with their bounds.
+    /// The blocks that can hold a match, with their bounds (empty in the postings plan).
     let bounds: [(block: Int, bound: Double)]
     /// Matching rows counted by the statements so far.
     var matched: Int64 = 0

@@ -204,8 +204,8 @@ struct TopKSearch {
                                meta.watermark / 100)
         let changed = !rareGroup && terms.count <= Int(SIFT_POSTINGS_MAX_TERMS)
             ? try TopKImpacts.changedRows(index, meta, limit: changedLimit, on: handle) : nil
-        // The blocks' bounds, which the postings evaluator does without: it bounds each window of rows by the terms
-        // its matches hold, and reads no block no term of the query holds.
+        // The blocks' bounds, which the postings evaluator does without: it bounds each window of rows it merges by
+        // the terms that window's matches hold (sift_postings.c).
         let blocks = changed == nil ? blockBounds(of: listedTerms, bound, blockCount: blockCount)
             : (contributions: [], blockBounds: [], bounds: [])
         // Rows of a block whose bound cannot beat the k-th score are passed over unread, when the bounds cover every
