@@ -232,8 +232,10 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
     const int requires_all = q->requires_all;
     int lengths[MAX_COLUMNS];
     /* Per term and column the weight of one count with the shortest size the block's rows holding the term there
-       have (the impacts): a row's score is at most the terms' saturated sums of counts times these. */
+       have (the impacts): a row's score is at most the terms' saturated sums of counts times these. Computed once a
+       block (`coefficients_block`, INT64_MIN before the first: no block has that number), for its windows. */
     double coefficients[SIFT_POSTINGS_MAX_TERMS * MAX_COLUMNS];
+    int64_t coefficients_block = INT64_MIN;
     /* A collector of no rows keeps none: the rows are only counted. */
     int keeps = top->capacity > 0;
     int full = keeps && top->count >= top->capacity;
@@ -322,15 +324,12 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
         /* The window's own bound rules it out when it cannot beat the k-th score: the bounds in its block of the
            terms its matching rows hold (not of the typo variants no match holds, as the block's bound counts). */
         if (full && window_ruled_out(q, top, block, bits, match, words, blocks_fit, limit)) continue;
-        int have_coefficients = 0;
         /* Per term, its rows in the window before the word at hand (the index of the next one's counts). */
         int before[SIFT_POSTINGS_MAX_TERMS];
         for (int t = 0; t < terms; t++) before[t] = first[t];
-        /* The window's rows one by one, while its block's bound can beat the k-th score. */
+        /* The window's rows one by one, each bounded before its sizes are read. */
         for (int w = 0; w < words; w++) {
             for (uint64_t m = match[w]; m; m &= m - 1) {
-                if (full && top->block_bounds && block >= 0 && block < top->block_count && top->block_bounds[block] <= limit)
-                    goto window_done;
                 int bit = __builtin_ctzll(m);
                 int64_t rowid = start + 64 * w + bit;
                 /* The terms at the row (bit t for term t) and their counts. */
@@ -342,7 +341,7 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
                         counts[t] = rows[t].counts + (size_t)rank * (size_t)columns;
                     }
                 if (full) {
-                    if (!have_coefficients) {
+                    if (coefficients_block != block) {
                         for (int t = 0; t < terms; t++) {
                             /* The block's bytes, when the term's blocks reach it: its index is compared with their
                                number before it is multiplied, so that a large rowid cannot wrap the offset around. */
@@ -360,7 +359,7 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
                                         : 0;
                             }
                         }
-                        have_coefficients = 1;
+                        coefficients_block = block;
                     }
                     /* The row's bound: without its sizes (a statement), from its counts and the coefficients. */
                     double bound = 0;
@@ -402,7 +401,6 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
             }
             for (int t = 0; t < terms; t++) before[t] += __builtin_popcountll(bits[t][w]);
         }
-    window_done:;
     }
     top->matched += matched;
     return SQLITE_OK;

@@ -105,9 +105,9 @@ void sift_topk_add(sift_topk_collector *collector, int64_t rowid, double score);
  * (the first one's from `base`, the rowid before the chunk), then its count in each column. The row's score is
  * sift_rank's or sift_inb2's with the phrase weights idf[t] (for the counts of the whole table), from the
  * counts and the column sizes FTS5 keeps (`docsize`: a statement `SELECT sz FROM "<index>_docsize" WHERE id =
- * ?`); a row is not scored when its block's bound (block_bounds), the sum of its block's bounds (the impact
- * blocks) of the terms the matching rows near it hold, or its bound with the shortest sizes its block allows cannot
- * beat the collector's k-th score, as in sift_topk(). `requires_all`: only rows holding every
+ * ?`); a row is not scored when the sum of its block's bounds (the impact blocks) of the terms the matching rows
+ * near it hold, or its bound with the shortest sizes its block allows, cannot beat the collector's k-th score
+ * (block_bounds, never tighter than the first, are not read). `requires_all`: only rows holding every
  * term match, or with `group` (per term, a number below SIFT_POSTINGS_MAX_TERMS; NULL: each term its own) a term
  * of every group (a query word and its corrected variants are a group). Each matching row adds 1 to matched. Rows changed since the postings were written: `changed`
  * (sorted rowids, `changed_count` of them) are left out of the postings, and extras[t] (NULL: none) lists those

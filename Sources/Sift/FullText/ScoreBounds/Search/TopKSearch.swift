@@ -206,16 +206,16 @@ struct TopKSearch {
             ? try TopKImpacts.changedRows(index, meta, limit: changedLimit, on: handle) : nil
         // The blocks' bounds, which the postings evaluator does without: it bounds each window of rows it merges by
         // the terms that window's matches hold (sift_postings.c).
-        let blocks = changed == nil ? blockBounds(of: listedTerms, bound, blockCount: blockCount)
+        let perBlock = changed == nil ? blockBounds(of: listedTerms, bound, blockCount: blockCount)
             : (contributions: [], blockBounds: [], bounds: [])
         // Rows of a block whose bound cannot beat the k-th score are passed over unread, when the bounds cover every
         // term (a non-listed term has none).
         let collector = TopKCollector(capacity: count, blocks: terms.map(\.blocks), meta: meta, columns: weights.count,
-                                      blockBounds: listed && changed == nil ? blocks.blockBounds : nil)
+                                      blockBounds: listed && changed == nil ? perBlock.blockBounds : nil)
         defer { collector.release() }
         let context = TopKRun(handle: handle, index: index, expression: expression, terms: terms, rows: rows, tails: tails,
                               rank: rank, collector: collector, listedTerms: listedTerms, blockCount: blockCount,
-                              contributions: blocks.contributions, blockBounds: blocks.blockBounds, bounds: blocks.bounds)
+                              contributions: perBlock.contributions, blockBounds: perBlock.blockBounds, bounds: perBlock.bounds)
         if let changed {
             // The tail through FTS5, the rows holding a rare term through FTS5, the rest from the listed terms'
             // postings and the changed rows' counts.
@@ -224,7 +224,7 @@ struct TopKSearch {
             let before = collector.pointer.pointee.matched
             try scorePostings(terms, rows: rows, totals: stats.dropFirst(), changed: changed, collector, on: handle)
             context.matched += collector.pointer.pointee.matched - before
-        } else if rareGroup || rowsToScore < Int64(statementRows * blocks.bounds.count) {
+        } else if rareGroup || rowsToScore < Int64(statementRows * perBlock.bounds.count) {
             // FTS5's own plan: its AND seeks through the frequent terms' rows from the rare one's.
             try context.score(context.select, [FundamentalValue(expression)])
         } else {
