@@ -158,8 +158,8 @@ struct ScaleCommand: ParsableCommand {
             phases.append(("searches", clock.lap()))
             if typos { try typoPhase(corpus, directory: directory) }
             if churn > 0 {
-                let (raw, sift) = try churnPhase(corpus, directory: directory, changes: changes)
-                ScaleReport.printChurn(count: churn, raw: raw, sift: sift, tantivy: tantivyReport?.churn)
+                let (raw, rawOnSift, sift) = try churnPhase(corpus, directory: directory, changes: changes)
+                ScaleReport.printChurn(count: churn, raw: raw, rawOnSift: rawOnSift, sift: sift, tantivy: tantivyReport?.churn)
                 phases.append(("churn", clock.lap()))
                 ScaleReport.printSearches(try searchPhase(corpus, directory: directory),
                                           header: header + ", after \(churn) deletes and \(churn) updates",
@@ -216,15 +216,55 @@ struct ScaleCommand: ParsableCommand {
         if seconds > 1 { print(String(format: "    optimize(index:) of the kept database: %.1f s (bounds rebuilt)", seconds)) }
     }
 
+    /// Deletes `churn` random documents and updates as many, each change in its own transaction: raw FTS5 on its own
+    /// database, raw FTS5 on a page-for-page copy of Sift's (the same FTS5 segments, so the same merges), then
+    /// Sift's sync layer. FTS5 merges a level once it holds four segments, whatever their sizes, and a load leaves
+    /// its one optimized segment on the level above its highest, so the two loads' indexes are rewritten at
+    /// different points of the same changes; the copy isolates what the sync layer adds.
     private func churnPhase(_ corpus: ScaleCorpus, directory: String, changes: ScaleCorpus.Churn) throws
-        -> (raw: ScaleChurnRates, sift: ScaleChurnRates) {
-        let deleted = changes.deleted, updated = changes.updated, texts = changes.texts
-        func timed(_ body: () throws -> Void) rethrows -> Double {
-            let start = DispatchTime.now().uptimeNanoseconds
-            try body()
-            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        -> (raw: ScaleChurnRates, rawOnSift: ScaleChurnRates, sift: ScaleChurnRates) {
+        let copy = directory + "/sift-raw-churn.sqlite"
+        try Self.copyDatabase(directory + "/sift.sqlite", to: copy)
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy + suffix) } }
+        let raw = try Self.rawChurn(path: directory + "/raw.sqlite", changes: changes)
+        let rawOnSift = try Self.rawChurn(path: copy, changes: changes)
+        let database = Database(withPath: directory + "/sift.sqlite")
+        let siftDeletes = try Self.timed {
+            for id in changes.deleted { try database.delete(fromTable: "docs", where: Column(named: "id") == id) }
         }
-        let raw = try RawDatabase(path: directory + "/raw.sqlite")
+        let siftUpdates = try Self.timed {
+            for (id, text) in zip(changes.updated, changes.texts) {
+                try database.update(table: "docs", on: Doc.Properties.title, Doc.Properties.body, with: Doc(text),
+                                    where: Column(named: "id") == id)
+            }
+        }
+        try database.close {}
+        let changed = Double(changes.deleted.count)
+        return (raw, rawOnSift, ScaleChurnRates(deletes: changed / siftDeletes, updates: changed / siftUpdates))
+    }
+
+    private static func timed(_ body: () throws -> Void) rethrows -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+
+    /// Copies the database at `path` page for page (SQLite's backup API), its WAL's content included.
+    private static func copyDatabase(_ path: String, to copy: String) throws {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy + suffix) }
+        let source = try RawDatabase(path: path), target = try RawDatabase(path: copy)
+        guard let backup = sqlite3_backup_init(target.handle, "main", source.handle, "main") else {
+            throw SQLiteError(code: sqlite3_errcode(target.handle), db: target.handle)
+        }
+        let rc = sqlite3_backup_step(backup, -1)
+        sqlite3_backup_finish(backup)
+        guard rc == SQLITE_DONE else { throw SQLiteError(code: rc, db: target.handle) }
+    }
+
+    /// Raw FTS5's deletes and updates on the database at `path` (an external-content index `fts` over `docs`): the
+    /// old values for FTS5's 'delete', then the new row.
+    private static func rawChurn(path: String, changes: ScaleCorpus.Churn) throws -> ScaleChurnRates {
+        let raw = try RawDatabase(path: path)
         let old = try raw.prepare("SELECT title, body FROM docs WHERE id = ?")
         let unindex = try raw.prepare("INSERT INTO fts(fts, rowid, title, body) VALUES('delete', ?, ?, ?)")
         let delete = try raw.prepare("DELETE FROM docs WHERE id = ?")
@@ -241,8 +281,8 @@ struct ScaleCommand: ParsableCommand {
             try unindex.run()
             return true
         }
-        let rawDeletes = try timed {
-            for id in deleted {
+        let deletes = try timed {
+            for id in changes.deleted {
                 try raw.transaction {
                     guard try removeFromIndex(id) else { return }
                     sqlite3_bind_int64(delete.handle, 1, id)
@@ -250,8 +290,8 @@ struct ScaleCommand: ParsableCommand {
                 }
             }
         }
-        let rawUpdates = try timed {
-            for (id, text) in zip(updated, texts) {
+        let updates = try timed {
+            for (id, text) in zip(changes.updated, changes.texts) {
                 try raw.transaction {
                     guard try removeFromIndex(id) else { return }
                     try withUTF8Text(text.title) { title, titleLength in
@@ -269,20 +309,8 @@ struct ScaleCommand: ParsableCommand {
                 }
             }
         }
-        let database = Database(withPath: directory + "/sift.sqlite")
-        let siftDeletes = try timed {
-            for id in deleted { try database.delete(fromTable: "docs", where: Column(named: "id") == id) }
-        }
-        let siftUpdates = try timed {
-            for (id, text) in zip(updated, texts) {
-                try database.update(table: "docs", on: Doc.Properties.title, Doc.Properties.body, with: Doc(text),
-                                    where: Column(named: "id") == id)
-            }
-        }
-        try database.close {}
-        let changed = Double(churn)
-        return (ScaleChurnRates(deletes: changed / rawDeletes, updates: changed / rawUpdates),
-                ScaleChurnRates(deletes: changed / siftDeletes, updates: changed / siftUpdates))
+        let changed = Double(changes.deleted.count)
+        return ScaleChurnRates(deletes: changed / deletes, updates: changed / updates)
     }
 
     private func searchPhase(_ corpus: ScaleCorpus, directory: String) throws -> [ScaleSearchRow] {

@@ -79,12 +79,17 @@ enum ScaleReport {
     private static func text(_ times: [Double]) -> String { times.isEmpty ? "-" : Percentiles(times).text }
 
     /// The churn table: deletes and updates per second of raw FTS5, Sift's sync layer and Tantivy.
-    static func printChurn(count: Int, raw: ScaleChurnRates, sift: ScaleChurnRates, tantivy: TantivyReport.Churn?) {
+    /// `rawOnSift`: raw FTS5's statements on a copy of Sift's database, whose FTS5 segments (and so merges) are Sift's.
+    static func printChurn(count: Int, raw: ScaleChurnRates, rawOnSift: ScaleChurnRates, sift: ScaleChurnRates,
+                           tantivy: TantivyReport.Churn?) {
         print("")
         print("| \(count) deletes, then \(count) updates, one transaction (Tantivy: commit) each | deletes/s | updates/s |")
         print("|---|---|---|")
         print(String(format: "| raw | %.0f | %.0f |", raw.deletes, raw.updates))
+        print(String(format: "| raw, on a copy of Sift's database (its FTS5 segments) | %.0f | %.0f |", rawOnSift.deletes,
+                     rawOnSift.updates))
         print(String(format: "| Sift (score bounds kept exact) | %.0f | %.0f |", sift.deletes, sift.updates))
+        print("| Sift / raw on the copy | \(ratio(sift.deletes, rawOnSift.deletes)) | \(ratio(sift.updates, rawOnSift.updates)) |")
         guard let tantivy else { return }
         let deletes = Double(tantivy.deletes) / tantivy.deleteSeconds, updates = Double(tantivy.updates) / tantivy.updateSeconds
         print(String(format: "| tantivy (delete by an id term query; update: delete, add) | %.0f | %.0f |", deletes, updates))
