@@ -229,24 +229,30 @@ struct ScaleCommand: ParsableCommand {
         let raw = try Self.rawChurn(path: directory + "/raw.sqlite", changes: changes)
         let rawOnSift = try Self.rawChurn(path: copy, changes: changes)
         let database = Database(withPath: directory + "/sift.sqlite")
-        let siftDeletes = try Self.timed {
-            for id in changes.deleted { try database.delete(fromTable: "docs", where: Column(named: "id") == id) }
+        let deletes = try Self.timedEach(changes.deleted) { id in
+            try database.delete(fromTable: "docs", where: Column(named: "id") == id)
         }
-        let siftUpdates = try Self.timed {
-            for (id, text) in zip(changes.updated, changes.texts) {
-                try database.update(table: "docs", on: Doc.Properties.title, Doc.Properties.body, with: Doc(text),
-                                    where: Column(named: "id") == id)
-            }
+        let updates = try Self.timedEach(Array(zip(changes.updated, changes.texts))) { id, text in
+            try database.update(table: "docs", on: Doc.Properties.title, Doc.Properties.body, with: Doc(text),
+                                where: Column(named: "id") == id)
         }
         try database.close {}
-        let changed = Double(changes.deleted.count)
-        return (raw, rawOnSift, ScaleChurnRates(deletes: changed / siftDeletes, updates: changed / siftUpdates))
+        return (raw, rawOnSift, ScaleChurnRates(deletes: deletes.rate, updates: updates.rate,
+                                                deleteMilliseconds: deletes.each, updateMilliseconds: updates.each))
     }
 
-    private static func timed(_ body: () throws -> Void) rethrows -> Double {
+    /// Runs `body` on each of `items`, timed one by one: the items a second over the whole loop, and each one's
+    /// milliseconds.
+    private static func timedEach<T>(_ items: [T], _ body: (T) throws -> Void) rethrows -> (rate: Double, each: [Double]) {
+        var each: [Double] = []
+        each.reserveCapacity(items.count)
         let start = DispatchTime.now().uptimeNanoseconds
-        try body()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        for item in items {
+            let before = DispatchTime.now().uptimeNanoseconds
+            try body(item)
+            each.append(Double(DispatchTime.now().uptimeNanoseconds - before) / 1e6)
+        }
+        return (Double(items.count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9), each)
     }
 
     /// Copies the database at `path` page for page (SQLite's backup API), its WAL's content included.
@@ -281,36 +287,32 @@ struct ScaleCommand: ParsableCommand {
             try unindex.run()
             return true
         }
-        let deletes = try timed {
-            for id in changes.deleted {
-                try raw.transaction {
-                    guard try removeFromIndex(id) else { return }
-                    sqlite3_bind_int64(delete.handle, 1, id)
-                    try delete.run()
-                }
+        let deletes = try timedEach(changes.deleted) { id in
+            try raw.transaction {
+                guard try removeFromIndex(id) else { return }
+                sqlite3_bind_int64(delete.handle, 1, id)
+                try delete.run()
             }
         }
-        let updates = try timed {
-            for (id, text) in zip(changes.updated, changes.texts) {
-                try raw.transaction {
-                    guard try removeFromIndex(id) else { return }
-                    try withUTF8Text(text.title) { title, titleLength in
-                        try withUTF8Text(text.body) { body, bodyLength in
-                            sqlite3_bind_text(update.handle, 1, title, titleLength, sift_sqlite_static())
-                            sqlite3_bind_text(update.handle, 2, body, bodyLength, sift_sqlite_static())
-                            sqlite3_bind_int64(update.handle, 3, id)
-                            try update.run()
-                            sqlite3_bind_int64(index.handle, 1, id)
-                            sqlite3_bind_text(index.handle, 2, title, titleLength, sift_sqlite_static())
-                            sqlite3_bind_text(index.handle, 3, body, bodyLength, sift_sqlite_static())
-                            try index.run()
-                        }
+        let updates = try timedEach(Array(zip(changes.updated, changes.texts))) { id, text in
+            try raw.transaction {
+                guard try removeFromIndex(id) else { return }
+                try withUTF8Text(text.title) { title, titleLength in
+                    try withUTF8Text(text.body) { body, bodyLength in
+                        sqlite3_bind_text(update.handle, 1, title, titleLength, sift_sqlite_static())
+                        sqlite3_bind_text(update.handle, 2, body, bodyLength, sift_sqlite_static())
+                        sqlite3_bind_int64(update.handle, 3, id)
+                        try update.run()
+                        sqlite3_bind_int64(index.handle, 1, id)
+                        sqlite3_bind_text(index.handle, 2, title, titleLength, sift_sqlite_static())
+                        sqlite3_bind_text(index.handle, 3, body, bodyLength, sift_sqlite_static())
+                        try index.run()
                     }
                 }
             }
         }
-        let changed = Double(changes.deleted.count)
-        return ScaleChurnRates(deletes: changed / deletes, updates: changed / updates)
+        return ScaleChurnRates(deletes: deletes.rate, updates: updates.rate, deleteMilliseconds: deletes.each,
+                               updateMilliseconds: updates.each)
     }
 
     private func searchPhase(_ corpus: ScaleCorpus, directory: String) throws -> [ScaleSearchRow] {

@@ -15,10 +15,21 @@ struct ScaleSearchRow {
     var lowerBounds = 0
 }
 
-/// Deletes and updates per second of one engine in the churn round.
+/// Deletes and updates per second of one engine in the churn round, and the milliseconds of each change (one
+/// transaction): the median and the 90th percentile show what a rate hides (a first change that prepares the
+/// connection's statements, a merge or a checkpoint that falls on a few changes).
 struct ScaleChurnRates {
     var deletes: Double
     var updates: Double
+    var deleteMilliseconds: [Double] = []
+    var updateMilliseconds: [Double] = []
+
+    /// "median / p90" of `milliseconds`.
+    static func spread(_ milliseconds: [Double]) -> String {
+        guard !milliseconds.isEmpty else { return "-" }
+        let sorted = milliseconds.sorted()
+        return String(format: "%.3f / %.3f", sorted[sorted.count / 2], sorted[min(sorted.count - 1, sorted.count * 9 / 10)])
+    }
 }
 
 /// The tables `sift-bench scale` prints: each engine's figures, Tantivy's beside them (from its child's
@@ -83,17 +94,21 @@ enum ScaleReport {
     static func printChurn(count: Int, raw: ScaleChurnRates, rawOnSift: ScaleChurnRates, sift: ScaleChurnRates,
                            tantivy: TantivyReport.Churn?) {
         print("")
-        print("| \(count) deletes, then \(count) updates, one transaction (Tantivy: commit) each | deletes/s | updates/s |")
-        print("|---|---|---|")
-        print(String(format: "| raw | %.0f | %.0f |", raw.deletes, raw.updates))
-        print(String(format: "| raw, on a copy of Sift's database (its FTS5 segments) | %.0f | %.0f |", rawOnSift.deletes,
-                     rawOnSift.updates))
-        print(String(format: "| Sift (score bounds kept exact) | %.0f | %.0f |", sift.deletes, sift.updates))
-        print("| Sift / raw on the copy | \(ratio(sift.deletes, rawOnSift.deletes)) | \(ratio(sift.updates, rawOnSift.updates)) |")
+        print("| \(count) deletes, then \(count) updates, one transaction (Tantivy: commit) each | deletes/s | updates/s "
+              + "| ms a delete, median / p90 | ms an update, median / p90 |")
+        print("|---|---|---|---|---|")
+        func row(_ name: String, _ rates: ScaleChurnRates) {
+            print(String(format: "| %@ | %.0f | %.0f | ", name, rates.deletes, rates.updates)
+                  + "\(ScaleChurnRates.spread(rates.deleteMilliseconds)) | \(ScaleChurnRates.spread(rates.updateMilliseconds)) |")
+        }
+        row("raw", raw)
+        row("raw, on a copy of Sift's database (its FTS5 segments)", rawOnSift)
+        row("Sift (score bounds kept exact)", sift)
+        print("| Sift / raw on the copy | \(ratio(sift.deletes, rawOnSift.deletes)) | \(ratio(sift.updates, rawOnSift.updates)) | | |")
         guard let tantivy else { return }
         let deletes = Double(tantivy.deletes) / tantivy.deleteSeconds, updates = Double(tantivy.updates) / tantivy.updateSeconds
-        print(String(format: "| tantivy (delete by an id term query; update: delete, add) | %.0f | %.0f |", deletes, updates))
-        print("| Sift / Tantivy | \(ratio(sift.deletes, deletes)) | \(ratio(sift.updates, updates)) |")
+        print(String(format: "| tantivy (delete by an id term query; update: delete, add) | %.0f | %.0f | | |", deletes, updates))
+        print("| Sift / Tantivy | \(ratio(sift.deletes, deletes)) | \(ratio(sift.updates, updates)) | | |")
     }
 
     /// The wall time of each phase of the run, to size larger runs.
