@@ -69,7 +69,8 @@ extension Counted {
     }
 }
 
-/// WCDB Swift's model shape: a class with optional properties and the implicit `init()`.
+/// WCDB Swift's model shape, the README's first model: a class with optional properties, the implicit `init()`
+/// and a primary key among its column constraints.
 @TableRowCoding
 final class Sample: TableCodable {
     var identifier: Int? = nil
@@ -79,6 +80,9 @@ final class Sample: TableCodable {
         static let objectRelationalMapping = TableBinding(CodingKeys.self)
         case identifier = "id"
         case description
+        static var columnConstraintBindings: [CodingKeys: ColumnConstraintBinding]? {
+            [identifier: ColumnConstraintBinding(isPrimary: true)]
+        }
     }
 }
 
@@ -167,6 +171,31 @@ final class TableRowCodingTests: XCTestCase {
         let partial: [Sample] = try samples.getObjects(on: Sample.Properties.identifier, fromTable: "samples")
         XCTAssertEqual(partial.map(\.identifier), [1])
         XCTAssertEqual(partial.map(\.description), [nil])
+    }
+
+    /// The README's tour, with its model's rows read and written by the generated methods.
+    func testTheReadmeTourRunsWithGeneratedCoding() throws {
+        let database = database()
+        try database.create(table: "sampleTable", of: Sample.self)
+        for (identifier, description) in [(1, "insert"), (7, "middle"), (12, "high")] {
+            let object = Sample()
+            object.identifier = identifier
+            object.description = description
+            try database.insert(objects: object, intoTable: "sampleTable")
+        }
+        XCTAssertThrowsError(try database.insert(objects: { let o = Sample(); o.identifier = 1; return o }(),
+                                                 intoTable: "sampleTable"), "identifier is the primary key")
+        let objects: [Sample] = try database.getObjects(
+            fromTable: "sampleTable", where: Sample.Properties.identifier < 5 || Sample.Properties.identifier > 10)
+        XCTAssertEqual(objects.map(\.identifier), [1, 12])
+        XCTAssertEqual(objects.map(\.description), ["insert", "high"])
+        try database.run(transaction: {
+            try database.update(table: "sampleTable", on: Sample.Properties.description, with: ["update"],
+                                where: Sample.Properties.identifier == 1)
+            try database.delete(fromTable: "sampleTable", where: Sample.Properties.identifier == 7)
+        })
+        let after: [Sample] = try database.getObjects(fromTable: "sampleTable")
+        XCTAssertEqual(after.map(\.description), ["update", "high"])
     }
 
     func testClassesKeepTheirImplicitInitializerAndConstants() throws {
