@@ -237,22 +237,16 @@ struct ScaleCommand: ParsableCommand {
                                 where: Column(named: "id") == id)
         }
         try database.close {}
-        return (raw, rawOnSift, ScaleChurnRates(deletes: deletes.rate, updates: updates.rate,
-                                                deleteMilliseconds: deletes.each, updateMilliseconds: updates.each))
+        return (raw, rawOnSift, ScaleChurnRates(deleteMilliseconds: deletes, updateMilliseconds: updates))
     }
 
-    /// Runs `body` on each of `items`, timed one by one: the items a second over the whole loop, and each one's
-    /// milliseconds.
-    private static func timedEach<T>(_ items: [T], _ body: (T) throws -> Void) rethrows -> (rate: Double, each: [Double]) {
-        var each: [Double] = []
-        each.reserveCapacity(items.count)
-        let start = DispatchTime.now().uptimeNanoseconds
-        for item in items {
-            let before = DispatchTime.now().uptimeNanoseconds
+    /// Runs `body` on each of `items`, timed one by one: each one's milliseconds.
+    private static func timedEach<T>(_ items: [T], _ body: (T) throws -> Void) rethrows -> [Double] {
+        try items.map { item in
+            let start = DispatchTime.now().uptimeNanoseconds
             try body(item)
-            each.append(Double(DispatchTime.now().uptimeNanoseconds - before) / 1e6)
+            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
         }
-        return (Double(items.count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9), each)
     }
 
     /// Copies the database at `path` page for page (SQLite's backup API), its WAL's content included.
@@ -311,8 +305,7 @@ struct ScaleCommand: ParsableCommand {
                 }
             }
         }
-        return ScaleChurnRates(deletes: deletes.rate, updates: updates.rate, deleteMilliseconds: deletes.each,
-                               updateMilliseconds: updates.each)
+        return ScaleChurnRates(deleteMilliseconds: deletes, updateMilliseconds: updates)
     }
 
     private func searchPhase(_ corpus: ScaleCorpus, directory: String) throws -> [ScaleSearchRow] {

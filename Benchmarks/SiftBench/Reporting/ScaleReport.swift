@@ -15,20 +15,26 @@ struct ScaleSearchRow {
     var lowerBounds = 0
 }
 
-/// Deletes and updates per second of one engine in the churn round, and the milliseconds of each change (one
-/// transaction): the median and the 90th percentile show what a rate hides (a first change that prepares the
+/// The milliseconds of each delete and each update (one transaction each) of one engine in the churn round, and
+/// the rates they make: the median and the 90th percentile show what a rate hides (a first change that prepares the
 /// connection's statements, a merge or a checkpoint that falls on a few changes).
 struct ScaleChurnRates {
-    var deletes: Double
-    var updates: Double
-    var deleteMilliseconds: [Double] = []
-    var updateMilliseconds: [Double] = []
+    var deleteMilliseconds: [Double]
+    var updateMilliseconds: [Double]
+
+    var deletes: Double { Self.rate(deleteMilliseconds) }
+    var updates: Double { Self.rate(updateMilliseconds) }
+
+    private static func rate(_ milliseconds: [Double]) -> Double {
+        let total = milliseconds.reduce(0, +)
+        return total > 0 ? Double(milliseconds.count) * 1e3 / total : 0
+    }
 
     /// "median / p90" of `milliseconds`.
     static func spread(_ milliseconds: [Double]) -> String {
         guard !milliseconds.isEmpty else { return "-" }
-        let sorted = milliseconds.sorted()
-        return String(format: "%.3f / %.3f", sorted[sorted.count / 2], sorted[min(sorted.count - 1, sorted.count * 9 / 10)])
+        let percentiles = Percentiles(milliseconds)
+        return String(format: "%.3f / %.3f", percentiles.p50, percentiles.p90)
     }
 }
 
