@@ -35,6 +35,9 @@ static inline uint64_t leb128(const unsigned char **at, const unsigned char *end
     return 0;
 }
 
+/* Bytes of a row's counts when each is at most 14: two a byte. */
+static inline int packed_bytes(int columns) { return (columns + 1) / 2; }
+
 /* Reads the postings' next row: moves `rowid` to it and puts its count in each column in `counts` (NULL: skips
    them); 0 at their end. A distance of 0 and a distance that would reach INT64_MAX (damaged postings) end them; a
    count above INT32_MAX reads as INT32_MAX. */
@@ -46,27 +49,44 @@ static inline int next_row(const unsigned char **at, const unsigned char *end, i
     uint64_t room = (uint64_t)INT64_MAX - (uint64_t)*rowid;
     if (delta == 0 || delta >= room) return 0;
     *rowid = (int64_t)((uint64_t)*rowid + delta);
-    for (int i = 0; i < columns; i++) {
-        uint64_t count = leb128(at, end);
-        if (counts) counts[i] = count > INT32_MAX ? INT32_MAX : (int32_t)count;
+    int packed = packed_bytes(columns);
+    if (packed > 0 && *at < end && **at == 0xFF) {
+        (*at)++;
+        for (int i = 0; i < columns; i++) {
+            uint64_t count = leb128(at, end);
+            if (counts) counts[i] = count > INT32_MAX ? INT32_MAX : (int32_t)count;
+        }
+    } else {
+        for (int i = 0; i < packed; i++) {
+            unsigned byte = *at < end ? *(*at)++ : 0;
+            if (!counts) continue;
+            counts[2 * i] = (int32_t)(byte & 0xF);
+            if (2 * i + 1 < columns) counts[2 * i + 1] = (int32_t)(byte >> 4);
+        }
     }
     return 1;
 }
+
+static void read_short_rows(const unsigned char **at, const unsigned char *end, int columns, int64_t *rowid,
+                            term_rows *rows, int *n, int room);
 
 int sift_postings_decode(const unsigned char *postings, int bytes, int columns, int64_t base, int64_t *rowids,
                          int32_t *counts, int *whole) {
     *whole = columns >= 0;
     if (!postings || bytes <= 0 || columns < 0) return 0;
     const unsigned char *at = postings, *end = postings + bytes;
-    int rows = 0;
+    term_rows rows = {rowids, counts, 0};
+    int n = 0;
     int64_t rowid = base;
+    /* As the evaluator reads them (decode_term): the one-byte rows in bulk, the others one number at a time. */
     for (;;) {
+        read_short_rows(&at, end, columns, &rowid, &rows, &n, bytes);
         const unsigned char *row = at;
-        if (rows >= bytes || !next_row(&at, end, columns, &rowid, counts + (size_t)rows * (size_t)columns)) {
+        if (n >= bytes || !next_row(&at, end, columns, &rowid, counts + (size_t)n * (size_t)columns)) {
             *whole = row == end;
-            return rows;
+            return n;
         }
-        rowids[rows++] = rowid;
+        rowids[n++] = rowid;
     }
 }
 
@@ -78,28 +98,44 @@ int64_t sift_postings_last_rowid(const unsigned char *postings, int bytes, int c
     return rowid;
 }
 
-/* Reads the rows at `at` whose numbers are all below 128 (one byte each: nearly every row of a frequent term, of
-   small distances and counts) into `rows` from row *n on, eight bytes at a time and without a branch per number;
-   stops at the first row that is not, 8 bytes before `end`, or when `room` rows are read. */
-static inline void read_short_rows(const unsigned char **at, const unsigned char *end, int columns, int64_t *rowid,
-                                   term_rows *rows, int *n, int room) {
-    if (columns >= 8) return;
-    const uint64_t high = UINT64_C(0x8080808080808080) >> (8 * (7 - columns)); /* the row's bytes' high bits */
-    const unsigned char *p = *at;
-    int64_t r = *rowid;
-    int k = *n;
-    while (k < room && end - p >= 8 && r < INT64_MAX - 128) {
-        uint64_t word;
-        memcpy(&word, p, 8);
+/* Reads the rows at `at` of a one-byte distance and counts of at most 14 (nearly every row of a frequent term) into
+   `rows` from row *n on, a row's bytes read as one 8-byte word, without a branch or a call per count; stops at the
+   first row that is not, 8 bytes before `end`, or when `room` rows are read. Rows are a fixed number of bytes here,
+   so that reading one does not wait for the one before it. */
+#define READ_SHORT_ROWS(COLUMNS)                                                                     \
+    while (k < room && end - p >= 8 && r < INT64_MAX - 128) {                                       \
+        uint64_t word;                                                                              \
+        memcpy(&word, p, 8);                                                                        \
+        SWAP_TO_LITTLE_ENDIAN(word);                                                                \
+        unsigned distance = (unsigned)(word & 0xFF), first = (unsigned)(word >> 8 & 0xFF);           \
+        /* A longer distance, a distance of 0 (damage), or counts written in full. */               \
+        if ((distance & 0x80) | (distance == 0) | (first == 0xFF)) break;                           \
+        r += distance;                                                                              \
+        int32_t *row = counts + (size_t)k * (size_t)(COLUMNS);                                      \
+        for (int c = 0; c < (COLUMNS); c++) row[c] = (int32_t)(word >> (8 + 4 * c) & 0xF);           \
+        rowids[k++] = r;                                                                            \
+        p += 1 + packed_bytes(COLUMNS);                                                             \
+    }
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-        word = __builtin_bswap64(word);
+#define SWAP_TO_LITTLE_ENDIAN(word) ((word) = __builtin_bswap64(word))
+#else
+#define SWAP_TO_LITTLE_ENDIAN(word) ((void)0)
 #endif
-        if ((word & high) || !(word & 0xFF)) break; /* a longer number, or a distance of 0 (damage) */
-        r += (int64_t)(word & 0xFF);
-        int32_t *counts = rows->counts + (size_t)k * (size_t)columns;
-        for (int c = 0; c < columns; c++) counts[c] = (int32_t)(word >> (8 * (c + 1)) & 0xFF);
-        rows->rowids[k++] = r;
-        p += 1 + columns;
+
+static void read_short_rows(const unsigned char **at, const unsigned char *end, int columns, int64_t *rowid,
+                            term_rows *rows, int *n, int room) {
+    if (columns < 1 || columns > 14) return; /* a row of more than 8 bytes */
+    const unsigned char *p = *at;
+    int64_t r = *rowid, *rowids = rows->rowids;
+    int32_t *counts = rows->counts;
+    int k = *n;
+    if (columns == 2) {
+        READ_SHORT_ROWS(2)
+    } else if (columns == 1) {
+        READ_SHORT_ROWS(1)
+    } else {
+        READ_SHORT_ROWS(columns)
     }
     *at = p, *rowid = r, *n = k;
 }
@@ -414,14 +450,14 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
     const int terms = q->terms, columns = q->columns;
     for (int t = 0; t < terms; t++)
         if (q->group && (q->group[t] < 0 || q->group[t] >= SIFT_POSTINGS_MAX_TERMS)) return SQLITE_MISUSE;
-    /* Room for each term's rows: every row of the postings but the last takes a byte and one per column at least,
-       and the changed rows holding the term are added; one more entry for the INT64_MAX after them. */
+    /* Room for each term's rows: every row of the postings takes a byte and its packed counts at least, and the
+       changed rows holding the term are added; one more entry for the INT64_MAX after them. */
     int room[SIFT_POSTINGS_MAX_TERMS];
     size_t entries = 0;
     for (int t = 0; t < terms; t++) {
         int n = postings[t] && bytes[t] > 0 ? bytes[t] : 0;
         int added = extras && extras[t].count > 0 ? extras[t].count : 0;
-        int64_t most = (int64_t)(n / (1 + columns)) + 1 + added;
+        int64_t most = (int64_t)(n / (1 + packed_bytes(columns))) + 1 + added;
         room[t] = most < INT32_MAX - 1 ? (int)most : INT32_MAX - 1;
         entries += (size_t)room[t] + 1;
     }

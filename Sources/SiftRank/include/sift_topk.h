@@ -101,8 +101,10 @@ void sift_topk_add(sift_topk_collector *collector, int64_t rowid, double score);
 /*
  * The postings evaluator: a query of listed terms scored from the impacts' postings (TopKImpacts.swift) rather
  * than through FTS5, one chunk of rows at a time, into a collector. A chunk's postings of a term are, per row of
- * the chunk holding it in rowid order, the unsigned LEB128 numbers: the rowid's distance from the previous row's
- * (the first one's from `base`, the rowid before the chunk), then its count in each column. The row's score is
+ * the chunk holding it in rowid order, the rowid's distance from the previous row's (the first one's from `base`,
+ * the rowid before the chunk) as an unsigned LEB128 number, then its counts: when each is at most 14, two a byte
+ * (column 2i in the low four bits of byte i, column 2i + 1 in the high four); else the byte 0xFF and each count as
+ * an unsigned LEB128 number. The row's score is
  * sift_rank's or sift_inb2's with the phrase weights idf[t] (for the counts of the whole table), from the
  * counts and the column sizes FTS5 keeps (`docsize`: a statement `SELECT sz FROM "<index>_docsize" WHERE id =
  * ?`); a row is not scored when the sum of its block's bounds (the impact blocks) of the terms the matching rows

@@ -437,8 +437,8 @@ final class ScoreBoundsPathTests: XCTestCase {
             ("blocks zeroed", "UPDATE doc_fts_sift_impacts SET blocks = zeroblob(length(blocks)) WHERE term = 'w2x' AND chunk = 1"),
             ("block size", "UPDATE doc_fts_sift_topk SET block = 32"),
             ("postings truncated", "UPDATE doc_fts_sift_impacts SET postings = substr(postings, 1, length(postings) / 2) WHERE term IN ('w0x', 'w1x', 'w2x') AND chunk >= 0"),
-            ("postings cut at a row", "UPDATE doc_fts_sift_impacts SET postings = x'0101' WHERE term IN ('w0x', 'w1x') AND chunk >= 0"),
-            ("postings past the chunk", "UPDATE doc_fts_sift_impacts SET postings = x'ff0f0101' WHERE term = 'w0x' AND chunk = 0"),
+            ("postings cut at a row", "UPDATE doc_fts_sift_impacts SET postings = x'01ff01' WHERE term IN ('w0x', 'w1x') AND chunk >= 0"),
+            ("postings past the chunk", "UPDATE doc_fts_sift_impacts SET postings = x'ff0f11' WHERE term = 'w0x' AND chunk = 0"),
             ("postings huge distance", "UPDATE doc_fts_sift_impacts SET postings = x'ffffffffffffffff7f0101' WHERE term = 'w0x' AND chunk = 0"),
         ]
         for (label, sql) in damages {

@@ -334,17 +334,20 @@ final class TopKImpactsTests: XCTestCase {
     }
 
     /// Postings read back as written for any number of columns: rows holding the term once, rows with several
-    /// counts, and long distances.
+    /// counts, and long distances, in runs of one-byte rows of every length (read eight at a time with two
+    /// columns) broken by the others.
     func testPostingsReadBackAsWrittenForAnyColumnCount() {
         var generator = SystemRandomNumberGenerator()
         for columns in 1...5 {
             var bytes: [UInt8] = [], written = ImpactPostings.Rows(), previous: Int64 = 4_095
-            for row in 0..<200 {
-                let rowid = previous + (row == 0 ? 1 : row == 199 ? 1 << 20 : Int64.random(in: 1...300, using: &generator))
+            for row in 0..<2_000 {
+                let distance = Int.random(in: 0..<10, using: &generator) == 0 ? Int64.random(in: 1...300, using: &generator)
+                    : Int64.random(in: 1...31, using: &generator)
+                let rowid = previous + (row == 0 ? 1 : row == 1_999 ? 1 << 20 : distance)
                 var stats = [Int32](repeating: 0, count: 2 * columns)
-                let kind = row % 3
+                let kind = [0, 0, 0, 0, 0, 0, 1, 2].randomElement(using: &generator) ?? 0
                 for c in 0..<columns where kind == 2 || c == row % columns {
-                    stats[2 * c] = kind == 0 ? 1 : Int32.random(in: 0...200, using: &generator)
+                    stats[2 * c] = kind == 0 ? 1 : Int32.random(in: 0...(kind == 1 ? 127 : 200), using: &generator)
                 }
                 if stats.allSatisfy({ $0 == 0 }) { stats[0] = 2 }
                 ImpactPostings.append(rowid, after: previous, stats, columns: columns, to: &bytes)
@@ -367,8 +370,9 @@ final class TopKImpactsTests: XCTestCase {
         try database.rebuild(index: "docs_fts")                            // lists beta (22 rows)
         let postings = try XCTUnwrap(try database.getValue(on: Column(named: "postings"), fromTable: "docs_fts_sift_impacts",
                                                            where: Column(named: "term") == "beta" && Column(named: "chunk") == 0).dataValue)
-        // beta: rows 1, 8, 15, ... (title count 1, body count 0), each 7 after the previous (the first 2 after -1).
-        XCTAssertEqual([UInt8](postings), [2, 1, 0] + Array(repeating: [7, 1, 0], count: 8).flatMap { $0 })
+        // beta: rows 1, 8, 15, ... (title count 1, body count 0), each 7 after the previous (the first 2 after -1):
+        // two bytes a row, the distance, then the counts four bits each (the title's low).
+        XCTAssertEqual([UInt8](postings), [2, 0x01] + Array(repeating: [7, 0x01], count: 8).flatMap { $0 })
         var rows = ImpactPostings.Rows()
         rows.decode([UInt8](postings), after: -1, columns: 2)
         XCTAssertEqual(rows.rowids, Array(stride(from: 1, through: 63, by: 7)))
@@ -395,13 +399,14 @@ final class TopKImpactsTests: XCTestCase {
         XCTAssertEqual(try database.verify(index: "docs_fts").problems, ["impacts: the postings of beta differ from its rows"])
         // A first row at rowid 999 (distance 1,000 in LEB128), holding beta once in the title: damaged postings are
         // not the term's rows, and the search takes FTS5's plan (every hit, the exhaustive scores).
-        try database.exec(sql: "UPDATE docs_fts_sift_impacts SET postings = x'e8070100' || postings WHERE term = 'beta' AND chunk = 0")
+        try database.exec(sql: "UPDATE docs_fts_sift_impacts SET postings = x'e80701' || postings WHERE term = 'beta' AND chunk = 0")
         let fallback: SearchResults<TopKDoc> = try database.search(SearchQuery("beta delta", mode: .anyTerm), in: "docs_fts", options: options)
         XCTAssertEqual(fallback.totalCount, 150)
         XCTAssertEqual(fallback.hits.map(\.score), exhaustive)
-        // A distance past the largest rowid (2^64 - 1) ends the postings: the rows before it are still found, and
-        // verify names the bytes left after them.
-        try database.exec(sql: "UPDATE docs_fts_sift_impacts SET postings = x'\(postings.map { String(format: "%02x", $0) }.joined())ffffffffffffffffff01' WHERE term = 'beta' AND chunk = 0")
+        // Rows past the chunk's last rowid after the term's own (two distances of 2^62 - 1, then one past the largest
+        // rowid): damaged postings, the rows before them still found, and verify names them.
+        let far: [UInt8] = Array(repeating: 0xff, count: 8) + [0x3f, 0x01]
+        try database.exec(sql: "UPDATE docs_fts_sift_impacts SET postings = x'\((postings + far + far).map { String(format: "%02x", $0) }.joined())' WHERE term = 'beta' AND chunk = 0")
         let cut: SearchResults<TopKDoc> = try database.search(SearchQuery("beta"), in: "docs_fts", options: options)
         XCTAssertEqual(cut.totalCount, 22)
         XCTAssertEqual(try database.verify(index: "docs_fts").problems, ["impacts: the postings of beta differ from its rows"])
@@ -412,8 +417,7 @@ final class TopKImpactsTests: XCTestCase {
         XCTAssertEqual((try database.search(SearchQuery("beta"), in: "docs_fts", options: options) as SearchResults<TopKDoc>).totalCount, 22)
         XCTAssertEqual(try database.verify(index: "docs_fts").problems, ["impacts: the postings of beta differ from its rows"])
         try database.rebuild(index: "docs_fts")
-        // A distance past the largest rowid ends the postings too (no signed overflow): two of 2^62 - 1 from 148.
-        let far: [UInt8] = Array(repeating: 0xff, count: 8) + [0x3f, 1, 0]
+        // A distance past the largest rowid ends the postings (no signed overflow): two of 2^62 - 1 from 148.
         var farRows = ImpactPostings.Rows()
         farRows.decode(far + far, after: 148, columns: 2)
         XCTAssertEqual(farRows.rowids, [148 + (1 << 62) - 1])

@@ -19,7 +19,7 @@ final class DecoderBoundsTests: XCTestCase {
         let connection = try MemoryConnection()
         try connection.exec("CREATE TABLE docsize(id INTEGER PRIMARY KEY, sz BLOB); INSERT INTO docsize VALUES (\(Self.wrappingRowid), x'01')")
         let collector = Collector(capacity: 1, kth: 0.01, watermark: 0)
-        let postings = leb128(UInt64(Self.wrappingRowid)) + leb128(1)
+        let postings = leb128(UInt64(Self.wrappingRowid)) + [1]  // the distance, then the count in four bits
         let rc = try connection.evaluate(postings, into: collector)
         XCTAssertEqual(rc, SQLITE_OK)
         // With the shortest size read from the bytes before the blocks (65535 tokens) the row's bound (~2e-5) is
@@ -47,7 +47,7 @@ final class DecoderBoundsTests: XCTestCase {
         let connection = try MemoryConnection()
         try connection.exec("CREATE TABLE docsize(id INTEGER PRIMARY KEY, sz BLOB); INSERT INTO docsize VALUES (7, x'01')")
         let collector = Collector(capacity: 0, kth: nil, watermark: 0)
-        XCTAssertEqual(try connection.evaluate(leb128(7) + leb128(1), into: collector), SQLITE_OK)
+        XCTAssertEqual(try connection.evaluate(leb128(7) + [1], into: collector), SQLITE_OK)
         XCTAssertEqual(collector.top.pointee.matched, 1)
         XCTAssertEqual(collector.top.pointee.scored, 0)
         XCTAssertEqual(collector.top.pointee.count, 0)
@@ -65,26 +65,38 @@ final class DecoderBoundsTests: XCTestCase {
     // MARK: - Postings and arguments
 
     /// A count past INT32_MAX reads as INT32_MAX, never as a negative count; a rowid distance that would reach
-    /// INT64_MAX ends the postings (damaged), from any base.
+    /// INT64_MAX ends the postings (damaged), from any base. Counts of at most 14 are packed two a byte; 0xFF starts
+    /// counts written in full.
     func testPostingsCountsAndDistancesStayInRange() {
-        var rowids = [Int64](repeating: 0, count: 8)
-        var counts = [Int32](repeating: 0, count: 8)
+        var rowids = [Int64](repeating: 0, count: 16)
+        var counts = [Int32](repeating: 0, count: 16)
         var whole: Int32 = 0
-        let huge = leb128(7) + leb128(UInt64(Int32.max) + 6)
+        let huge = leb128(7) + [0xFF] + leb128(UInt64(Int32.max) + 6)
         XCTAssertEqual(sift_postings_decode(huge, Int32(huge.count), 1, 0, &rowids, &counts, &whole), 1)
+        XCTAssertEqual(rowids[0], 7)
         XCTAssertEqual(counts[0], Int32.max)
         XCTAssertEqual(whole, 1)
 
-        let past = leb128(20) + leb128(1)
+        let past = leb128(20) + [1]
         XCTAssertEqual(sift_postings_decode(past, Int32(past.count), 1, .max - 10, &rowids, &counts, &whole), 0)
         XCTAssertEqual(whole, 0)
         XCTAssertEqual(sift_postings_last_rowid(past, Int32(past.count), 1, .max - 10), .max - 10)
         // From a negative base, the largest distance that stays below INT64_MAX.
-        let far = leb128(UInt64(Int64.max) + 4) + leb128(1)
+        let far = leb128(UInt64(Int64.max) + 4) + [1]
         XCTAssertEqual(sift_postings_decode(far, Int32(far.count), 1, -5, &rowids, &counts, &whole), 1)
         XCTAssertEqual(rowids[0], .max - 1)
-        let farther = leb128(UInt64(Int64.max) + 5) + leb128(1)
+        let farther = leb128(UInt64(Int64.max) + 5) + [1]
         XCTAssertEqual(sift_postings_decode(farther, Int32(farther.count), 1, -5, &rowids, &counts, &whole), 0)
+        // Three columns: packed (3 in column 0, 1 in column 1, 0 in column 2), then in full, then a distance of 0
+        // (damage); read the same way with eight bytes left after a row (in bulk) and without.
+        let packed: [UInt8] = [5, 0x13, 0x00, 2, 0xFF, 15, 0, 200, 1]
+        for padding in [[], [UInt8](repeating: 0, count: 8)] {
+            let bytes = packed + [0, 0x11] + padding
+            XCTAssertEqual(sift_postings_decode(bytes, Int32(bytes.count), 3, 0, &rowids, &counts, &whole), 2)
+            XCTAssertEqual(Array(rowids[0..<2]), [5, 7])
+            XCTAssertEqual(Array(counts[0..<6]), [3, 1, 0, 15, 0, 200])
+            XCTAssertEqual(whole, 0)
+        }
         XCTAssertEqual(sift_postings_decode(past, Int32(past.count), -1, 0, &rowids, &counts, &whole), 0, "negative columns")
     }
 

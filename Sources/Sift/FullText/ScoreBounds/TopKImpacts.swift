@@ -47,11 +47,12 @@ import Foundation
 ///   `impactSizes.changed` rows; beyond, it leaves the postings until `optimize(index:)` writes them anew);
 /// - a bulk insert that reaches below the watermark clears `valid`.
 struct TopKImpacts {
-    /// The layout of the tables: 6 since a changed row's counts are one row of `<index>_sift_changed` (an update then
+    /// The layout of the tables: 7 since a posting's counts are packed two a byte (`ImpactPostings`),
+    /// 6 since a changed row's counts are one row of `<index>_sift_changed` (an update then
     /// writes one entry there, not one per term of the row), 5 since a term's checksum is stored before its postings (reading a term's bounds
     /// and checksum then never walks the overflow pages of its postings, which a frequent term's fill), 4 since
     /// checksums, 3 since postings, 2 since instance counts (`cf`). Impacts of another layout read as stale.
-    static let tablesLayout: Int64 = 6
+    static let tablesLayout: Int64 = 7
     /// Terms in fewer rows than this are not listed: scoring every one of their rows is cheap (0.5% of the rows,
     /// at least 100).
     static func minimumRows(forRows rows: Int, on handle: Handle) -> Int {
