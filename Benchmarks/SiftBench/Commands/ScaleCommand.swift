@@ -86,6 +86,12 @@ struct ScaleCommand: ParsableCommand {
     @Flag(help: "Time Sift's searches alone: no raw FTS5 nor exhaustive queries between them, no exactness check and no @TableRowCoding load (for profiling).")
     var siftOnly = false
 
+    @Option(name: .customLong("mmap-mb"), help: ArgumentHelp("""
+        SQLite's mmap_size for the searching connections (Sift's and raw FTS5's), in MB (0: SQLite reads pages with \
+        read calls, its default).
+        """, valueName: "n"))
+    var mmapMB = 0
+
     @Flag(help: "Before the searches, compress Sift's docs.title and docs.body with zstd (ScaleCompression: sizes and times).")
     var compress = false
 
@@ -106,6 +112,7 @@ struct ScaleCommand: ParsableCommand {
         if let referenceQueries, referenceQueries < 0 {
             throw ValidationError("--reference-queries takes 0 or more, not \(referenceQueries)")
         }
+        if mmapMB < 0 { throw ValidationError("--mmap-mb takes 0 or more, not \(mmapMB)") }
         if !(15...4_096).contains(tantivyHeap) { throw ValidationError("--tantivy-heap takes 15 to 4096 MB") }
     }
 
@@ -312,6 +319,12 @@ struct ScaleCommand: ParsableCommand {
         let database = Database(withPath: directory + "/sift.sqlite")
         let raw = try RawDatabase(path: directory + "/raw.sqlite")
         let exhaustive = try RawDatabase(path: directory + "/sift.sqlite")
+        if mmapMB > 0 {
+            let pragma = "PRAGMA mmap_size = \(mmapMB * 1_048_576)"
+            database.setConfig(named: "mmap") { handle in try handle.exec(sql: pragma) }
+            try raw.execute(pragma)
+            try exhaustive.execute(pragma)
+        }
         guard sift_rank_register(exhaustive.handle) == SQLITE_OK else { throw BenchError.checkFailed("sift_rank_register") }
         let ranking = self.ranking.value
         let options = SearchOptions(limit: 20, ranking: ranking, typoTolerance: .off)  // the words as typed, as Tantivy and FTS5 search them
