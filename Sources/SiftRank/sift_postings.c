@@ -78,7 +78,7 @@ int sift_postings_decode(const unsigned char *postings, int bytes, int columns, 
     term_rows rows = {rowids, counts, 0};
     int n = 0;
     int64_t rowid = base;
-    /* As the evaluator reads them (decode_term): the one-byte rows in bulk, the others one number at a time. */
+    /* As the evaluator reads them (decode_term): short rows a word at a time, the others number by number. */
     for (;;) {
         read_short_rows(&at, end, columns, &rowid, &rows, &n, bytes);
         const unsigned char *row = at;
@@ -144,46 +144,47 @@ static void read_short_rows(const unsigned char **at, const unsigned char *end, 
    for `room` rows and the INT64_MAX after them: rows listed in `changed` are left out, and `extra`'s rows (changed
    rows holding the term now) are put in their place with their counts. Returns the rows written, or -1 when the
    postings are damaged: they stop before their last byte, hold another number of rows than `expected` (-1: not
-   checked), reach past `last`, or hold more rows than `room` allows. */
+   checked), reach past `last`, or hold more rows than `room` allows. The postings are read the same way with rows
+   changed or not (short rows a word at a time): after room for the extra rows, then merged with them into place,
+   front to back, where a row written never passes the next row to read (it is a row read or an extra one). */
 static int decode_term(const unsigned char *at, int bytes, int columns, int64_t base, int64_t last, int64_t expected,
                        const int64_t *changed, const int64_t *changed_end, const sift_postings_extra *extra,
                        term_rows *rows, int room) {
     const unsigned char *end = at + bytes;
     const int64_t *x = extra && extra->count > 0 ? extra->rowids : NULL, *x_end = x ? x + extra->count : NULL;
     const int32_t *x_counts = x ? extra->counts : NULL;
-    int64_t rowid = base, read = 0;
+    const int added = x ? extra->count : 0, space = room - added;
+    if (space < 1) return -1;
+    term_rows read_rows = {rows->rowids + added, rows->counts + (size_t)added * (size_t)columns, 0};
+    int64_t rowid = base;
     int n = 0;
-    if (!changed && !x) {
-        /* Straight into place: no row to leave out or to add. */
-        for (;;) {
-            read_short_rows(&at, end, columns, &rowid, rows, &n, room);
-            if (n >= room || !next_row(&at, end, columns, &rowid, rows->counts + (size_t)n * (size_t)columns)) break;
-            rows->rowids[n++] = rowid;
-        }
-        read = n;
-    } else {
-        int32_t counts[MAX_COLUMNS];
-        for (;;) {
-            int more = next_row(&at, end, columns, &rowid, counts);
-            int64_t next = more ? rowid : INT64_MAX;
-            read += more;
+    for (;;) {
+        read_short_rows(&at, end, columns, &rowid, &read_rows, &n, space);
+        if (n >= space || !next_row(&at, end, columns, &rowid, read_rows.counts + (size_t)n * (size_t)columns)) break;
+        read_rows.rowids[n++] = rowid;
+    }
+    const int read = n;
+    if (changed || x) {
+        int written = 0;
+        for (int i = 0; i <= read; i++) {
+            int64_t next = i < read ? read_rows.rowids[i] : INT64_MAX;
             /* The changed rows holding the term now, up to this row (one at this row takes its place). */
             int replaced = 0;
             for (; x < x_end && *x <= next; x++, x_counts += columns) {
-                if (n >= room) return -1;
-                rows->rowids[n] = *x;
-                for (int c = 0; c < columns; c++) rows->counts[(size_t)n * (size_t)columns + c] = x_counts[c];
+                rows->rowids[written] = *x;
+                for (int c = 0; c < columns; c++) rows->counts[(size_t)written * (size_t)columns + c] = x_counts[c];
                 replaced |= *x == next;
-                n++;
+                written++;
             }
-            if (!more) break;
-            while (changed < changed_end && *changed < rowid) changed++;
-            if (replaced || (changed < changed_end && *changed == rowid)) continue;
-            if (n >= room) return -1;
-            rows->rowids[n] = rowid;
-            for (int c = 0; c < columns; c++) rows->counts[(size_t)n * (size_t)columns + c] = counts[c];
-            n++;
+            if (i == read) break;
+            while (changed < changed_end && *changed < next) changed++;
+            if (replaced || (changed < changed_end && *changed == next)) continue;
+            rows->rowids[written] = next;
+            const int32_t *from = read_rows.counts + (size_t)i * (size_t)columns;
+            for (int c = 0; c < columns; c++) rows->counts[(size_t)written * (size_t)columns + c] = from[c];
+            written++;
         }
+        n = written;
     }
     rows->rowids[n] = INT64_MAX;
     rows->at = 0;
