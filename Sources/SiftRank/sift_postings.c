@@ -98,7 +98,13 @@ int64_t sift_postings_last_rowid(const unsigned char *postings, int bytes, int c
     return rowid;
 }
 
-/* Reads the rows at `at` of a one-byte distance and counts of at most 14 (nearly every row of a frequent term) into
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define SWAP_TO_LITTLE_ENDIAN(word) ((word) = __builtin_bswap64(word))
+#else
+#define SWAP_TO_LITTLE_ENDIAN(word) ((void)0)
+#endif
+
+/* Reads the rows at `at` of a one-byte distance and packed counts (nearly every row of a frequent term) into
    `rows` from row *n on, a row's bytes read as one 8-byte word, without a branch or a call per count; stops at the
    first row that is not, 8 bytes before `end`, or when `room` rows are read. Rows are a fixed number of bytes here,
    so that reading one does not wait for the one before it. */
@@ -116,12 +122,6 @@ int64_t sift_postings_last_rowid(const unsigned char *postings, int bytes, int c
         rowids[k++] = r;                                                                            \
         p += 1 + packed_bytes(COLUMNS);                                                             \
     }
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define SWAP_TO_LITTLE_ENDIAN(word) ((word) = __builtin_bswap64(word))
-#else
-#define SWAP_TO_LITTLE_ENDIAN(word) ((void)0)
-#endif
 
 static void read_short_rows(const unsigned char **at, const unsigned char *end, int columns, int64_t *rowid,
                             term_rows *rows, int *n, int room) {

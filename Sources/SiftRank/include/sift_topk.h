@@ -102,7 +102,8 @@ void sift_topk_add(sift_topk_collector *collector, int64_t rowid, double score);
  * The postings evaluator: a query of listed terms scored from the impacts' postings (TopKImpacts.swift) rather
  * than through FTS5, one chunk of rows at a time, into a collector. A chunk's postings of a term are, per row of
  * the chunk holding it in rowid order, the rowid's distance from the previous row's (the first one's from `base`,
- * the rowid before the chunk) as an unsigned LEB128 number, then its counts: when each is at most 14, two a byte
+ * the rowid before the chunk) as an unsigned LEB128 number, then its counts: when each is at most
+ * SIFT_POSTINGS_PACKED_MAX, two a byte
  * (column 2i in the low four bits of byte i, column 2i + 1 in the high four); else the byte 0xFF and each count as
  * an unsigned LEB128 number. The row's score is
  * sift_rank's or sift_inb2's with the phrase weights idf[t] (for the counts of the whole table), from the
@@ -121,6 +122,9 @@ void sift_topk_add(sift_topk_collector *collector, int64_t rowid, double score);
  * must score the query another way).
  */
 #define SIFT_POSTINGS_MAX_TERMS 16
+
+/* The largest count a row's packed counts hold (four bits; the byte 0xFF starts counts written in full). */
+#define SIFT_POSTINGS_PACKED_MAX 14
 
 typedef struct sift_postings_query {
     int terms, columns;

@@ -334,8 +334,8 @@ final class TopKImpactsTests: XCTestCase {
     }
 
     /// Postings read back as written for any number of columns: rows holding the term once, rows with several
-    /// counts, and long distances, in runs of one-byte rows of every length (read eight at a time with two
-    /// columns) broken by the others.
+    /// counts on both sides of the largest packed count, and long distances, in runs of short rows (a one-byte
+    /// distance, packed counts: read a word at a time) of every length broken by the others.
     func testPostingsReadBackAsWrittenForAnyColumnCount() {
         var generator = SystemRandomNumberGenerator()
         for columns in 1...5 {
@@ -347,7 +347,7 @@ final class TopKImpactsTests: XCTestCase {
                 var stats = [Int32](repeating: 0, count: 2 * columns)
                 let kind = [0, 0, 0, 0, 0, 0, 1, 2].randomElement(using: &generator) ?? 0
                 for c in 0..<columns where kind == 2 || c == row % columns {
-                    stats[2 * c] = kind == 0 ? 1 : Int32.random(in: 0...(kind == 1 ? 127 : 200), using: &generator)
+                    stats[2 * c] = kind == 0 ? 1 : Int32.random(in: 0...(kind == 1 ? 15 : 200), using: &generator)
                 }
                 if stats.allSatisfy({ $0 == 0 }) { stats[0] = 2 }
                 ImpactPostings.append(rowid, after: previous, stats, columns: columns, to: &bytes)
@@ -403,8 +403,8 @@ final class TopKImpactsTests: XCTestCase {
         let fallback: SearchResults<TopKDoc> = try database.search(SearchQuery("beta delta", mode: .anyTerm), in: "docs_fts", options: options)
         XCTAssertEqual(fallback.totalCount, 150)
         XCTAssertEqual(fallback.hits.map(\.score), exhaustive)
-        // Rows past the chunk's last rowid after the term's own (two distances of 2^62 - 1, then one past the largest
-        // rowid): damaged postings, the rows before them still found, and verify names them.
+        // Two distances of 2^62 - 1 after the term's own rows, the first past the chunk's last rowid, the second past
+        // the largest rowid: damaged postings, the rows before them still found, and verify names them.
         let far: [UInt8] = Array(repeating: 0xff, count: 8) + [0x3f, 0x01]
         try database.exec(sql: "UPDATE docs_fts_sift_impacts SET postings = x'\((postings + far + far).map { String(format: "%02x", $0) }.joined())' WHERE term = 'beta' AND chunk = 0")
         let cut: SearchResults<TopKDoc> = try database.search(SearchQuery("beta"), in: "docs_fts", options: options)

@@ -4,21 +4,18 @@ import SiftRank
 
 /// A term's postings in one chunk of rows, as stored beside its blocks: per row of the chunk holding the term, in
 /// rowid order, the rowid's distance from the previous row's (the first one's from the rowid before the chunk) as
-/// an unsigned LEB128 number, then the term's count in each column. Counts of at most 14 take four bits each, two a
-/// byte (column 2i in the low bits of byte i); a row with a larger one has the byte 0xFF and then each count as an
-/// unsigned LEB128 number. A row of a frequent term in a table of two columns is then two bytes, a fixed size the
+/// an unsigned LEB128 number, then the term's count in each column. Counts of at most `SIFT_POSTINGS_PACKED_MAX` (14)
+/// take four bits each, two a byte (column 2i in the low bits of byte i); a row with a larger one has the byte 0xFF
+/// and then each count as an unsigned LEB128 number. A row of a frequent term in a table of two columns is then two bytes, a fixed size the
 /// evaluator reads eight bytes at a time (`sift_topk_postings`, sift_topk.h), which scores a query of listed terms
 /// from them without FTS5.
 enum ImpactPostings {
-    /// A count a row's packed counts can hold; 0xFF, which no packed byte is, starts counts written in full.
-    static let largestPackedCount: Int32 = 14
-
     /// Appends a row whose `stats` are sift_doc_stats' (count, length) per column; `previous` is the rowid of the
     /// chunk's last row so far (or the rowid before the chunk).
     static func append(_ rowid: Int64, after previous: Int64, _ stats: UnsafePointer<Int32>, columns: Int, to bytes: inout [UInt8]) {
         leb128(UInt64(rowid - previous), to: &bytes)
         guard columns > 0 else { return }
-        if (0..<columns).allSatisfy({ stats[2 * $0] <= largestPackedCount }) {
+        if (0..<columns).allSatisfy({ stats[2 * $0] <= SIFT_POSTINGS_PACKED_MAX }) {
             for pair in stride(from: 0, to: columns, by: 2) {
                 let low = UInt8(max(0, stats[2 * pair]))
                 let high = pair + 1 < columns ? UInt8(max(0, stats[2 * pair + 2])) : 0
