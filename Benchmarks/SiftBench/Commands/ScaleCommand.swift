@@ -92,6 +92,12 @@ struct ScaleCommand: ParsableCommand {
         """, valueName: "n"))
     var mmapMB = 0
 
+    @Flag(help: """
+        Search a kept Sift database as the earlier run left it (its changed rows and segments as they are); by \
+        default it gets optimize(index:) first, as a fresh load would leave it.
+        """)
+    var asKept = false
+
     @Flag(help: "Before the searches, compress Sift's docs.title and docs.body with zstd (ScaleCompression: sizes and times).")
     var compress = false
 
@@ -143,7 +149,7 @@ struct ScaleCommand: ParsableCommand {
                 if (siftOnly || noRowCoding) && engine == .siftRowCoding { continue }
                 if keep != nil, engine != .siftRowCoding, FileManager.default.fileExists(atPath: path) {
                     print("  \(engine.rawValue): reusing \(path)")
-                    if engine == .sift { try Self.renewBounds(path) }
+                    if engine == .sift && !asKept { try Self.renewBounds(path) }
                     continue
                 }
                 printError("indexing \(count) documents: \(engine.rawValue) ...")
