@@ -140,6 +140,54 @@ static void read_short_rows(const unsigned char **at, const unsigned char *end, 
     *at = p, *rowid = r, *n = k;
 }
 
+/* The first of rows `from` up to `to` (ascending rowids) whose rowid is at least `rowid`: `to` when none. */
+static inline int first_at_least(const int64_t *rowids, int from, int to, int64_t rowid) {
+    while (from < to) {
+        int middle = from + (to - from) / 2;
+        if (rowids[middle] < rowid) from = middle + 1; else to = middle;
+    }
+    return from;
+}
+
+/* Puts `read` decoded rows (`from`, which sits `added` rows into `rows`, `added` being the extra rows) into `rows`
+   from its first entry on, leaving out the rows listed in `changed` and putting the extra rows (`x` up to `x_end`,
+   their counts at `x_counts`) in their place; returns the rows written. A chunk holds a few changed rows among
+   thousands, so the rows between two of them move as one run (memmove: a row written never passes the next row to
+   read, since the extra rows not written yet still have their room before it), and a run that is already in place
+   (no row added or left out before it) is not moved. */
+static int merge_changes(const term_rows *from, int read, int columns, const int64_t *changed,
+                         const int64_t *changed_end, const int64_t *x, const int64_t *x_end, const int32_t *x_counts,
+                         term_rows *rows) {
+    const size_t row_counts = (size_t)columns;
+    int written = 0, i = 0;
+    for (;;) {
+        /* The next rowid where something changes: an extra row or a changed one. */
+        int64_t event = INT64_MAX;
+        if (x < x_end) event = *x;
+        if (changed < changed_end && *changed < event) event = *changed;
+        int j = event == INT64_MAX ? read : first_at_least(from->rowids, i, read, event);
+        if (j > i && rows->rowids + written != from->rowids + i) {
+            memmove(rows->rowids + written, from->rowids + i, (size_t)(j - i) * sizeof *rows->rowids);
+            memmove(rows->counts + (size_t)written * row_counts, from->counts + (size_t)i * row_counts,
+                    (size_t)(j - i) * row_counts * sizeof *rows->counts);
+        }
+        written += j - i;
+        i = j;
+        if (event == INT64_MAX) return written;
+        if (x < x_end && *x == event) {
+            rows->rowids[written] = event;
+            memcpy(rows->counts + (size_t)written * row_counts, x_counts, row_counts * sizeof *x_counts);
+            written++;
+            x++;
+            x_counts += columns;
+        }
+        /* The postings' row at the event is the row as it was: left out (an extra row took its place, or the row
+           no longer holds the term). */
+        if (i < read && from->rowids[i] == event) i++;
+        while (changed < changed_end && *changed <= event) changed++;
+    }
+}
+
 /* Decodes a chunk's postings of a term (`bytes` of them at `at`, the rows after `base`) into `rows`, which has room
    for `room` rows and the INT64_MAX after them: rows listed in `changed` are left out, and `extra`'s rows (changed
    rows holding the term now) are put in their place with their counts. Returns the rows written, or -1 when the
@@ -164,28 +212,7 @@ static int decode_term(const unsigned char *at, int bytes, int columns, int64_t 
         read_rows.rowids[n++] = rowid;
     }
     const int read = n;
-    if (changed || x) {
-        int written = 0;
-        for (int i = 0; i <= read; i++) {
-            int64_t next = i < read ? read_rows.rowids[i] : INT64_MAX;
-            /* The changed rows holding the term now, up to this row (one at this row takes its place). */
-            int replaced = 0;
-            for (; x < x_end && *x <= next; x++, x_counts += columns) {
-                rows->rowids[written] = *x;
-                for (int c = 0; c < columns; c++) rows->counts[(size_t)written * (size_t)columns + c] = x_counts[c];
-                replaced |= *x == next;
-                written++;
-            }
-            if (i == read) break;
-            while (changed < changed_end && *changed < next) changed++;
-            if (replaced || (changed < changed_end && *changed == next)) continue;
-            rows->rowids[written] = next;
-            const int32_t *from = read_rows.counts + (size_t)i * (size_t)columns;
-            for (int c = 0; c < columns; c++) rows->counts[(size_t)written * (size_t)columns + c] = from[c];
-            written++;
-        }
-        n = written;
-    }
+    if (changed || x) n = merge_changes(&read_rows, read, columns, changed, changed_end, x, x_end, x_counts, rows);
     rows->rowids[n] = INT64_MAX;
     rows->at = 0;
     if (at != end || (expected >= 0 && read != expected) || (read > 0 && rowid > last)) return -1;
