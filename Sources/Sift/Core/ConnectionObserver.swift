@@ -33,9 +33,16 @@ protocol ConnectionObserver: AnyObject {
     func transactionDidCommit(on handle: Handle)
     /// The transaction open on `handle` rolled back (called inside the rollback: no SQL).
     func transactionDidRollBack()
-    /// A `ROLLBACK TO` is about to undo what `handle`'s transaction did since a savepoint (Sift's own nested
-    /// transactions or any SQL); the transaction stays open.
-    func savepointWillRollBack()
+    /// A savepoint named `name` (as written; SQLite matches names without regard to ASCII case) began: Sift's own
+    /// nested transactions or any SQL. When no transaction was open, it began one.
+    func savepointDidBegin(_ name: String)
+    /// The latest savepoint named `name` was released, with the savepoints begun after it (releasing the outermost
+    /// one commits the transaction: ``transactionDidCommit(on:)`` follows).
+    func savepointDidRelease(_ name: String)
+    /// A `ROLLBACK TO` is about to undo what the transaction did since the latest savepoint named `name`; that
+    /// savepoint stays, the ones begun after it go, and the transaction stays open. (A name no savepoint has fails
+    /// the statement, which then undoes nothing.)
+    func savepointWillRollBack(to name: String)
     /// A migration step is about to change `table`'s schema and rows on `handle`, inside a transaction that is
     /// already open: until ``tableMigrationDidEnd(_:on:)`` the observer must not follow the table row by row
     /// (its columns may move under it).

@@ -40,9 +40,9 @@ public final class Handle: @unchecked Sendable {
     /// Whether a transaction committed inside the step under way (SQLite's commit hook): the observer hears of it
     /// once the step is over (see ``ConnectionObserver/transactionDidCommit(on:)``).
     private var committed = false
-    /// Statements that roll back to a savepoint (`ROLLBACK TO`), as SQLite's authorizer reported while compiling
-    /// them: the observer hears of each before it steps.
-    private var savepointRollbacks: Set<OpaquePointer> = []
+    /// Statements that begin, release or roll back to a savepoint, as SQLite's authorizer reported while compiling
+    /// them: the observer hears of a `ROLLBACK TO` before it steps, and of the others once they stepped.
+    private var savepointSteps: [OpaquePointer: SavepointStep] = [:]
     /// The statement whose tables were last added to `changedTables`: a statement stepped row after row (a batch
     /// of inserts) is looked up once.
     private var lastNoted: OpaquePointer?
@@ -105,7 +105,7 @@ public final class Handle: @unchecked Sendable {
         for entry in cache.values { sqlite3_finalize(entry.stmt) }
         cache.removeAll()
         rowWriters.removeAll()
-        savepointRollbacks.removeAll()
+        savepointSteps.removeAll()
         lastNoted = nil
         sqlite3_commit_hook(raw, nil, nil)
         sqlite3_rollback_hook(raw, nil, nil)
@@ -195,7 +195,7 @@ public final class Handle: @unchecked Sendable {
     /// Drops what is known of a statement about to be finalized (its pointer may come back for another one).
     private func forget(_ stmt: OpaquePointer) {
         rowWriters[stmt] = nil
-        savepointRollbacks.remove(stmt)
+        savepointSteps[stmt] = nil
         if lastNoted == stmt { lastNoted = nil }
     }
 
@@ -234,7 +234,7 @@ public final class Handle: @unchecked Sendable {
                                                operation: .prepare, sql: sql))
         }
         if !writes.tables.isEmpty { rowWriters[stmt] = writes.tables }
-        if writes.rollsBackSavepoint { savepointRollbacks.insert(stmt) }
+        if let savepoint = writes.savepoint { savepointSteps[stmt] = savepoint }
         return stmt
     }
 
@@ -312,7 +312,8 @@ public final class Handle: @unchecked Sendable {
             try executeUnobserved("BEGIN IMMEDIATE")
             implicitTransactionOwner = stmt
         }
-        if !savepointRollbacks.isEmpty && savepointRollbacks.contains(stmt) { observer.savepointWillRollBack() }
+        let savepoint = savepointSteps.isEmpty ? nil : savepointSteps[stmt]
+        if case .rollBack(let name) = savepoint { observer.savepointWillRollBack(to: name) }
         do {
             let rc = sqlite3_step(stmt)
             if committed { announceCommit() }
@@ -320,6 +321,11 @@ public final class Handle: @unchecked Sendable {
                 // The failed statement was rolled back, so the changes it reported never happened.
                 observer.statementDidFail(on: self)
                 throw error(rc, sql: String(cString: sqlite3_sql(stmt)), operation: .step)
+            }
+            switch savepoint {
+            case .begin(let name): observer.savepointDidBegin(name)
+            case .release(let name): observer.savepointDidRelease(name)
+            case .rollBack, nil: break
             }
             try observer.statementDidStep(stmt, writing: rowWriters[stmt], on: self)
             // A statement with RETURNING commits when it is done, here or when it is reset early.
@@ -506,20 +512,31 @@ extension Handle {
 private struct AuthorizedWrites {
     /// The tables whose rows it changes.
     var tables: [String] = []
-    /// Whether it rolls back to a savepoint.
-    var rollsBackSavepoint = false
+    /// The savepoint it begins, releases or rolls back to.
+    var savepoint: SavepointStep?
+}
+
+/// What a statement does to a savepoint (`SAVEPOINT`, `RELEASE`, `ROLLBACK TO`), with the savepoint's name as written.
+enum SavepointStep: Equatable {
+    case begin(String)
+    case release(String)
+    case rollBack(String)
 }
 
 /// Records, in the `AuthorizedWrites` it is given, the tables whose rows a statement being compiled changes (SQLite's
 /// own schema tables aside: DDL writes those, and DDL such as `PRAGMA journal_mode` or `VACUUM` must stay outside
 /// Sift's transactions), and whether it is a `ROLLBACK TO`. It never denies anything.
 private let rowWriteAuthorizer: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
-                                                UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32 = { context, action, table, _, _, _ in
+                                                UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32 = { context, action, table, second, _, _ in
     guard let context, let table else { return SQLITE_OK }
     let writes = context.assumingMemoryBound(to: AuthorizedWrites.self)
     if action == SQLITE_SAVEPOINT {
         // The operation ("BEGIN", "RELEASE" or "ROLLBACK") comes first, the savepoint's name second.
-        if sqlite3_stricmp(table, "ROLLBACK") == 0 { writes.pointee.rollsBackSavepoint = true }
+        guard let second else { return SQLITE_OK }
+        let name = String(cString: second)
+        if sqlite3_stricmp(table, "BEGIN") == 0 { writes.pointee.savepoint = .begin(name) }
+        if sqlite3_stricmp(table, "RELEASE") == 0 { writes.pointee.savepoint = .release(name) }
+        if sqlite3_stricmp(table, "ROLLBACK") == 0 { writes.pointee.savepoint = .rollBack(name) }
         return SQLITE_OK
     }
     guard action == SQLITE_INSERT || action == SQLITE_UPDATE || action == SQLITE_DELETE else { return SQLITE_OK }

@@ -78,7 +78,11 @@ final class FullTextConnection: ConnectionObserver {
 
     func transactionDidRollBack() { tracker.dictionaries.transactionDidRollBack() }
 
-    func savepointWillRollBack() { tracker.dictionaries.changesUncertain() }
+    func savepointDidBegin(_ name: String) { tracker.dictionaries.savepointDidBegin(name) }
+
+    func savepointDidRelease(_ name: String) { tracker.dictionaries.savepointDidRelease(name) }
+
+    func savepointWillRollBack(to name: String) { tracker.dictionaries.savepointWillRollBack(to: name) }
 
     func connectionWillClose(_ handle: Handle) {
         tracker.uninstall(from: handle)

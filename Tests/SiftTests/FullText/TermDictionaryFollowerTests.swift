@@ -94,7 +94,7 @@ final class TermDictionaryFollowerTests: SiftTestCase {
     }
 
     private enum Write: CaseIterable {
-        case insert, update, updateBoth, delete, replace, rowid, rawSQL, transaction, rollback, savepoint, bulk,
+        case insert, update, updateBoth, delete, replace, rowid, rawSQL, transaction, rollback, savepoint, namedSavepoints, bulk,
              rebuild, optimize, rawIndexCommand, otherConnection, migration
     }
 
@@ -155,7 +155,7 @@ final class TermDictionaryFollowerTests: SiftTestCase {
                     throw CancellationError()
                 })
             case .savepoint:
-                // The inner transaction is a savepoint rolled back; the outer one commits (its dictionary is dropped).
+                // The inner transaction is a savepoint rolled back; the outer one commits what it wrote itself.
                 let id = newID()
                 try database.run(transaction: {
                     try database.insert(objects: [Article(id, Self.word(&rng), Self.text(&rng, words: 3))], intoTable: "articles")
@@ -165,7 +165,28 @@ final class TermDictionaryFollowerTests: SiftTestCase {
                     })
                 })
                 live.append(id)
-                keeps = false
+            case .namedSavepoints:
+                // Savepoints written in SQL, nested, their names in another case when released or rolled back to:
+                // only what a ROLLBACK TO undid is forgotten, and a search inside takes what is left.
+                let kept = newID(), undone = newID(), released = newID()
+                try database.run(transaction: {
+                    try database.insert(objects: [Article(kept, Self.word(&rng), Self.text(&rng, words: 3))], intoTable: "articles")
+                    try database.exec(sql: "SAVEPOINT Outer")
+                    try database.insert(objects: [Article(undone, Self.word(&rng), Self.text(&rng, words: 2))], intoTable: "articles")
+                    try database.exec(sql: "SAVEPOINT inner")
+                    try database.delete(fromTable: "articles", where: Article.Properties.id == someone)
+                    try database.exec(sql: "ROLLBACK TO outer")
+                    let (inside, reread) = try searched(database)
+                    XCTAssertFalse(reread, "step \(step): a search after ROLLBACK TO read the vocabulary")
+                    assertSame(inside, try fresh(database), words: [Self.word(&rng)], "step \(step) after ROLLBACK TO")
+                    try database.update(table: "articles", on: Article.Properties.body, with: [Self.text(&rng, words: 4)],
+                                        where: Article.Properties.id == someone)
+                    try database.exec(sql: "SAVEPOINT last")
+                    try database.insert(objects: [Article(released, Self.word(&rng), Self.word(&rng))], intoTable: "articles")
+                    try database.exec(sql: "RELEASE LAST")
+                    try database.exec(sql: "RELEASE outer")
+                })
+                live += [kept, released]
             case .bulk:
                 let ids = (0..<10).map { _ in newID() }
                 try database.insert(objects: ids.map { Article($0, Self.word(&rng), Self.text(&rng, words: 4)) }, intoTable: "articles")

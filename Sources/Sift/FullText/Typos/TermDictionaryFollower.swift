@@ -10,8 +10,9 @@ import CSQLite
 /// joins the kept entry and the entry takes the structure record after the commit as its label, provided that
 /// `PRAGMA data_version` says no other connection (of this process or another) committed since the transaction
 /// first changed the index; else, and whenever the index was written another way in the transaction (a raw write
-/// to the FTS5 table, an FTS5 command such as a rebuild, a bulk load) or rolled back to a savepoint, the entry is
-/// dropped and the next search reads the vocabulary. A rollback applies nothing. Writes outside this connection's
+/// to the FTS5 table, an FTS5 command such as a rebuild, a bulk load), the entry is dropped and the next search
+/// reads the vocabulary. A rollback applies nothing; a `ROLLBACK TO` takes the sums back to what they were when
+/// the savepoint began (each savepoint keeps them as they were then), so that only what it undid is forgotten. Writes outside this connection's
 /// sync layer that commit on their own leave the label behind, and the next search reads the vocabulary as well.
 ///
 /// No kept dictionary, no cost: an index is looked up once per transaction.
@@ -38,6 +39,8 @@ final class TermDictionaryFollower {
 
     /// The transaction's indexes, by name.
     private var states: [String: State] = [:]
+    /// The open savepoints, oldest first, each with `states` as they were when it began.
+    private var savepoints: [(name: String, states: [String: State])] = []
     /// Each index's tokenizer and which of its values FTS5 tokenizes, as of a schema version.
     private var tokenizers: [String: (version: Int64, tokenizer: TokenizerInstance, indexed: [Bool])] = [:]
     /// FTS5 truncates longer tokens to this many bytes (`FTS5_MAX_TOKEN_SIZE`).
@@ -118,6 +121,37 @@ final class TermDictionaryFollower {
     /// The transaction rolled back: nothing it did is applied.
     func transactionDidRollBack() {
         states.removeAll()
+        savepoints.removeAll()
+    }
+
+    /// A savepoint began: a `ROLLBACK TO` it finds the indexes' sums as they are now.
+    func savepointDidBegin(_ name: String) {
+        savepoints.append((name, states))
+    }
+
+    /// The latest savepoint named `name` was released, with those begun after it: their changes stay in the sums.
+    func savepointDidRelease(_ name: String) {
+        if let at = latestSavepoint(named: name) { savepoints.removeSubrange(at...) }
+    }
+
+    /// A `ROLLBACK TO` the latest savepoint named `name` undoes the changes since: the sums go back to what they
+    /// were when it began (an index first changed since is not followed any more, and one written another way
+    /// since is followed again). A savepoint begun where this follower did not see it (its name unknown here) may
+    /// hide changes: every index followed is then dropped at commit.
+    func savepointWillRollBack(to name: String) {
+        guard let at = latestSavepoint(named: name) else { return changesUncertain() }
+        states = savepoints[at].states
+        savepoints.removeSubrange((at + 1)...)
+    }
+
+    /// The position in `savepoints` of the latest one named `name`, compared as SQLite does (ASCII case ignored).
+    private func latestSavepoint(named name: String) -> Int? {
+        let key = Self.asciiLowercased(name)
+        return savepoints.lastIndex { Self.asciiLowercased($0.name) == key }
+    }
+
+    private static func asciiLowercased(_ name: String) -> [UInt8] {
+        name.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
     }
 
     /// The transaction committed: each followed index's kept dictionary takes the transaction's changes and the
@@ -126,6 +160,7 @@ final class TermDictionaryFollower {
         guard !states.isEmpty else { return }
         let states = self.states
         self.states.removeAll()
+        savepoints.removeAll()
         let cache = handle.pool.attachment(FullTextSettings.init).termDictionaries
         // Read first: nothing else runs on this connection before, and no other connection wrote since the
         // transaction first changed the index when the data version is the same.
