@@ -255,6 +255,26 @@ final class TermDictionaryFollowerTests: SiftTestCase {
         XCTAssertTrue(try database.search("hypersonc", in: "articles_fts", of: Article.self).hits.isEmpty)
     }
 
+    /// A run of writes with no typo-tolerant search between them: each commit adds its changes to the kept entry
+    /// (nothing is applied or merged at commit), and the first search after the run takes them all, as a fresh
+    /// dictionary would answer, without reading the vocabulary.
+    func testARunOfWritesIsAppliedByTheNextSearch() throws {
+        var rng = SplitMix(seed: 0xC0FFEE)
+        let database = try corpus(&rng)
+        _ = try searched(database)
+        for id in 1_000..<1_400 {
+            // New words (not of the corpus's spellings) on top of related ones: well over a merge's worth of changes.
+            let fresh = "q\(id)x\(rng.next() % 1_000)"
+            try database.insert(objects: [Article(id, fresh, Self.text(&rng, words: 3))], intoTable: "articles")
+        }
+        let pending = settings(database).termDictionaries.withLock { $0["articles_fts"]?.changes.count ?? 0 }
+        XCTAssertGreaterThan(pending, TermDictionary.minimumMergeThreshold, "the commits kept their changes for the search")
+        let (kept, reread) = try searched(database)
+        XCTAssertFalse(reread, "a run of sync-layer writes made the search read the vocabulary")
+        assertSame(kept, try fresh(database), words: ["q1200x", "aerosl", "cascad"], "after a run of writes")
+        XCTAssertEqual(settings(database).termDictionaries.withLock { $0["articles_fts"]?.changes.count }, 0)
+    }
+
     func testChangesBesideTheBaseAndMergedAnswerAsAFreshDictionary() {
         var rng = SplitMix(seed: 77)
         var counts: [String: Int64] = [:]

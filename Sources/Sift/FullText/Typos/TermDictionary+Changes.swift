@@ -6,11 +6,17 @@ extension TermDictionary {
     /// `changes` and `more` (term to rows gained) summed, without the terms whose sum is 0.
     static func summing(_ changes: [String: Int64], _ more: [String: Int64]) -> [String: Int64] {
         var sum = changes
-        for (term, change) in more where change != 0 {
-            let total = sum[term, default: 0] + change
-            sum[term] = total == 0 ? nil : total
-        }
+        add(more, to: &sum)
         return sum
+    }
+
+    /// Adds `more` (term to rows gained) to `changes` in place, dropping the terms whose sum is 0: a cost in the
+    /// size of `more`, however many changes `changes` holds (when nothing else holds them).
+    static func add(_ more: [String: Int64], to changes: inout [String: Int64]) {
+        for (term, change) in more where change != 0 {
+            let total = changes[term, default: 0] + change
+            changes[term] = total == 0 ? nil : total
+        }
     }
 
     /// This dictionary with the row counts of terms changed by `changes` (term to rows gained, negative for rows

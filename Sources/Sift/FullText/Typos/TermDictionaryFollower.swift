@@ -179,23 +179,15 @@ final class TermDictionaryFollower {
                 case .dropped:
                     entries[index] = nil
                 case .following(let following):
-                    // Taken out of the cache, so that its changes are added to in place.
-                    guard let label = labels[index], let entry = entries.removeValue(forKey: index),
+                    // Taken out of the cache, so that its changes are added to in place: a commit costs what the
+                    // transaction changed, not what the writes since the last search did. The next typo-tolerant
+                    // search applies them (`TermDictionary.of`): at most one merge of the changes into the base,
+                    // which writes alone never pay for.
+                    guard let label = labels[index], var entry = entries.removeValue(forKey: index),
                           entry.structure == following.start else { continue }
-                    entries[index] = TermDictionary.Entry(structure: label, dictionary: entry.dictionary,
-                                                          changes: TermDictionary.summing(entry.changes, following.changes))
+                    TermDictionary.add(following.changes, to: &entry.changes)
+                    entries[index] = TermDictionary.Entry(structure: label, dictionary: entry.dictionary, changes: entry.changes)
                 }
-            }
-        }
-        // Changes no search took (a run of writes): applied here once they would be merged anyway, so that they
-        // never grow past what a merge costs.
-        for case let (index, .following) in states {
-            guard let entry = cache.withLock({ $0[index] }),
-                  entry.changes.count > max(TermDictionary.minimumMergeThreshold, entry.dictionary.count / 16) else { continue }
-            let applied = entry.dictionary.applying(entry.changes)
-            cache.withLock { entries in
-                guard let now = entries[index], now.structure == entry.structure, now.dictionary === entry.dictionary else { return }
-                entries[index] = applied.map { TermDictionary.Entry(structure: entry.structure, dictionary: $0) }
             }
         }
     }
