@@ -39,10 +39,10 @@ protocol ConnectionObserver: AnyObject {
     /// The latest savepoint named `name` was released, with the savepoints begun after it (releasing the outermost
     /// one commits the transaction: ``transactionDidCommit(on:)`` follows).
     func savepointDidRelease(_ name: String)
-    /// A `ROLLBACK TO` is about to undo what the transaction did since the latest savepoint named `name`; that
-    /// savepoint stays, the ones begun after it go, and the transaction stays open. (A name no savepoint has fails
-    /// the statement, which then undoes nothing.)
-    func savepointWillRollBack(to name: String)
+    /// A `ROLLBACK TO` undid what the transaction did since the latest savepoint named `name`; that savepoint
+    /// stays, the ones begun after it go, and the transaction stays open. (A name no savepoint has fails the
+    /// statement, which undoes nothing and is not told.)
+    func savepointDidRollBack(to name: String)
     /// A migration step is about to change `table`'s schema and rows on `handle`, inside a transaction that is
     /// already open: until ``tableMigrationDidEnd(_:on:)`` the observer must not follow the table row by row
     /// (its columns may move under it).

@@ -41,7 +41,7 @@ public final class Handle: @unchecked Sendable {
     /// once the step is over (see ``ConnectionObserver/transactionDidCommit(on:)``).
     private var committed = false
     /// Statements that begin, release or roll back to a savepoint, as SQLite's authorizer reported while compiling
-    /// them: the observer hears of a `ROLLBACK TO` before it steps, and of the others once they stepped.
+    /// them: the observer hears of each once it stepped (a name no savepoint has fails the step, and nothing is told).
     private var savepointSteps: [OpaquePointer: SavepointStep] = [:]
     /// The statement whose tables were last added to `changedTables`: a statement stepped row after row (a batch
     /// of inserts) is looked up once.
@@ -313,7 +313,6 @@ public final class Handle: @unchecked Sendable {
             implicitTransactionOwner = stmt
         }
         let savepoint = savepointSteps.isEmpty ? nil : savepointSteps[stmt]
-        if case .rollBack(let name) = savepoint { observer.savepointWillRollBack(to: name) }
         do {
             let rc = sqlite3_step(stmt)
             if committed { announceCommit() }
@@ -325,7 +324,8 @@ public final class Handle: @unchecked Sendable {
             switch savepoint {
             case .begin(let name): observer.savepointDidBegin(name)
             case .release(let name): observer.savepointDidRelease(name)
-            case .rollBack, nil: break
+            case .rollBack(let name): observer.savepointDidRollBack(to: name)
+            case nil: break
             }
             try observer.statementDidStep(stmt, writing: rowWriters[stmt], on: self)
             // A statement with RETURNING commits when it is done, here or when it is reset early.
@@ -525,7 +525,7 @@ enum SavepointStep: Equatable {
 
 /// Records, in the `AuthorizedWrites` it is given, the tables whose rows a statement being compiled changes (SQLite's
 /// own schema tables aside: DDL writes those, and DDL such as `PRAGMA journal_mode` or `VACUUM` must stay outside
-/// Sift's transactions), and whether it is a `ROLLBACK TO`. It never denies anything.
+/// Sift's transactions), and the savepoint it begins, releases or rolls back to. It never denies anything.
 private let rowWriteAuthorizer: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
                                                 UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32 = { context, action, table, second, _, _ in
     guard let context, let table else { return SQLITE_OK }

@@ -82,7 +82,7 @@ final class FullTextConnection: ConnectionObserver {
 
     func savepointDidRelease(_ name: String) { tracker.dictionaries.savepointDidRelease(name) }
 
-    func savepointWillRollBack(to name: String) { tracker.dictionaries.savepointWillRollBack(to: name) }
+    func savepointDidRollBack(to name: String) { tracker.dictionaries.savepointDidRollBack(to: name) }
 
     func connectionWillClose(_ handle: Handle) {
         tracker.uninstall(from: handle)

@@ -255,6 +255,23 @@ final class TermDictionaryFollowerTests: SiftTestCase {
         XCTAssertTrue(try database.search("hypersonc", in: "articles_fts", of: Article.self).hits.isEmpty)
     }
 
+    /// A savepoint left open when its transaction commits ends with it: a later `ROLLBACK TO` its name fails and
+    /// undoes nothing, and the kept dictionary keeps every change of the transaction the statement failed in.
+    func testASavepointEndsWithItsTransaction() throws {
+        var rng = SplitMix(seed: 0x5A7E)
+        let database = try corpus(&rng)
+        _ = try searched(database)
+        try database.run(transaction: { try database.exec(sql: "SAVEPOINT early") })  // committed with it open
+        try database.run(transaction: {
+            try database.insert(objects: [Article(700, "hypersonic", "cascade")], intoTable: "articles")
+            XCTAssertThrowsError(try database.exec(sql: "ROLLBACK TO early"), "no such savepoint")
+            try database.insert(objects: [Article(701, "aerosol", "streamline")], intoTable: "articles")
+        })
+        let (kept, reread) = try searched(database)
+        XCTAssertFalse(reread, "the writes went through the sync layer, the dictionary is kept")
+        assertSame(kept, try fresh(database), words: ["hypersonc", "aerosl", "streamlin"], "after a failed ROLLBACK TO")
+    }
+
     /// A run of writes with no typo-tolerant search between them: each commit adds its changes to the kept entry
     /// (nothing is applied or merged at commit), and the first search after the run takes them all, as a fresh
     /// dictionary would answer, without reading the vocabulary.

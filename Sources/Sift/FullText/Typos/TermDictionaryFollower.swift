@@ -12,8 +12,9 @@ import CSQLite
 /// first changed the index; else, and whenever the index was written another way in the transaction (a raw write
 /// to the FTS5 table, an FTS5 command such as a rebuild, a bulk load), the entry is dropped and the next search
 /// reads the vocabulary. A rollback applies nothing; a `ROLLBACK TO` takes the sums back to what they were when
-/// the savepoint began (each savepoint keeps them as they were then), so that only what it undid is forgotten. Writes outside this connection's
-/// sync layer that commit on their own leave the label behind, and the next search reads the vocabulary as well.
+/// the savepoint began (each savepoint keeps them as they were then), so that only what it undid is forgotten.
+/// Writes outside this connection's sync layer that commit on their own leave the label behind, and the next
+/// search reads the vocabulary as well.
 ///
 /// No kept dictionary, no cost: an index is looked up once per transaction.
 final class TermDictionaryFollower {
@@ -134,11 +135,11 @@ final class TermDictionaryFollower {
         if let at = latestSavepoint(named: name) { savepoints.removeSubrange(at...) }
     }
 
-    /// A `ROLLBACK TO` the latest savepoint named `name` undoes the changes since: the sums go back to what they
+    /// A `ROLLBACK TO` the latest savepoint named `name` undid the changes since: the sums go back to what they
     /// were when it began (an index first changed since is not followed any more, and one written another way
     /// since is followed again). A savepoint begun where this follower did not see it (its name unknown here) may
     /// hide changes: every index followed is then dropped at commit.
-    func savepointWillRollBack(to name: String) {
+    func savepointDidRollBack(to name: String) {
         guard let at = latestSavepoint(named: name) else { return changesUncertain() }
         states = savepoints[at].states
         savepoints.removeSubrange((at + 1)...)
@@ -157,10 +158,10 @@ final class TermDictionaryFollower {
     /// The transaction committed: each followed index's kept dictionary takes the transaction's changes and the
     /// structure record now, or goes (see ``TermDictionaryFollower``).
     func transactionDidCommit(on handle: Handle) {
+        savepoints.removeAll()  // a COMMIT ends the savepoints left open too
         guard !states.isEmpty else { return }
         let states = self.states
         self.states.removeAll()
-        savepoints.removeAll()
         let cache = handle.pool.attachment(FullTextSettings.init).termDictionaries
         // Read first: nothing else runs on this connection before, and no other connection wrote since the
         // transaction first changed the index when the data version is the same.
