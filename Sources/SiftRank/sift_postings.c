@@ -193,8 +193,8 @@ static int merge_changes(const term_rows *from, int read, int columns, const int
    rows holding the term now) are put in their place with their counts. Returns the rows written, or -1 when the
    postings are damaged: they stop before their last byte, hold another number of rows than `expected` (-1: not
    checked), reach past `last`, or hold more rows than `room` allows. The postings are read the same way with rows
-   changed or not (short rows a word at a time): after room for the extra rows, then merged with them into place,
-   front to back, where a row written never passes the next row to read (it is a row read or an extra one). */
+   changed or not (short rows a word at a time), after room for the extra rows; `merge_changes` then puts them in
+   place. */
 static int decode_term(const unsigned char *at, int bytes, int columns, int64_t base, int64_t last, int64_t expected,
                        const int64_t *changed, const int64_t *changed_end, const sift_postings_extra *extra,
                        term_rows *rows, int room) {

@@ -94,8 +94,8 @@ final class TermDictionaryFollowerTests: SiftTestCase {
     }
 
     private enum Write: CaseIterable {
-        case insert, update, updateBoth, delete, replace, rowid, rawSQL, transaction, rollback, savepoint, namedSavepoints, bulk,
-             rebuild, optimize, rawIndexCommand, otherConnection, migration
+        case insert, update, updateBoth, delete, replace, rowid, rawSQL, transaction, rollback, savepoint,
+             namedSavepoints, bulk, rebuild, optimize, rawIndexCommand, otherConnection, migration
     }
 
     func testKeptDictionaryEqualsTheVocabularyAfterEveryWrite() throws {

@@ -6,9 +6,9 @@ import SiftRank
 /// rowid order, the rowid's distance from the previous row's (the first one's from the rowid before the chunk) as
 /// an unsigned LEB128 number, then the term's count in each column. Counts of at most `SIFT_POSTINGS_PACKED_MAX` (14)
 /// take four bits each, two a byte (column 2i in the low bits of byte i); a row with a larger one has the byte 0xFF
-/// and then each count as an unsigned LEB128 number. A row of a frequent term in a table of two columns is then two bytes, a fixed size the
-/// evaluator reads eight bytes at a time (`sift_topk_postings`, sift_topk.h), which scores a query of listed terms
-/// from them without FTS5.
+/// and then each count as an unsigned LEB128 number. A row of a frequent term in a table of two columns is then two
+/// bytes, a fixed size the evaluator reads eight bytes at a time (`sift_topk_postings`, sift_topk.h), which scores a
+/// query of listed terms from them without FTS5.
 enum ImpactPostings {
     /// Appends a row whose `stats` are sift_doc_stats' (count, length) per column; `previous` is the rowid of the
     /// chunk's last row so far (or the rowid before the chunk).

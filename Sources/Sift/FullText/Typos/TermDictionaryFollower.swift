@@ -145,14 +145,10 @@ final class TermDictionaryFollower {
         savepoints.removeSubrange((at + 1)...)
     }
 
-    /// The position in `savepoints` of the latest one named `name`, compared as SQLite does (ASCII case ignored).
+    /// The position in `savepoints` of the latest one named `name`, compared as SQLite compares them
+    /// (`sqlite3_stricmp`: ASCII case ignored).
     private func latestSavepoint(named name: String) -> Int? {
-        let key = Self.asciiLowercased(name)
-        return savepoints.lastIndex { Self.asciiLowercased($0.name) == key }
-    }
-
-    private static func asciiLowercased(_ name: String) -> [UInt8] {
-        name.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
+        savepoints.lastIndex { sqlite3_stricmp($0.name, name) == 0 }
     }
 
     /// The transaction committed: each followed index's kept dictionary takes the transaction's changes and the
@@ -187,7 +183,8 @@ final class TermDictionaryFollower {
                     guard let label = labels[index], var entry = entries.removeValue(forKey: index),
                           entry.structure == following.start else { continue }
                     TermDictionary.add(following.changes, to: &entry.changes)
-                    entries[index] = TermDictionary.Entry(structure: label, dictionary: entry.dictionary, changes: entry.changes)
+                    entries[index] = TermDictionary.Entry(structure: label, dictionary: entry.dictionary,
+                                                          changes: entry.changes)
                 }
             }
         }
