@@ -12,8 +12,8 @@
 
 #define MAX_COLUMNS 64
 
-/* One term's rows in the chunk, decoded before the rows are merged: the postings' rows but the changed ones,
-   with the changed rows holding the term now in their place, in rowid order and then INT64_MAX; `columns` counts a
+/* One term's rows in the chunk, decoded before the rows are merged: the postings' rows but the changed ones
+   (left out), with the changed rows holding the term now in their place, in rowid order and then INT64_MAX; `columns` counts a
    row in `counts`; `at`, the row the merge is at. Decoding first keeps the merge a walk over arrays, and the LEB128
    numbers are read in one tight loop per term rather than row by row between the other terms'. */
 typedef struct {
@@ -96,6 +96,157 @@ int64_t sift_postings_last_rowid(const unsigned char *postings, int bytes, int c
     int64_t rowid = base;
     while (next_row(&at, end, columns, &rowid, NULL)) {}
     return rowid;
+}
+
+/* Writes `value` as unsigned LEB128 at `at` (room permitting); the bytes it takes. */
+static int put_leb128(unsigned char *at, const unsigned char *end, uint64_t value) {
+    int n = 0;
+    do {
+        if (at + n >= end) return -1;
+        unsigned char byte = value & 0x7F;
+        value >>= 7;
+        at[n++] = byte | (value ? 0x80 : 0);
+    } while (value);
+    return n;
+}
+
+/* Writes a row (its distance from the previous one and its counts) as TopKImpacts writes it; the bytes it takes,
+   -1 when `end` comes first. */
+static int put_row(unsigned char *at, const unsigned char *end, uint64_t distance, const int32_t *counts, int columns) {
+    int n = put_leb128(at, end, distance);
+    if (n < 0) return -1;
+    int packed = 1;
+    for (int c = 0; c < columns; c++)
+        if (counts[c] < 0 || counts[c] > SIFT_POSTINGS_PACKED_MAX) packed = 0;
+    if (packed) {
+        for (int c = 0; c < columns; c += 2) {
+            if (at + n >= end) return -1;
+            at[n++] = (unsigned char)(counts[c] | (c + 1 < columns ? counts[c + 1] << 4 : 0));
+        }
+        return n;
+    }
+    if (at + n >= end) return -1;
+    at[n++] = 0xFF;
+    for (int c = 0; c < columns; c++) {
+        int k = put_leb128(at + n, end, (uint64_t)(counts[c] < 0 ? 0 : counts[c]));
+        if (k < 0) return -1;
+        n += k;
+    }
+    return n;
+}
+
+int sift_postings_merge(const unsigned char *older, int bytes, const unsigned char *newer, int newer_bytes, int columns,
+                        int64_t base, int keep_empty, unsigned char *out, int room, int *rows) {
+    *rows = 0;
+    if (columns < 1 || columns > MAX_COLUMNS || bytes < 0 || newer_bytes < 0 || room < 0) return -1;
+    const unsigned char *a = older, *a_end = older ? older + bytes : older, *b = newer, *b_end = newer ? newer + newer_bytes : newer;
+    unsigned char *at = out, *end = out + room;
+    int32_t a_counts[MAX_COLUMNS], b_counts[MAX_COLUMNS];
+    int64_t a_rowid = base, b_rowid = base, previous = base;
+    const unsigned char *a_row = a, *b_row = b;
+    int has_a = a && next_row(&a, a_end, columns, &a_rowid, a_counts);
+    int has_b = b && next_row(&b, b_end, columns, &b_rowid, b_counts);
+    while (has_a || has_b) {
+        const int32_t *counts;
+        int64_t rowid;
+        if (has_b && (!has_a || b_rowid <= a_rowid)) {
+            rowid = b_rowid, counts = b_counts;
+            if (has_a && a_rowid == b_rowid) {
+                a_row = a;
+                has_a = next_row(&a, a_end, columns, &a_rowid, a_counts);
+            }
+        } else {
+            rowid = a_rowid, counts = a_counts;
+        }
+        int holds = 0;
+        for (int c = 0; c < columns; c++) holds |= counts[c] > 0;
+        if (holds || keep_empty) {
+            int n = put_row(at, end, (uint64_t)rowid - (uint64_t)previous, counts, columns);
+            if (n < 0) return -1;
+            at += n;
+            previous = rowid;
+            (*rows)++;
+        }
+        /* The row written was the newer list's when it had the lower rowid (or both had it); else the older's. */
+        if (counts == b_counts) {
+            b_row = b;
+            has_b = next_row(&b, b_end, columns, &b_rowid, b_counts);
+        } else {
+            a_row = a;
+            has_a = next_row(&a, a_end, columns, &a_rowid, a_counts);
+        }
+    }
+    /* Both lists read to their last byte: else a row stopped them (damage). */
+    if ((a && a_row != a_end) || (b && b_row != b_end)) return -1;
+    return (int)(at - out);
+}
+
+/* The blob and size of a function's argument (NULL and 0 for an empty blob or a NULL). */
+static const unsigned char *blob_argument(sqlite3_value *value, int *bytes) {
+    *bytes = sqlite3_value_bytes(value);
+    const unsigned char *blob = sqlite3_value_blob(value);
+    if (!blob) *bytes = 0;
+    return blob;
+}
+
+/* The rows of the last blob sift_postings_put made on this thread (-1: it failed). */
+static _Thread_local int64_t last_put_rows = -1;
+
+int64_t sift_postings_put_rows(void) { return last_put_rows; }
+
+static void postings_put(sqlite3_context *context, int argc, sqlite3_value **argv) {
+    (void)argc;
+    last_put_rows = -1;
+    int older_bytes = 0, newer_bytes = 0, rows = 0;
+    const unsigned char *older = blob_argument(argv[0], &older_bytes), *newer = blob_argument(argv[1], &newer_bytes);
+    sqlite3_int64 columns = sqlite3_value_int64(argv[2]), base = sqlite3_value_int64(argv[3]);
+    if (columns < 1 || columns > MAX_COLUMNS || older_bytes > INT32_MAX - newer_bytes - 1) {
+        sqlite3_result_null(context);
+        return;
+    }
+    unsigned char *out = sqlite3_malloc(older_bytes + newer_bytes + 1);
+    if (!out) {
+        sqlite3_result_error_nomem(context);
+        return;
+    }
+    int written = sift_postings_merge(older, older_bytes, newer, newer_bytes, (int)columns, base, 1, out,
+                                      older_bytes + newer_bytes + 1, &rows);
+    if (written < 0) {
+        sqlite3_free(out);
+        sqlite3_result_null(context);
+        return;
+    }
+    last_put_rows = rows;
+    sqlite3_result_blob(context, out, written, sqlite3_free);
+}
+
+static void postings_rows(sqlite3_context *context, int argc, sqlite3_value **argv) {
+    (void)argc;
+    int bytes = 0;
+    const unsigned char *blob = blob_argument(argv[0], &bytes);
+    sqlite3_int64 columns = sqlite3_value_int64(argv[1]), base = sqlite3_value_int64(argv[2]), last = sqlite3_value_int64(argv[3]);
+    if (columns < 1 || columns > MAX_COLUMNS || sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+        sqlite3_result_int64(context, -1);
+        return;
+    }
+    const unsigned char *at = blob, *end = blob ? blob + bytes : blob;
+    int32_t counts[MAX_COLUMNS];
+    int64_t rowid = base, rows = 0;
+    for (;;) {
+        const unsigned char *row = at;
+        if (!at || !next_row(&at, end, (int)columns, &rowid, counts)) {
+            sqlite3_result_int64(context, row == end && rowid <= last ? rows : -1);
+            return;
+        }
+        rows++;
+    }
+}
+
+int sift_postings_register(sqlite3 *db) {
+    int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+    int rc = sqlite3_create_function_v2(db, "sift_postings_put", 4, flags, NULL, postings_put, NULL, NULL, NULL);
+    if (rc != SQLITE_OK) return rc;
+    return sqlite3_create_function_v2(db, "sift_postings_rows", 4, flags, NULL, postings_rows, NULL, NULL, NULL);
 }
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -472,7 +623,7 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
 
 int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, int64_t base, int64_t last,
                        const unsigned char *const *postings, const int *bytes, const int64_t *expected,
-                       const int64_t *changed, int changed_count, const sift_postings_extra *extras) {
+                       const sift_postings_extra *extras) {
     if (q->terms < 1 || q->terms > SIFT_POSTINGS_MAX_TERMS || q->columns < 1 || q->columns > MAX_COLUMNS)
         return SQLITE_MISUSE;
     const int terms = q->terms, columns = q->columns;
@@ -497,7 +648,6 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
         return SQLITE_NOMEM;
     }
     term_rows rows[SIFT_POSTINGS_MAX_TERMS];
-    const int64_t *changed_end = changed && changed_count > 0 ? changed + changed_count : NULL;
     size_t used = 0;
     int rc = SQLITE_OK;
     for (int t = 0; t < terms && rc == SQLITE_OK; t++) {
@@ -505,9 +655,11 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
         rows[t].counts = counts + used * (size_t)columns;
         used += (size_t)room[t] + 1;
         int n = postings[t] && bytes[t] > 0 ? bytes[t] : 0;
+        const sift_postings_extra *extra = extras ? &extras[t] : NULL;
+        const int64_t *out = extra && extra->left_out && extra->left_out_count > 0 ? extra->left_out : NULL;
         if (decode_term(postings[t] ? postings[t] : (const unsigned char *)"", n, columns, base, last,
-                        postings[t] && expected ? expected[t] : -1, changed_end ? changed : NULL, changed_end,
-                        extras ? &extras[t] : NULL, &rows[t], room[t]) < 0)
+                        postings[t] && expected ? expected[t] : -1, out, out ? out + extra->left_out_count : NULL,
+                        extra, &rows[t], room[t]) < 0)
             rc = SQLITE_CORRUPT;
     }
     if (rc == SQLITE_OK) rc = merge_rows(q, top, rows);

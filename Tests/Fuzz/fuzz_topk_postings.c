@@ -95,12 +95,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     top.block_bounds = (flags & 0x20) ? bounds : NULL;
     top.block_count = (flags & 0x20) ? bound_count : 0;
 
-    /* Changed rows and their current counts per term. */
-    int changed_count = 0;
-    int64_t *changed = take_rowids(&in, take_u8(&in) % 4, base, &changed_count);
+    /* Per term, the changed rows left out of its postings and those holding it now, with their counts. */
     sift_postings_extra extras[SIFT_POSTINGS_MAX_TERMS];
     int32_t *extra_counts[SIFT_POSTINGS_MAX_TERMS];
     for (int t = 0; t < terms; t++) {
+        extras[t].left_out = take_rowids(&in, take_u8(&in) % 4, base, &extras[t].left_out_count);
         extras[t].rowids = take_rowids(&in, take_u8(&in) % 3, base, &extras[t].count);
         size_t n = (size_t)(extras[t].count ? extras[t].count : 1) * (size_t)(columns ? columns : 1);
         extra_counts[t] = malloc(sizeof(int32_t) * n);
@@ -127,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* Every matching row's rowid appended, as facet counting asks: one a match. */
     sift_facet_rowids matches = {0};
     if (checks & 4) top.matches = &matches;
-    sift_topk_postings(&query, &top, base, last, postings, bytes, (checks & 2) ? expected : NULL, changed, changed_count,
+    sift_topk_postings(&query, &top, base, last, postings, bytes, (checks & 2) ? expected : NULL,
                        (flags & 0x02) ? extras : NULL);
     if ((checks & 4) && matches.count != top.matched) abort();
     sift_facet_rowids_free(&matches);
@@ -138,10 +137,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int t = 0; t < terms; t++) {
         free((void *)postings[t]);
         free((void *)extras[t].rowids);
+        free((void *)extras[t].left_out);
         free(extra_counts[t]);
     }
     for (int t = 0; t < top.terms; t++) free((void *)top.blocks[t]);
-    free(changed);
     free(bounds);
     free(top.blocks);
     free(top.bytes);

@@ -105,6 +105,7 @@ extension Database: ConnectionObserverProviding {
         // short of a connection without FTS5, where no search runs anyway.
         _ = sift_rank_register(handle.raw)
         _ = sift_bound_register(handle.raw)
+        _ = sift_postings_register(handle.raw)
         _ = sift_snippet_register(handle.raw)
         _ = sift_facet_register(handle.raw)
         return FullTextConnection()
@@ -151,10 +152,11 @@ final class FullTextSettings: Sendable {
 
     /// From how many rows a synced index gets impacts, from how many rows a term is listed in them, the rowids
     /// per block, the blocks per stored chunk, the rows a bulk insert indexes and counts at a time, the shortest tail of rows inserted one by one that extends them (`TopKImpacts`), the rows
-    /// FTS5 scores in the time of one statement over a block, and up to how many changed rows (or 1% of the rows,
-    /// when more) a search reads beside the postings (`TopKSearch`); tests lower them.
+    /// FTS5 scores in the time of one statement over a block, the rows of a term's delta of a chunk that fold it into
+    /// the chunk's postings (`ImpactDelta`), and whether searches may take the postings plan (`TopKSearch`); tests
+    /// lower them, and turn the postings plan off to test the others.
     let impactSizes = Locked((rows: 20_000, listed: 100, block: Int64(256), chunk: 64, piece: 8_192, tail: 1_000,
-                              statementRows: 30, changed: 1_000))
+                              statementRows: 30, delta: 64, postings: true))
 
     /// See ``Database/fullTextBulkThreshold``.
     var bulkThreshold: Int {

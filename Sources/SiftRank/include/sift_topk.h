@@ -112,9 +112,10 @@ void sift_topk_add(sift_topk_collector *collector, int64_t rowid, double score);
  * near it hold, or its bound with the shortest sizes its block allows, cannot beat the collector's k-th score
  * (block_bounds, never tighter than the first, are not read). `requires_all`: only rows holding every
  * term match, or with `group` (per term, a number below SIFT_POSTINGS_MAX_TERMS; NULL: each term its own) a term
- * of every group (a query word and its corrected variants are a group). Each matching row adds 1 to matched. Rows changed since the postings were written: `changed`
- * (sorted rowids, `changed_count` of them) are left out of the postings, and extras[t] (NULL: none) lists those
- * holding term t now, sorted, with its count in each column (`columns` numbers a row). `last` is the chunk's last
+ * of every group (a query word and its corrected variants are a group). Each matching row adds 1 to matched. Rows changed since the postings were written
+ * (extras[t], NULL: none): term t's postings leave out the rows extras[t].left_out lists (sorted rowids,
+ * `left_out_count` of them), and its rows are those of extras[t].rowids (sorted, each with its count in each column,
+ * `columns` numbers a row) in their place. `last` is the chunk's last
  * rowid and expected[t] (NULL: not checked) the rows its postings of term t hold as recorded beside them. Each
  * term's postings are decoded first (memory for their rows, freed on return), then merged a window of rowids at a
  * time. Returns an SQLite result code: SQLITE_NOMEM when that memory cannot be had, SQLITE_CORRUPT when a row of the postings has no sizes, or when a term's postings stop before
@@ -138,14 +139,16 @@ typedef struct sift_postings_query {
 } sift_postings_query;
 
 typedef struct sift_postings_extra {
-    const int64_t *rowids;
+    const int64_t *rowids;   /* the changed rows holding the term now */
     const int32_t *counts;
     int count;
+    const int64_t *left_out; /* the changed rows whose postings no longer hold */
+    int left_out_count;
 } sift_postings_extra;
 
 int sift_topk_postings(const sift_postings_query *query, sift_topk_collector *collector, int64_t base, int64_t last,
                        const unsigned char *const *postings, const int *bytes, const int64_t *expected,
-                       const int64_t *changed, int changed_count, const sift_postings_extra *extras);
+                       const sift_postings_extra *extras);
 
 /* Decodes a chunk's postings of a term (the format above) into rowids and counts (`columns` a row), as the
  * evaluator reads them: at most `bytes` rows, all they can hold. Returns how many; `whole` tells whether they
@@ -157,5 +160,24 @@ int sift_postings_decode(const unsigned char *postings, int bytes, int columns, 
  * the evaluator reads them; `base` when they hold no row. What a bulk insert appends to a chunk's postings is
  * measured from it. */
 int64_t sift_postings_last_rowid(const unsigned char *postings, int bytes, int columns, int64_t base);
+
+/* Merges two lists of rows in the postings' format (the format above, `columns` counts a row, both after `base`)
+ * into `out` (room for `room` bytes; `bytes + newer_bytes` always suffice): the rows of both in rowid order, a row of
+ * both with `newer`'s counts. A row whose counts are all 0 (a row that no longer holds the term) is kept when
+ * `keep_empty` (a delta, whose such rows leave the postings' row out) and left out otherwise (postings with a delta
+ * applied). Returns the bytes written and puts the rows written in *rows; -1 when either list is damaged (its rows
+ * stop before its last byte) or `out` is too short. */
+int sift_postings_merge(const unsigned char *older, int bytes, const unsigned char *newer, int newer_bytes, int columns,
+                        int64_t base, int keep_empty, unsigned char *out, int room, int *rows);
+
+/* Registers on `db` the SQL functions the row follower writes deltas with (TopKImpacts.RowFollower):
+ * sift_postings_put(older, newer, columns, base): sift_postings_merge of the two blobs keeping empty rows (NULL when
+ * either is damaged or an argument is out of range); sift_postings_rows(blob, columns, base, last): the rows of the
+ * blob, or -1 when it is damaged or a row passes `last`. */
+int sift_postings_register(struct sqlite3 *db);
+
+/* The rows of the blob sift_postings_put made last on the calling thread (-1 when it failed): what a statement that
+ * puts rows into a delta learns without returning the row. */
+int64_t sift_postings_put_rows(void);
 
 #endif

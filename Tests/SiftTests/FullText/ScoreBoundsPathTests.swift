@@ -83,7 +83,7 @@ final class ScoreBoundsPathTests: XCTestCase {
         addTeardownBlock { try? database.close { try? database.removeFiles() } }
         database.fullTextBulkThreshold = 8
         database.pool.attachment(FullTextSettings.init).impactSizes.withLock {
-            $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, changed: 6)
+            $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, delta: 3, postings: true)
         }
         try database.create(table: "doc", of: TopKDoc.self)
         try database.create(virtualTable: "doc_fts", of: Index.self, syncedWith: "doc")
@@ -103,17 +103,22 @@ final class ScoreBoundsPathTests: XCTestCase {
     @discardableResult
     private func checkSearches(_ database: Database, _ label: String, verifying: Bool = true, file: StaticString = #filePath,
                                line: UInt = #line) throws -> Int {
-        var pruned = 0
+        var pruned = 0, searched = 0
         let texts = ["w0x", "w1x w2x", "w0x w5x", "w3x w40x", "w90x", "w2x w7x w11x", "w60x w0x"]
         for text in texts {
             for mode in [SearchQuery.Mode.allTerms, .anyTerm] {
                 for ranking in [Ranking.bm25f(), .inB2()] {
                     let query = SearchQuery(text, mode: mode)
                     let options = SearchOptions(limit: 10, ranking: ranking)
+                    // One search in three takes the plans that read the blocks rather than the postings.
+                    searched += 1
+                    let postings = searched % 3 != 0
+                    database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.postings = postings }
+                    defer { database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.postings = true } }
                     let results: SearchResults<TopKDoc> = try database.search(query, in: "doc_fts", options: options)
                     let scores = try exhaustiveScores(database, query, options)
                     let best = Array(scores.values.sorted(by: >).prefix(options.limit))
-                    let context = "\(label): '\(text)' \(mode) \(ranking)"
+                    let context = "\(label): '\(text)' \(mode) \(ranking) postings \(postings)"
                     XCTAssertEqual(results.hits.count, best.count, context, file: file, line: line)
                     for (hit, score) in zip(results.hits, best) {
                         XCTAssertTrue(close(hit.score, score), "\(context): \(hit.score) vs \(score)", file: file, line: line)
@@ -262,7 +267,9 @@ final class ScoreBoundsPathTests: XCTestCase {
     func testEveryWriteKindKeepsSearchesExact() throws {
         let database = try prepared()
         var pruned = 0, counts: [(String, Int)] = []
-        func check(_ label: String) throws {
+        // Each write kind keeps the bounds valid, but a bulk insert below the watermark (which leaves them stale).
+        func check(_ label: String, valid: Bool = true) throws {
+            XCTAssertEqual(try meta(database)?.valid, valid, "\(label): the bounds' validity")
             let planned = try checkSearches(database, label)
             counts.append((label, planned))
             pruned += planned
@@ -274,7 +281,7 @@ final class ScoreBoundsPathTests: XCTestCase {
         try check("bulk above, sparse rowids")
         try database.delete(fromTable: "doc", where: Column(named: "id") >= 100 && Column(named: "id") < 120)
         try database.insert(objects: (100..<112).map { document($0) }, intoTable: "doc")
-        try check("bulk below the watermark")
+        try check("bulk below the watermark", valid: false)
         try database.optimize(index: "doc_fts")
         try database.insert(objects: [document()], intoTable: "doc")
         try database.insert(objects: [document(115)], intoTable: "doc")
@@ -318,7 +325,7 @@ final class ScoreBoundsPathTests: XCTestCase {
         addTeardownBlock { try? target.close { try? target.removeFiles() } }
         target.fullTextBulkThreshold = 8
         target.pool.attachment(FullTextSettings.init).impactSizes.withLock {
-            $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, changed: 6)
+            $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, delta: 3, postings: true)
         }
         _ = try Database.recover(from: source, into: target)
         XCTAssertEqual(try meta(target)?.valid, true)
@@ -329,15 +336,16 @@ final class ScoreBoundsPathTests: XCTestCase {
 
     /// Seeded random damage to every table of the bounds (each mutant rolled back after its searches): extreme or
     /// random numbers in each metadata field, chunk numbers and counts; random, truncated, extended, bit-flipped
-    /// or huge-varint blobs of blocks, postings and changed counts; change-log rows at extreme rowids. Every
-    /// search returns as many hits as FTS5's exhaustive plan finds, with the exact total, or a typed error; never a
-    /// crash. Half the mutants damage an index whose few changed rows are read beside the postings (the postings
-    /// plan), half one with more than a search reads (the block plan). SIFT_BOUNDS_MUTANTS sets how many (1,000 by
-    /// default).
+    /// or huge-varint blobs of blocks, postings and deltas; deltas at extreme chunk numbers, and deltas whose rows
+    /// stop before their last byte, both with their checksums right. Every search returns as many hits as FTS5's
+    /// exhaustive plan finds, with the exact total, or a typed error; never a crash. Half the mutants damage an
+    /// index searched through the postings and their deltas (the postings plan), half one searched through the
+    /// blocks (the block plan). SIFT_BOUNDS_MUTANTS sets how many (1,000 by default).
     func testRandomDamageToTheBoundsNeverCostsAHit() throws {
         let mutants = ProcessInfo.processInfo.environment["SIFT_BOUNDS_MUTANTS"].flatMap(Int.init) ?? 1_000
         let databases = try [60, 40].map { every in
             let database = try prepared(300)
+            database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.postings = every == 60 }
             try database.update(table: "doc", on: TopKDoc.Properties.body, with: document(), where: Column(named: "id") % every == 0)
             try database.delete(fromTable: "doc", where: Column(named: "id") == 77)
             return database
@@ -368,10 +376,11 @@ final class ScoreBoundsPathTests: XCTestCase {
             case 6: ("huge varint", "UPDATE doc_fts_sift_impacts SET postings = \(hex(Array(repeating: 0xFF, count: Int.random(in: 8...12, using: &random)) + [0x01, 0x01, 0x00])) || postings WHERE rowid = \(row)")
             case 7: ("flipped byte", "UPDATE doc_fts_sift_impacts SET \(blobColumn) = CASE WHEN length(\(blobColumn)) = 0 THEN \(blobColumn) ELSE "
                      + "substr(\(blobColumn), 1, (\(row) % length(\(blobColumn)))) || \(hex(bytes(1))) || substr(\(blobColumn), (\(row) % length(\(blobColumn))) + 2) END WHERE rowid = \(row)")
-            case 8: ("change log", "INSERT OR IGNORE INTO doc_fts_sift_changed(rowid, counts, checksum) VALUES(\(number()), "
-                     + "\(hex(bytes(Int.random(in: 0...12, using: &random)))), \(number()))")
-            default: ("changed counts", "INSERT OR REPLACE INTO doc_fts_sift_changed(rowid, counts, checksum) SELECT r, c, sift_bounds_check(r, c) "
-                      + "FROM (SELECT \(Int.random(in: 1...400, using: &random)) AS r, \(hex([3, 0x77, UInt8(0x30 + Int.random(in: 0...5, using: &random)), 0x78] + bytes(Int.random(in: 0...8, using: &random)))) AS c)")
+            case 8: ("delta chunk", "INSERT OR REPLACE INTO doc_fts_sift_impacts(term, chunk, df, cf, blocks, checksum) SELECT t, c, d, d, x'', "
+                     + "sift_bounds_check(t, c, d, d, x'') FROM (SELECT 'w1x' AS t, \(min(-1, number())) AS c, \(Int.random(in: -3...3, using: &random)) AS d)")
+            default: ("delta rows cut short", "INSERT OR REPLACE INTO doc_fts_sift_impacts(term, chunk, df, cf, blocks, checksum) "
+                      + "SELECT t, c, 0, 0, b, sift_bounds_check(t, c, 0, 0, b) FROM (SELECT 'w\(Int.random(in: 0...5, using: &random))x' AS t, "
+                      + "\(-2 - Int.random(in: 0...4, using: &random)) AS c, \(hex(bytes(Int.random(in: 0...8, using: &random)) + [0x80])) AS b)")
             }
             kinds[kind, default: 0] += 1
             try database.begin()
@@ -421,18 +430,19 @@ final class ScoreBoundsPathTests: XCTestCase {
             ("chunk 2^63 - 1", "UPDATE doc_fts_sift_impacts SET chunk = 9223372036854775807 WHERE term = 'w0x' AND chunk = 0"),
             ("chunk 70,000,000", "UPDATE doc_fts_sift_impacts SET chunk = 70000000 WHERE term = 'w1x' AND chunk = 1"),
             ("df overflow", "UPDATE doc_fts_sift_impacts SET df = 9223372036854775807 WHERE term = 'w0x' AND chunk >= 0"),
-            ("df negative", "UPDATE doc_fts_sift_impacts SET df = -1000 WHERE term = 'w0x' AND chunk = -1"),
+            ("df negative", "UPDATE doc_fts_sift_impacts SET df = -1000 WHERE term = 'w0x' AND chunk = 0"),
             ("blocks too long", "UPDATE doc_fts_sift_impacts SET blocks = zeroblob(100000) WHERE term = 'w2x' AND chunk = 0"),
-            // With their checksums right: the rowids themselves are checked.
-            ("change log rowid 2^63 - 1", "INSERT INTO doc_fts_sift_changed(rowid, counts, checksum) VALUES(9223372036854775807, x'', "
-             + "sift_bounds_check(9223372036854775807, x''))"),
-            ("change log rowid -4", "INSERT INTO doc_fts_sift_changed(rowid, counts, checksum) VALUES(-4, x'', sift_bounds_check(-4, x''))"),
-            ("changed counts cut short", "INSERT OR REPLACE INTO doc_fts_sift_changed(rowid, counts, checksum) VALUES(7, x'0377307801', "
-             + "sift_bounds_check(7, x'0377307801'))"),
-            ("changed counts out of order", "INSERT OR REPLACE INTO doc_fts_sift_changed(rowid, counts, checksum) VALUES(7, x'037731780100037730780100', "
-             + "sift_bounds_check(7, x'037731780100037730780100'))"),
-            ("changed count past Int32", "INSERT OR REPLACE INTO doc_fts_sift_changed(rowid, counts, checksum) VALUES(7, x'037730788080808010' || x'00', "
-             + "sift_bounds_check(7, x'037730788080808010' || x'00'))"),
+            // Deltas with their checksums right: their chunks, counts and rows themselves are checked.
+            ("a delta at chunk -1", "INSERT OR REPLACE INTO doc_fts_sift_impacts(term, chunk, df, cf, blocks, checksum) SELECT t, c, d, d, b, "
+             + "sift_bounds_check(t, c, d, d, b) FROM (SELECT 'w0x' AS t, -1 AS c, 0 AS d, x'' AS b)"),
+            ("a delta past the watermark's chunk", "INSERT OR REPLACE INTO doc_fts_sift_impacts(term, chunk, df, cf, blocks, checksum) SELECT t, c, d, d, b, "
+             + "sift_bounds_check(t, c, d, d, b) FROM (SELECT 'w1x' AS t, -1002 AS c, 0 AS d, x'' AS b)"),
+            ("a delta's row count below zero", "INSERT OR REPLACE INTO doc_fts_sift_impacts(term, chunk, df, cf, blocks, checksum) SELECT t, c, d, d, b, "
+             + "sift_bounds_check(t, c, d, d, b) FROM (SELECT 'w0x' AS t, -2 AS c, -100000 AS d, x'' AS b)"),
+            ("a delta's rows cut short", "INSERT OR REPLACE INTO doc_fts_sift_impacts(term, chunk, df, cf, blocks, checksum) SELECT t, c, d, d, b, "
+             + "sift_bounds_check(t, c, d, d, b) FROM (SELECT 'w1x' AS t, -2 AS c, 0 AS d, x'031180' AS b)"),
+            ("a delta's row past its chunk", "INSERT OR REPLACE INTO doc_fts_sift_impacts(term, chunk, df, cf, blocks, checksum) SELECT t, c, d, d, b, "
+             + "sift_bounds_check(t, c, d, d, b) FROM (SELECT 'w0x' AS t, -3 AS c, 0 AS d, x'ff0111' AS b)"),
             ("checksum", "UPDATE doc_fts_sift_impacts SET checksum = checksum + 1 WHERE term = 'w1x' AND chunk = 0"),
             ("blocks zeroed", "UPDATE doc_fts_sift_impacts SET blocks = zeroblob(length(blocks)) WHERE term = 'w2x' AND chunk = 1"),
             ("block size", "UPDATE doc_fts_sift_topk SET block = 32"),

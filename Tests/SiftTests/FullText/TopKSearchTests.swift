@@ -66,7 +66,7 @@ final class TopKSearchTests: XCTestCase {
         let database = Database(withPath: path)
         addTeardownBlock { try? database.close { try? database.removeFiles() } }
         database.fullTextBulkThreshold = 8
-        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, changed: 6) }
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, delta: 3, postings: true) }
         try database.create(table: "docs", of: TopKDoc.self)
         try database.create(virtualTable: "docs_fts", of: TopKIndexModel.self, syncedWith: "docs")
         return database
@@ -97,10 +97,14 @@ final class TopKSearchTests: XCTestCase {
             var options = SearchOptions(limit: Int.random(in: 1...12, using: &rng), offset: Int.random(in: 0...3, using: &rng),
                                         ranking: ranking, typoTolerance: .off)
             if Bool.random(using: &rng) { options.weights = ["title": [2, 5, 0.5][Int.random(in: 0...2, using: &rng)]] }
+            // One query in three takes the plans that read the blocks rather than the postings.
+            let postings = Int.random(in: 0..<3, using: &rng) > 0
+            database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.postings = postings }
+            defer { database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.postings = true } }
             let results: SearchResults<TopKDoc> = try database.search(query, in: "docs_fts", options: options)
             let scores = try exhaustiveScores(database, query, options)
             let best = Array(scores.values.sorted(by: >).dropFirst(options.offset).prefix(options.limit))
-            let context = "step \(step): '\(text)' \(mode) limit \(options.limit) offset \(options.offset) \(options.ranking) \(options.weights)"
+            let context = "step \(step): '\(text)' \(mode) postings \(postings) limit \(options.limit) offset \(options.offset) \(options.ranking) \(options.weights)"
             XCTAssertEqual(results.hits.map(\.score).count, best.count, context, file: file, line: line)
             for (hit, score) in zip(results.hits, best) {
                 XCTAssertTrue(close(hit.score, score), "\(context): \(hit.score) vs \(score)", file: file, line: line)
@@ -282,7 +286,7 @@ final class TopKImpactsTests: XCTestCase {
         let database = Database(withPath: path)
         addTeardownBlock { try? database.close { try? database.removeFiles() } }
         database.fullTextBulkThreshold = 8
-        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 100, listed: 20, block: 16, chunk: 4, piece: 5, tail: 1_000, statementRows: 0, changed: 1_000) }
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 100, listed: 20, block: 16, chunk: 4, piece: 5, tail: 1_000, statementRows: 0, delta: 1_000, postings: true) }
         try database.create(table: "docs", of: TopKDoc.self)
         try database.create(virtualTable: "docs_fts", of: TopKIndexModel.self, syncedWith: "docs")
         return database
@@ -423,30 +427,59 @@ final class TopKImpactsTests: XCTestCase {
         XCTAssertEqual(farRows.rowids, [148 + (1 << 62) - 1])
     }
 
-    /// A delete and an update leave the postings as written and list the rows with their listed terms' counts
-    /// now, which searches read in their place (exact totals and scores); optimize writes the postings anew.
+    /// A delete and an update leave the postings as written and put the rows into the changed terms' deltas with
+    /// their counts now, which searches read in their place (exact totals and scores); optimize writes the
+    /// postings anew.
     func testChangedRowsAreReadBesideThePostings() throws {
         let database = try makeDatabase(rows: 150)
         try database.rebuild(index: "docs_fts")                            // lists beta (22 rows)
         try database.delete(fromTable: "docs", where: Column(named: "id") == 8)
         try database.update(table: "docs", on: TopKDoc.Properties.title, with: TopKDoc(nil, "beta beta beta", ""),
                             where: Column(named: "id") == 2)
-        let changed = try database.getColumn(on: Column(named: "rowid"), fromTable: "docs_fts_sift_changed").map(\.int64Value)
-        XCTAssertEqual(changed, [2, 8])
-        let counts = try database.getValue(on: Column(named: "counts"), fromTable: "docs_fts_sift_changed",
-                                           where: Column(named: "rowid") == 2).dataValue
-        var beta = [ImpactPostings.Rows()]
-        XCTAssertTrue(ChangedRowCounts.decode([UInt8](counts), rowid: 2, columns: 2, wanted: [ArraySlice("beta".utf8): 0], into: &beta))
-        XCTAssertEqual(beta[0], ImpactPostings.Rows(rowids: [2], counts: [3, 0]))  // 3 in the title, none in the body
-        XCTAssertEqual(try database.getRows(sql: "SELECT length(counts) FROM docs_fts_sift_changed WHERE rowid = 8").first?.first?.int64Value,
-                       0)  // deleted: no terms
+        let delta = try deltaRows(database, "beta")
+        XCTAssertEqual(delta, ImpactPostings.Rows(rowids: [2, 8], counts: [3, 0, 0, 0]))  // 3 in the title; 8 deleted
         let results: SearchResults<TopKDoc> = try database.search("beta", in: "docs_fts", options: SearchOptions(limit: 3))
         XCTAssertEqual(results.totalCount, 22)                              // 22 - row 8 + row 2
         XCTAssertEqual(results.hits.first?.rowid, 2)
         XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
         try database.optimize(index: "docs_fts")
-        XCTAssertEqual(try database.getValue(on: Column.all.count(), fromTable: "docs_fts_sift_changed").int64Value, 0)
+        XCTAssertEqual(try database.getRows(sql: "SELECT count(*) FROM docs_fts_sift_impacts WHERE chunk < 0 AND length(blocks) > 0")
+            .first?.first?.int64Value, 0, "every delta empty")
         XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+    }
+
+    /// The rows of the delta of `term` in chunk 0, or nil when it has none.
+    private func deltaRows(_ database: Database, _ term: String) throws -> ImpactPostings.Rows? {
+        let meta = try XCTUnwrap(try meta(database))
+        guard let row = try database.getRows(sql: "SELECT blocks FROM docs_fts_sift_impacts WHERE term = ? AND chunk = -2",
+                                             values: [term]).first else { return nil }
+        return ImpactDelta.decode([UInt8](row[0].dataValue), after: -1, last: meta.watermark, columns: 2)
+    }
+
+    /// A term's delta of a chunk folds into the chunk's postings when it reaches `impactSizes.delta` rows: what a
+    /// search reads beside the postings stays bounded however many rows change, and the postings, counts and
+    /// searches stay exact through the fold.
+    func testADeltaFoldsIntoThePostingsAtItsLimit() throws {
+        let database = try makeDatabase(rows: 150)
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.delta = 4 }
+        try database.rebuild(index: "docs_fts")                            // lists beta (22 rows)
+        let postingsBefore = try database.getRows(sql: "SELECT postings FROM docs_fts_sift_impacts WHERE term = 'beta' AND chunk = 0")
+        for (step, id) in [3, 15, 5, 22, 9, 10, 11].enumerated() {
+            // Rows 15 and 22 held beta and lose it; the others gain it.
+            let title = (id - 1) % 7 == 0 ? "gamma" : "beta beta"
+            try database.update(table: "docs", on: TopKDoc.Properties.title, with: TopKDoc(nil, title, ""),
+                                where: Column(named: "id") == id)
+            let delta = try XCTUnwrap(try deltaRows(database, "beta"))
+            // Folded on the fourth change (the delta's row stays, empty): the delta starts again from the fifth.
+            XCTAssertEqual(delta.rowids.count, step < 3 ? step + 1 : step == 3 ? 0 : step - 3, "after \(step + 1) changes")
+            let results: SearchResults<TopKDoc> = try database.search("beta", in: "docs_fts", options: SearchOptions(limit: 5))
+            let exhaustive = try database.getRows(sql: "SELECT count(*) FROM docs_fts WHERE docs_fts MATCH 'beta'").first?.first?.int64Value
+            XCTAssertEqual(results.totalCount.map(Int64.init), exhaustive, "after \(step + 1) changes")
+            XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent, "after \(step + 1) changes")
+        }
+        let postingsAfter = try database.getRows(sql: "SELECT postings FROM docs_fts_sift_impacts WHERE term = 'beta' AND chunk = 0")
+        XCTAssertNotEqual(postingsBefore.first?.first?.dataValue, postingsAfter.first?.first?.dataValue, "the fold wrote the postings")
+        XCTAssertEqual(try database.verify(index: "docs_fts").searchPlan.hasPrefix("pruned"), true)
     }
 
     func testRowsInsertedOneByOneJoinTheImpactsOnceTheTailIsLong() throws {
@@ -585,19 +618,6 @@ final class TopKImpactsTests: XCTestCase {
         XCTAssertEqual(results.totalCount, 23)
         try database.optimize(index: "docs_fts")
         XCTAssertEqual(try self.meta(database)?.loose, false)
-        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
-    }
-
-    /// Impacts built before the per-term count rows (chunk -1) existed get them from the first change that needs them.
-    func testChangesFollowImpactsBuiltWithoutCountRows() throws {
-        let database = try makeDatabase(rows: 150)
-        try database.rebuild(index: "docs_fts")
-        try database.exec(sql: "DELETE FROM docs_fts_sift_impacts WHERE chunk = -1")
-        try database.delete(fromTable: "docs", where: Column(named: "id") == 1)   // "alpha beta", "alpha delta w0"
-        try database.update(table: "docs", on: TopKDoc.Properties.body, with: TopKDoc(nil, "", "beta"),
-                            where: Column(named: "id") == 10)
-        XCTAssertEqual(try rows(database, "beta"), 22)
-        XCTAssertEqual(try rows(database, "alpha"), 149)
         XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
     }
 

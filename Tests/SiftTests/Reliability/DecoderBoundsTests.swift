@@ -289,7 +289,7 @@ private final class MemoryConnection {
         return postings.withUnsafeBufferPointer { bytes in
             var pointers: [UnsafePointer<UInt8>?] = [bytes.baseAddress]
             var sizes: [Int32] = [Int32(bytes.count)]
-            return sift_topk_postings(&query, collector.top, 0, .max, &pointers, &sizes, nil, nil, 0, nil)
+            return sift_topk_postings(&query, collector.top, 0, .max, &pointers, &sizes, nil, nil)
         }
     }
 }

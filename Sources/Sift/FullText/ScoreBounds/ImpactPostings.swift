@@ -27,6 +27,24 @@ enum ImpactPostings {
         }
     }
 
+    /// Appends a row with its `counts`, one a column (negative ones written as 0); `previous` as above.
+    static func append(_ rowid: Int64, after previous: Int64, counts: ArraySlice<Int32>, to bytes: inout [UInt8]) {
+        leb128(UInt64(rowid - previous), to: &bytes)
+        guard !counts.isEmpty else { return }
+        if counts.allSatisfy({ $0 <= SIFT_POSTINGS_PACKED_MAX }) {
+            var column = counts.startIndex
+            while column < counts.endIndex {
+                let low = UInt8(max(0, counts[column]))
+                let high = column + 1 < counts.endIndex ? UInt8(max(0, counts[column + 1])) : 0
+                bytes.append(low | high << 4)
+                column += 2
+            }
+        } else {
+            bytes.append(0xFF)
+            for count in counts { leb128(UInt64(max(0, count)), to: &bytes) }
+        }
+    }
+
     /// Appends `value` as unsigned LEB128.
     static func leb128(_ value: UInt64, to bytes: inout [UInt8]) {
         var value = value

@@ -253,6 +253,19 @@ final class ImpactsCollector: @unchecked Sendable {
                 }
             }
         }
+        // Every term's delta row of every chunk the new rows fall in, empty, chunk by chunk: a write changes the deltas of
+        // its rows' chunks, which then sit together on a few pages (made as changes came, they spread over many).
+        try handle.withStatement("INSERT OR IGNORE INTO \(q(TopKImpacts.termsTable(index.index)))(term, chunk, df, cf, blocks, checksum) "
+                                 + "VALUES(?1, ?2, 0, 0, x'', sift_bounds_check(?1, ?2, 0, 0, x''))") { stmt in
+            for chunk in 0..<chunks {
+                for term in terms {
+                    sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
+                    sqlite3_bind_int64(stmt, 2, ImpactDelta.storedChunk(of: Int64(firstChunk + chunk)))
+                    while try handle.step(stmt) {}
+                    sqlite3_reset(stmt)
+                }
+            }
+        }
         try handle.execute("UPDATE \(q(TopKImpacts.metaTable(index.index))) SET watermark = ?1, "
                            + TopKImpacts.updatedChecksum(TopKImpacts.metaChecked, "?1, block, valid, columns, built_rows, chunk_blocks, layout"),
                            [FundamentalValue(top)])

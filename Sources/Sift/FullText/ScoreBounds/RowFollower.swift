@@ -11,106 +11,273 @@ extension TopKImpacts {
     }
 
     /// Keeps the impacts of one index exact through changes of rows from rowid 1 up to their watermark, in the
-    /// changes' transaction, after FTS5 applied them: a removed row lowers the row count of every listed term it
-    /// held; an added row raises them and the maxima of its block (adding the term's chunk when it had none). Marks
-    /// the impacts loose. One per connection and index, with its statements prepared once; it steps them
-    /// unobserved.
+    /// changes' transaction, after FTS5 applied them: an added row raises the maxima of its block (adding the
+    /// term's chunk when it had none), and each row whose counts of a listed term changed goes into the term's
+    /// delta of the row's chunk with its counts now (`ImpactDelta`), which carries the change of the term's row and
+    /// instance counts; a delta that reaches `impactSizes.delta` rows is folded into the chunk's postings. Marks the
+    /// impacts loose. One per connection and index, with its statements prepared once; it steps them unobserved.
     final class RowFollower {
+        private let index: String
         private let tokenizer: TokenizerInstance
         /// The listed terms, as of schema version `schemaVersion` (building the impacts makes their tables anew).
         private let counter: ListedTermCounter
         let schemaVersion: Int64
-        private let count, addCount, chunk, setBlocks, add, loosen, recordChanged: OpaquePointer
+        /// A delta of this many rows is folded into its chunk's postings.
+        private let foldRows: Int
+        private let chunk, setBlocks, add, loosen, putDelta, emptyDelta, updateDelta, readDelta, readPostings, writePostings: OpaquePointer
 
         init(_ index: SyncedIndex, on handle: Handle) throws {
+            self.index = index.index
             tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
             schemaVersion = try handle.schemaVersion()
             counter = try ListedTermCounter(try listedTerms(index.index, on: handle), columns: index.columns.count)
+            foldRows = max(1, handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.delta })
             let table = SQLBuilder.quote(termsTable(index.index))
             var prepared: [OpaquePointer] = []
             do {
-                // A listed term's row count changes in its chunk -1 row (made with the impacts: their rows sit
-                // together, so a change dirties few pages; made here for impacts built before them).
-                // Each write keeps the row's checksum (`updatedChecksum`: a damaged row stays damaged).
-                for sql in ["UPDATE \(table) SET df = df + ?2, cf = cf + ?3, "
-                                + updatedChecksum(termChecked, "term, chunk, df + ?2, cf + ?3, blocks") + " WHERE term = ?1 AND chunk = -1",
-                            "INSERT INTO \(table)(term, chunk, df, cf, blocks, checksum) VALUES(?1, -1, ?2, ?3, x'', sift_bounds_check(?1, -1, ?2, ?3, x''))",
-                            "SELECT rowid, blocks FROM \(table) WHERE term = ? AND chunk = ?",
+                for sql in ["SELECT rowid, blocks FROM \(table) WHERE term = ? AND chunk = ?",
                             "UPDATE \(table) SET blocks = ?1, " + updatedChecksum(termChecked, "term, chunk, df, cf, ?1") + " WHERE rowid = ?2",
                             "INSERT INTO \(table)(term, chunk, df, cf, blocks, checksum) VALUES(?1, ?2, 0, 0, ?3, sift_bounds_check(?1, ?2, 0, 0, ?3))",
                             "UPDATE \(SQLBuilder.quote(metaTable(index.index))) SET valid = 2, "
                                 + updatedChecksum(metaChecked, "watermark, block, 2, columns, built_rows, chunk_blocks, layout") + " WHERE valid = 1",
-                            "INSERT OR REPLACE INTO \(SQLBuilder.quote(changedTable(index.index)))(rowid, counts, checksum) "
-                                + "VALUES(?1, ?2, sift_bounds_check(?1, ?2))"] {
+                            // A delta's new rows put in (`sift_postings_put`; a damaged delta is left as it is, and
+                            // `sift_postings_rows` reads -1), with its row count, counts, blob and whether it is intact.
+                            "INSERT INTO \(table)(term, chunk, df, cf, blocks, checksum) VALUES(?1, ?2, ?3, ?4, ?5, sift_bounds_check(?1, ?2, ?3, ?4, ?5)) "
+                                + "ON CONFLICT(term, chunk) DO UPDATE SET df = df + excluded.df, cf = cf + excluded.cf, "
+                                + "blocks = coalesce(sift_postings_put(blocks, excluded.blocks, ?6, ?7), blocks), "
+                                + updatedChecksum(termChecked, "term, chunk, df + excluded.df, cf + excluded.cf, "
+                                                  + "coalesce(sift_postings_put(blocks, excluded.blocks, ?6, ?7), blocks)")
+                                + " RETURNING rowid, df, cf, blocks, sift_postings_rows(blocks, ?6, ?7, ?8), \(intact(termChecked))",
+                            "UPDATE \(table) SET df = 0, cf = 0, blocks = x'', checksum = sift_bounds_check(term, chunk, 0, 0, x'') WHERE rowid = ?",
+                            // The same in the delta's row made with the bounds, returning nothing (a RETURNING clause
+                            // costs a write a fifth of its time): `sift_postings_put_rows` tells the rows it holds.
+                            "UPDATE \(table) SET df = df + ?3, cf = cf + ?4, blocks = coalesce(sift_postings_put(blocks, ?5, ?6, ?7), blocks), "
+                                + updatedChecksum(termChecked, "term, chunk, df + ?3, cf + ?4, coalesce(sift_postings_put(blocks, ?5, ?6, ?7), blocks)")
+                                + " WHERE term = ?1 AND chunk = ?2 AND ?8 IS NOT NULL",
+                            "SELECT rowid, df, cf, blocks, sift_postings_rows(blocks, ?3, ?4, ?5), \(intact(termChecked)) FROM \(table) "
+                                + "WHERE term = ?1 AND chunk = ?2",
+                            "SELECT rowid, df, cf, postings, \(intact(termChecked)) FROM \(table) WHERE term = ?1 AND chunk = ?2",
+                            "UPDATE \(table) SET df = ?2, cf = ?3, postings = ?4, checksum = sift_bounds_check(term, chunk, ?2, ?3, blocks) "
+                                + "WHERE rowid = ?1"] {
                     prepared.append(try handle.prepareUnmanaged(sql))
                 }
             } catch {
                 prepared.forEach { sqlite3_finalize($0) }
                 throw error
             }
-            (count, addCount, chunk, setBlocks, add, loosen) = (prepared[0], prepared[1], prepared[2], prepared[3], prepared[4], prepared[5])
-            recordChanged = prepared[6]
+            (chunk, setBlocks, add, loosen) = (prepared[0], prepared[1], prepared[2], prepared[3])
+            (putDelta, emptyDelta, updateDelta, readDelta) = (prepared[4], prepared[5], prepared[6], prepared[7])
+            (readPostings, writePostings) = (prepared[8], prepared[9])
         }
 
-        deinit { [count, addCount, chunk, setBlocks, add, loosen, recordChanged].forEach { sqlite3_finalize($0) } }
+        deinit {
+            [chunk, setBlocks, add, loosen, putDelta, emptyDelta, updateDelta, readDelta, readPostings, writePostings].forEach { sqlite3_finalize($0) }
+        }
 
         /// Applies `changes` to impacts of layout `meta` (as `readMeta` read it in this transaction). Writes only
-        /// what changes: each listed term's counts once, by the net change of every row the statement changed (a row
-        /// updated in place removes and adds most of its frequent terms, whose counts then need no write), a block
-        /// only when an added row raises it, and per changed row its listed terms' counts now beside the postings
-        /// (which stay as written), one entry a row (`ChangedRowCounts`): the last change of the row decides.
+        /// what changes: a block only when an added row raises it, and per listed term and chunk one delta row, with
+        /// the rows whose counts of the term changed, by every change the statement made (a row updated in place
+        /// removes and adds most of its frequent terms, whose counts then often need no write): the last change of a
+        /// row decides its counts now. Impacts found damaged on the way are marked stale.
         func follow(_ changes: RowChanges, _ meta: Meta, on handle: Handle) throws {
             guard meta.columns == counter.columns, !changes.added.isEmpty else { return }
-            let stride = ImpactBlock.stride(columns: meta.columns)
-            // Per listed term, the net change of its row and instance counts; per added row, its listed terms and
-            // their counts.
-            var net: [Int: (rows: Int64, instances: Int64)] = [:]
-            var entries = [[(term: String, counts: [Int32])]](repeating: [], count: changes.added.count)
+            do {
+                try apply(changes, meta, on: handle)
+                try step(loosen, on: handle)
+            } catch is Stale {
+                try ScoreBounds.markStale(index, on: handle)
+            }
+        }
+
+        private func apply(_ changes: RowChanges, _ meta: Meta, on handle: Handle) throws {
+            let columns = meta.columns, stride = ImpactBlock.stride(columns: columns)
+            let chunkRows = Int64(meta.chunkBlocks) * meta.block
+            // Every listed term of every row the statement removed or added: the row, the term, the change's
+            // place among the changes, and its counts, negative when removed (`columns` of them an entry).
+            var rowids: [Int64] = [], terms: [Int] = [], places: [Int] = [], counts: [Int32] = []
             try counter.count(changes.rows, with: tokenizer) { r, i, stats in
-                let added = changes.added[r], sign: Int64 = added ? 1 : -1, rowid = changes.rows.rowids[r]
-                let change = net[i] ?? (0, 0)
-                net[i] = (change.rows + sign, change.instances + sign * ImpactBlock.instances(stats, columns: meta.columns))
-                guard added else { return }
-                let term = counter.terms[i]
-                entries[r].append((term, (0..<meta.columns).map { Int32(stats[2 * $0]) }))
-                let block = Int(rowid / meta.block)
-                let chunkIndex = Int64(block / meta.chunkBlocks), offset = (block % meta.chunkBlocks) * stride
-                var blocks = [UInt8](repeating: 0, count: offset + stride)
-                bind(term, chunk, chunkIndex)
-                let stored = try handle.stepUnobserved(chunk) ? sqlite3_column_int64(chunk, 0) : nil
-                if stored != nil {
-                    ImpactBlock.copyChunk(chunk, column: 1, into: &blocks, at: 0, chunkBytes: meta.chunkBlocks * stride)
-                }
-                sqlite3_reset(chunk)
-                let before = blocks[offset..<offset + stride]
-                ImpactBlock.add(stats, columns: meta.columns, into: &blocks, at: offset)
-                guard blocks[offset..<offset + stride] != before else { return }
-                let write = stored == nil ? add : setBlocks
-                _ = blocks.withUnsafeBytes {
-                    sqlite3_bind_blob(write, stored == nil ? 3 : 1, $0.baseAddress, Int32($0.count), sift_sqlite_transient())
-                }
-                if let stored { sqlite3_bind_int64(write, 2, stored) } else { bind(term, write, chunkIndex) }
-                try step(write, on: handle)
+                let added = changes.added[r], rowid = changes.rows.rowids[r]
+                rowids.append(rowid)
+                terms.append(i)
+                places.append(r)
+                for c in 0..<columns { counts.append(added ? max(0, stats[2 * c]) : -max(0, stats[2 * c])) }
+                if added { try raise(counter.terms[i], rowid: rowid, stats, meta, stride: stride, on: handle) }
             }
-            for (i, change) in net.sorted(by: { $0.key < $1.key }) where change != (0, 0) {
-                let term = counter.terms[i]
-                try step(count, term: term, change: change, on: handle)
-                if sqlite3_changes(handle.raw) == 0 { try step(addCount, term: term, change: change, on: handle) }
-            }
-            // Each changed row once, as its last change left it: its terms now, none when it was removed last.
+            // Each changed row as its last change left it: its terms now, none when it was removed last.
             var last: [Int64: Int] = [:]
             for (r, rowid) in changes.rows.rowids.enumerated() { last[rowid] = r }
-            for (rowid, r) in last.sorted(by: { $0.key < $1.key }) {
-                let counts = changes.added[r] ? ChangedRowCounts.encode(entries[r]) : []
-                sqlite3_bind_int64(recordChanged, 1, rowid)
-                if counts.isEmpty {
-                    sqlite3_bind_zeroblob(recordChanged, 2, 0)  // an empty blob, not NULL
-                } else {
-                    _ = counts.withUnsafeBytes { sqlite3_bind_blob(recordChanged, 2, $0.baseAddress, Int32($0.count), sift_sqlite_transient()) }
+            // By term, then chunk and row: per term and row, its counts now and their net change (the counts before
+            // are the difference), into the term's delta of the row's chunk.
+            let order = rowids.indices.sorted { (terms[$0], rowids[$0], places[$0]) < (terms[$1], rowids[$1], places[$1]) }
+            var now = [Int32](repeating: 0, count: columns), change = [Int64](repeating: 0, count: columns)
+            var delta = ImpactPostings.Rows(), rowsChange: Int64 = 0, instancesChange: Int64 = 0
+            var at = 0
+            while at < order.count {
+                let term = terms[order[at]], chunkIndex = rowids[order[at]] / chunkRows
+                // One term and chunk: its rows in order.
+                while at < order.count, terms[order[at]] == term, rowids[order[at]] / chunkRows == chunkIndex {
+                    let rowid = rowids[order[at]], finalPlace = last[rowid] ?? -1
+                    for c in 0..<columns { (now[c], change[c]) = (0, 0) }
+                    while at < order.count, terms[order[at]] == term, rowids[order[at]] == rowid {
+                        let e = order[at]
+                        for c in 0..<columns { change[c] += Int64(counts[e * columns + c]) }
+                        if places[e] == finalPlace, changes.added[finalPlace] {
+                            for c in 0..<columns { now[c] = counts[e * columns + c] }
+                        }
+                        at += 1
+                    }
+                    guard change.contains(where: { $0 != 0 }) else { continue }
+                    let heldBefore = (0..<columns).contains { Int64(now[$0]) - change[$0] > 0 }
+                    delta.rowids.append(rowid)
+                    delta.counts += now
+                    rowsChange += (now.contains { $0 > 0 } ? 1 : 0) - (heldBefore ? 1 : 0)
+                    instancesChange += change.reduce(0, +)
                 }
-                try step(recordChanged, on: handle)
+                if !delta.rowids.isEmpty {
+                    try record(delta, rows: rowsChange, instances: instancesChange, of: counter.terms[term], in: chunkIndex, meta,
+                               on: handle)
+                }
+                delta = ImpactPostings.Rows()
+                (rowsChange, instancesChange) = (0, 0)
             }
-            try step(loosen, on: handle)
+        }
+
+        /// Raises the maxima of the block of added row `rowid` (sift_doc_stats' `stats`) for `term`, adding the
+        /// term's chunk when it has none.
+        private func raise(_ term: String, rowid: Int64, _ stats: UnsafePointer<Int32>, _ meta: Meta, stride: Int,
+                           on handle: Handle) throws {
+            let block = Int(rowid / meta.block)
+            let chunkIndex = Int64(block / meta.chunkBlocks), offset = (block % meta.chunkBlocks) * stride
+            var blocks = [UInt8](repeating: 0, count: offset + stride)
+            bind(term, chunk, chunkIndex)
+            let stored = try handle.stepUnobserved(chunk) ? sqlite3_column_int64(chunk, 0) : nil
+            if stored != nil {
+                ImpactBlock.copyChunk(chunk, column: 1, into: &blocks, at: 0, chunkBytes: meta.chunkBlocks * stride)
+            }
+            sqlite3_reset(chunk)
+            let before = blocks[offset..<offset + stride]
+            ImpactBlock.add(stats, columns: meta.columns, into: &blocks, at: offset)
+            guard blocks[offset..<offset + stride] != before else { return }
+            let write = stored == nil ? add : setBlocks
+            _ = blocks.withUnsafeBytes {
+                sqlite3_bind_blob(write, stored == nil ? 3 : 1, $0.baseAddress, Int32($0.count), sift_sqlite_transient())
+            }
+            if let stored { sqlite3_bind_int64(write, 2, stored) } else { bind(term, write, chunkIndex) }
+            try step(write, on: handle)
+        }
+
+        /// Puts `rows` (sorted, with their counts of `term` now) into the term's delta of chunk `chunkIndex`, whose
+        /// row and instance counts change by `rows` and `instances`; folds the delta into the chunk's postings when
+        /// it reaches `foldRows` rows. Throws `Stale` when the delta is damaged.
+        private func record(_ rows: ImpactPostings.Rows, rows rowsChange: Int64, instances: Int64, of term: String,
+                            in chunkIndex: Int64, _ meta: Meta, on handle: Handle) throws {
+            let columns = meta.columns, chunkRows = Int64(meta.chunkBlocks) * meta.block
+            let base = chunkIndex * chunkRows - 1, lastRow = min(base + chunkRows, meta.watermark)
+            let bytes = rows.encoded(after: base, columns: columns)
+            func bound(_ stmt: OpaquePointer) -> OpaquePointer {
+                bind(term, stmt, ImpactDelta.storedChunk(of: chunkIndex))
+                sqlite3_bind_int64(stmt, 3, rowsChange)
+                sqlite3_bind_int64(stmt, 4, instances)
+                _ = bytes.withUnsafeBytes {
+                    sqlite3_bind_blob(stmt, 5, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), sift_sqlite_transient())
+                }
+                sqlite3_bind_int64(stmt, 6, Int64(columns))
+                sqlite3_bind_int64(stmt, 7, base)
+                sqlite3_bind_int64(stmt, 8, lastRow)
+                return stmt
+            }
+            // The delta's row, made with the bounds (the rows it holds now told by `sift_postings_put_rows`); or made
+            // now, for a chunk the bounds had no rows in (returning them).
+            defer { sqlite3_reset(updateDelta); sqlite3_reset(putDelta); sqlite3_reset(readDelta) }
+            let held: Int64
+            let update = bound(updateDelta)
+            while try handle.stepUnobserved(update) {}
+            if sqlite3_changes(handle.raw) == 1 {
+                held = sift_postings_put_rows()
+                guard held >= 0 else { throw Stale(reason: "a delta of \(term) is damaged") }
+                guard held >= foldRows else { return }
+            } else {
+                let put = bound(putDelta)
+                guard try handle.stepUnobserved(put) else { throw Stale(reason: "a delta of \(term) was not written") }
+                held = sqlite3_column_int64(put, 4)
+                guard held >= 0 else { throw Stale(reason: "a delta of \(term) is damaged") }
+                while try handle.stepUnobserved(put) {}
+                guard held >= foldRows else { return }
+            }
+            // Folded: the delta as written, checked.
+            bind(term, readDelta, ImpactDelta.storedChunk(of: chunkIndex))
+            sqlite3_bind_int64(readDelta, 3, Int64(columns))
+            sqlite3_bind_int64(readDelta, 4, base)
+            sqlite3_bind_int64(readDelta, 5, lastRow)
+            guard try handle.stepUnobserved(readDelta), sqlite3_column_int64(readDelta, 4) >= 0, sqlite3_column_int64(readDelta, 5) == 1 else {
+                throw Stale(reason: "a delta of \(term) is damaged")
+            }
+            let (row, df, cf) = (sqlite3_column_int64(readDelta, 0), sqlite3_column_int64(readDelta, 1), sqlite3_column_int64(readDelta, 2))
+            let delta = RawStatement.bytes(readDelta, 3)
+            sqlite3_reset(readDelta)
+            try fold(delta, rows: df, instances: cf, into: term, chunkIndex, after: base, lastRow: lastRow, columns: columns, on: handle)
+            // The delta's row stays, emptied: the next change of the chunk writes it in place.
+            sqlite3_bind_int64(emptyDelta, 1, row)
+            try step(emptyDelta, on: handle)
+        }
+
+        /// The rows of the blob in `column` of `stmt`'s row (nil: none) after `base` and `newer`'s merged
+        /// (`sift_postings_merge`), and how many; nil when the blob is damaged or a row passes `last`.
+        private static func merge(_ stmt: OpaquePointer?, column: Int32, with newer: [UInt8], columns: Int, after base: Int64,
+                                  last: Int64, keepingEmpty: Bool) -> (bytes: [UInt8], rows: Int)? {
+            let blob = stmt.flatMap { sqlite3_column_blob($0, column)?.assumingMemoryBound(to: UInt8.self) }
+            let count = stmt.map { Int(sqlite3_column_bytes($0, column)) } ?? 0
+            var out = [UInt8](repeating: 0, count: count + newer.count), rows: Int32 = 0
+            let written = newer.withUnsafeBufferPointer { newer in
+                out.withUnsafeMutableBufferPointer { out in
+                    sift_postings_merge(blob, Int32(count), newer.baseAddress, Int32(newer.count), Int32(columns), base,
+                                        keepingEmpty ? 1 : 0, out.baseAddress, Int32(out.count), &rows)
+                }
+            }
+            guard written >= 0 else { return nil }
+            out.removeLast(out.count - Int(written))
+            let lastRowid = out.withUnsafeBufferPointer { sift_postings_last_rowid($0.baseAddress, Int32($0.count), Int32(columns), base) }
+            return lastRowid <= last ? (out, Int(rows)) : nil
+        }
+
+        /// Writes the chunk's postings of `term` with `delta` (stored rows: their counts now, changing the chunk's row
+        /// and instance counts by `rows` and `instances`) applied. Throws `Stale` when the postings are damaged or do
+        /// not agree with the delta.
+        private func fold(_ delta: [UInt8], rows: Int64, instances: Int64, into term: String, _ chunkIndex: Int64,
+                          after base: Int64, lastRow: Int64, columns: Int, on handle: Handle) throws {
+            bind(term, readPostings, chunkIndex)
+            defer { sqlite3_reset(readPostings) }
+            guard try handle.stepUnobserved(readPostings) else {
+                // No postings in the chunk: the delta may only remove rows it never held.
+                guard rows == 0, instances == 0, let applied = Self.merge(nil, column: 3, with: delta, columns: columns, after: base,
+                                                                          last: lastRow, keepingEmpty: false), applied.rows == 0 else {
+                    throw Stale(reason: "a delta of \(term) adds rows to a chunk it is not in")
+                }
+                return
+            }
+            let row = sqlite3_column_int64(readPostings, 0)
+            let (df, cf) = (sqlite3_column_int64(readPostings, 1), sqlite3_column_int64(readPostings, 2))
+            let (rowsNow, rowsOverflow) = df.addingReportingOverflow(rows)
+            let (instancesNow, instancesOverflow) = cf.addingReportingOverflow(instances)
+            guard sqlite3_column_int64(readPostings, 4) == 1,
+                  let now = Self.merge(readPostings, column: 3, with: delta, columns: columns, after: base, last: lastRow, keepingEmpty: false),
+                  !rowsOverflow, !instancesOverflow, Int64(now.rows) == rowsNow, instancesNow >= rowsNow else {
+                throw Stale(reason: "the postings of \(term) are damaged or do not agree with its delta")
+            }
+            sqlite3_reset(readPostings)
+            sqlite3_bind_int64(writePostings, 1, row)
+            sqlite3_bind_int64(writePostings, 2, rowsNow)
+            sqlite3_bind_int64(writePostings, 3, instancesNow)
+            try write(writePostings, now.bytes, as: 4, on: handle)
+        }
+
+        /// Runs `stmt` with `bytes` as parameter `parameter`.
+        private func write(_ stmt: OpaquePointer, _ bytes: [UInt8], as parameter: Int32, on handle: Handle) throws {
+            _ = bytes.withUnsafeBytes {
+                // A non-null pointer for no bytes: an empty blob, not NULL.
+                sqlite3_bind_blob(stmt, parameter, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), sift_sqlite_transient())
+            }
+            try step(stmt, on: handle)
         }
 
         /// Binds a term (parameter 1) and a chunk (parameter 2, when given).
@@ -119,16 +286,8 @@ extension TopKImpacts {
             if let chunk { sqlite3_bind_int64(stmt, 2, chunk) }
         }
 
-        /// Runs `stmt`, with a term (parameter 1) and changes of its row and instance counts (parameters 2 and 3)
-        /// when given.
-        private func step(_ stmt: OpaquePointer, term: String? = nil, change: (rows: Int64, instances: Int64)? = nil,
-                          on handle: Handle) throws {
+        private func step(_ stmt: OpaquePointer, on handle: Handle) throws {
             defer { sqlite3_reset(stmt) }
-            if let term { bind(term, stmt, nil) }
-            if let change {
-                sqlite3_bind_int64(stmt, 2, change.rows)
-                sqlite3_bind_int64(stmt, 3, change.instances)
-            }
             while try handle.stepUnobserved(stmt) {}
         }
     }

@@ -35,21 +35,14 @@ extension TopKImpacts {
 
     /// What is wrong with the impacts of `index` (for `verify(index:)`): each listed term's count and block
     /// maxima recomputed from the index must equal the stored count and stay within the stored maxima, and its
-    /// postings, with the changed rows' counts in their place, must equal the ones recomputed. Stale impacts
-    /// (`valid` cleared) are not checked: searches do not use them.
+    /// postings, with its deltas' rows in their place, must equal the ones recomputed. Stale impacts (`valid`
+    /// cleared) are not checked: searches do not use them.
     static func problems(_ index: String, on handle: Handle) throws -> [String] {
         guard let meta = try meta(index, on: handle), meta.valid else { return [] }
         var problems: [String] = []
-        let changed: Set<Int64>, terms = try listedTerms(index, on: handle), now: [ImpactPostings.Rows]
-        do {
-            changed = Set(try changedRows(index, meta, limit: nil, on: handle) ?? [])
-            now = try changedCounts(of: terms, in: index, meta, on: handle)
-        } catch let stale as Stale {
-            return ["impacts: \(stale.reason)"]
-        }
-        for (term, now) in zip(terms, now) {
+        for term in try listedTerms(index, on: handle) {
             do {
-                problems += try termProblems(term, in: index, meta, changed: changed, now: now, on: handle)
+                problems += try termProblems(term, in: index, meta, on: handle)
             } catch let stale as Stale {
                 problems.append("impacts: \(stale.reason)")
             }
@@ -59,22 +52,22 @@ extension TopKImpacts {
 
     /// What is wrong with the stored bounds of one listed term (see `problems`); throws `Stale` for damage that
     /// keeps them from being read at all.
-    private static func termProblems(_ term: String, in index: String, _ meta: Meta, changed: Set<Int64>,
-                                     now: ImpactPostings.Rows, on handle: Handle) throws -> [String] {
+    private static func termProblems(_ term: String, in index: String, _ meta: Meta, on handle: Handle) throws -> [String] {
         var problems: [String] = []
         let width = ImpactBlock.stride(columns: meta.columns)
-        guard let (rows, instances, blob) = try stored(term, in: index, meta, on: handle) else { return [] }
+        guard let stored = try stored(term, in: index, meta, on: handle) else { return [] }
         var fresh = [UInt8](repeating: 0, count: (Int(meta.watermark / meta.block) + 1) * width)
         var postings = ImpactPostings.Rows()
         let found = meta.watermark < 1 ? (rows: 0, instances: 0)
             : try scan(term, in: index, rows: 1...meta.watermark, meta, into: &fresh, postings: &postings, on: handle)
-        if try storedPostings(term, in: index, meta, changed: changed, now: now, on: handle) != postings {
+        if try storedPostings(term, in: index, meta, deltas: stored.deltas, on: handle) != postings {
             problems.append("impacts: the postings of \(term) differ from its rows")
         }
-        if found.rows != rows { problems.append("impacts: \(term) is in \(found.rows) rows, \(rows) recorded") }
-        if found.instances != instances {
-            problems.append("impacts: \(term) occurs \(found.instances) times, \(instances) recorded")
+        if found.rows != stored.df { problems.append("impacts: \(term) is in \(found.rows) rows, \(stored.df) recorded") }
+        if found.instances != stored.cf {
+            problems.append("impacts: \(term) occurs \(found.instances) times, \(stored.cf) recorded")
         }
+        let blob = stored.blocks
         if blob.count < fresh.count || !Swift.stride(from: 0, to: fresh.count, by: width).allSatisfy({ base in
             ImpactBlock.covers(stored: blob, fresh: fresh, at: base, columns: meta.columns)
         }) {
@@ -83,33 +76,28 @@ extension TopKImpacts {
         return problems
     }
 
-    /// A listed term's rows as a search reads them: its postings, but the `changed` rows' counts now (`now`) for
-    /// theirs; nil when a chunk's postings are damaged.
-    private static func storedPostings(_ term: String, in index: String, _ meta: Meta, changed: Set<Int64>,
-                                       now: ImpactPostings.Rows, on handle: Handle) throws -> ImpactPostings.Rows? {
+    /// A listed term's rows as a search reads them: each chunk's postings with the term's delta there applied; nil
+    /// when a chunk's postings are damaged.
+    private static func storedPostings(_ term: String, in index: String, _ meta: Meta, deltas: [Int64: ImpactPostings.Rows],
+                                       on handle: Handle) throws -> ImpactPostings.Rows? {
         var stored = ImpactPostings.Rows(), whole = true
         let chunkRows = Int64(meta.chunkBlocks) * meta.block
+        var chunks: [Int64: ImpactPostings.Rows] = [:]
         try handle.withStatement("SELECT chunk, postings FROM \(SQLBuilder.quote(termsTable(index))) WHERE term = ? AND chunk >= 0 ORDER BY chunk") { stmt in
             try handle.bind([FundamentalValue(term)], to: stmt, sql: "")
             while try handle.step(stmt) {
-                whole = stored.decode(RawStatement.bytes(stmt, 1), after: sqlite3_column_int64(stmt, 0) * chunkRows - 1,
-                                      columns: meta.columns, leavingOut: changed) && whole
+                let chunk = sqlite3_column_int64(stmt, 0)
+                var rows = ImpactPostings.Rows()
+                whole = rows.decode(RawStatement.bytes(stmt, 1), after: chunk * chunkRows - 1, columns: meta.columns) && whole
+                chunks[chunk] = rows
             }
         }
         guard whole else { return nil }
-        // The changed rows' counts now, merged in rowid order.
-        var merged = ImpactPostings.Rows(), at = 0
-        for i in now.rowids.indices {
-            while at < stored.rowids.count, stored.rowids[at] < now.rowids[i] {
-                merged.append(stored, at)
-                at += 1
-            }
-            merged.append(now, i)
+        for chunk in Set(chunks.keys).union(deltas.keys).sorted() {
+            let rows = (chunks[chunk] ?? ImpactPostings.Rows()).applying(deltas[chunk] ?? ImpactPostings.Rows(), columns: meta.columns)
+            stored.rowids += rows.rowids
+            stored.counts += rows.counts
         }
-        while at < stored.rowids.count {
-            merged.append(stored, at)
-            at += 1
-        }
-        return merged
+        return stored
     }
 }

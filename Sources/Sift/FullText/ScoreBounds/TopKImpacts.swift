@@ -19,12 +19,13 @@ import Foundation
 ///   rows of a frequent pair at about 30 ns a row, the postings at a few.
 ///
 /// They are stored per *chunk* of `chunk_blocks` blocks, 64 (16,384 rowids): a row `(term, chunk, df, cf, blocks,
-/// postings)` with the rows of the chunk holding the term, the chunk's blocks and postings; a chunk no row of which holds the term has
-/// no row. Chunk -1 (no blocks) holds how deletes and updates changed the term's row count, so that they write
-/// one row per term, and those rows sit together on few pages. Extending them over new rows rewrites only the last chunks of each term (448 bytes each with two
-/// columns), not every term's whole list, which made loading a million rows in batches quadratic.
+/// postings)` with the rows of the chunk holding the term, the chunk's blocks and postings; a chunk no row of which
+/// holds the term has no row. How deletes and updates changed a chunk's rows since is its delta (`ImpactDelta`), a
+/// row of its own at chunk `-2 - chunk`. Extending them over new rows rewrites only the last chunks of each term
+/// (448 bytes each with two columns), not every term's whole list, which made loading a million rows in batches
+/// quadratic.
 ///
-/// Every row of the four tables carries `checksum`, `sift_bounds_check` over its values (`metaChecked`,
+/// Every row of the two tables carries `checksum`, `sift_bounds_check` over its values (`metaChecked`,
 /// `termChecked`; the postings aside: their structure and row count are checked as they are read), written with
 /// the row and compared when a reader reads it: a row that differs, like any number no build writes, reads as
 /// stale bounds (`Stale`), never as truth.
@@ -38,21 +39,20 @@ import Foundation
 /// Every change is followed in its own transaction:
 /// - a bulk insert above the watermark extends the impacts over the new rows (`Follower`), and rows inserted one
 ///   by one join them once their tail is long enough (`extend`);
-/// - a delete, an update or a single-row insert at or below the watermark keeps them exact where a search needs
-///   it (`follow`): the row counts go down and up with the rows, and an added row raises its block's maxima. A
-///   removed row's maxima stay, a bound now higher than needed: it may cost a search time, never a result. Such
-///   changes set `valid` to 2, so that `optimize(index:)` rebuilds tight bounds. The postings stay as written:
-///   the changed rows are listed in `<index>_sift_changed`, each with its listed terms' counts now
-///   (`ChangedRowCounts`, one row a changed row), which a search reads in their place (up to
-///   `impactSizes.changed` rows; beyond, it leaves the postings until `optimize(index:)` writes them anew);
+/// - a delete, an update or a single-row insert at or below the watermark keeps them exact (`RowFollower`): an
+///   added row raises its block's maxima, and each row whose counts of a listed term changed goes into the term's
+///   delta of its chunk, which carries the change of the term's row and instance counts and which a search reads
+///   beside the chunk's postings; a delta of `impactSizes.delta` rows is folded into the postings. A removed row's
+///   maxima stay, a bound now higher than needed: it may cost a search time, never a result. Such changes set
+///   `valid` to 2, so that `optimize(index:)` rebuilds tight bounds;
 /// - a bulk insert that reaches below the watermark clears `valid`.
 struct TopKImpacts {
-    /// The layout of the tables: 7 since a posting's counts are packed two a byte (`ImpactPostings`),
-    /// 6 since a changed row's counts are one row of `<index>_sift_changed` (an update then
-    /// writes one entry there, not one per term of the row), 5 since a term's checksum is stored before its postings (reading a term's bounds
-    /// and checksum then never walks the overflow pages of its postings, which a frequent term's fill), 4 since
-    /// checksums, 3 since postings, 2 since instance counts (`cf`). Impacts of another layout read as stale.
-    static let tablesLayout: Int64 = 7
+    /// The layout of the tables: 8 since changed rows are kept per term and chunk (`ImpactDelta`), 7 since a
+    /// posting's counts are packed two a byte (`ImpactPostings`), 6 since a changed row's counts were one row of a
+    /// change log, 5 since a term's checksum is stored before its postings (reading a term's bounds and checksum
+    /// then never walks the overflow pages of its postings, which a frequent term's fill), 4 since checksums, 3
+    /// since postings, 2 since instance counts (`cf`). Impacts of another layout read as stale.
+    static let tablesLayout: Int64 = 8
     /// Terms in fewer rows than this are not listed: scoring every one of their rows is cheap (0.5% of the rows,
     /// at least 100).
     static func minimumRows(forRows rows: Int, on handle: Handle) -> Int {
@@ -73,7 +73,6 @@ struct TopKImpacts {
     /// values, written with the row and compared when it is read (a row that differs reads as stale bounds).
     static let metaChecked = "watermark, block, valid, columns, built_rows, chunk_blocks, layout"
     static let termChecked = "term, chunk, df, cf, blocks"
-    static let changedChecked = "rowid, counts"
     /// `checksum = <the check of values>` as a column a reader selects: 1 when the row is as written.
     static func intact(_ values: String) -> String { "sift_bounds_check(\(values)) = checksum" }
     /// The new checksum of a row whose checked values go from `old` to `new` in an UPDATE: a row whose checksum
@@ -99,11 +98,8 @@ struct TopKImpacts {
         return top / block < maxBlockBytes / Int64(ImpactBlock.stride(columns: columns))
     }
     static func termsTable(_ index: String) -> String { index + "_sift_impacts" }
-    /// The rows changed since the postings were written (`rowid`), each with its listed terms' counts now
-    /// (`counts`, see `ChangedRowCounts`): what a search reads instead of those rows' postings.
-    static func changedTable(_ index: String) -> String { index + "_sift_changed" }
-    /// The table of changed counts of layouts before 6 (one row per term and row), dropped with the bounds.
-    static func formerChangesTable(_ index: String) -> String { index + "_sift_changes" }
+    /// The change logs of layouts before 8 (a row per changed row, or per term and row), dropped with the bounds.
+    static func formerChangeTables(_ index: String) -> [String] { [index + "_sift_changed", index + "_sift_changes"] }
 
     struct Meta {
         var watermark: Int64
@@ -170,34 +166,57 @@ struct TopKImpacts {
         return intact ? meta : Meta.stale
     }
 
-    /// A listed term's row count, instance count and blocks: every block up to the watermark's, in order (zero
-    /// where no row holds the term), or nil when the term is not listed. Throws `Stale` when what is stored cannot
-    /// be what a build wrote: a chunk past the watermark's, a blob longer than a chunk, counts that overflow or
-    /// leave more rows than rowids 1 up to the watermark, or fewer instances than rows.
-    static func stored(_ term: String, in index: String, _ meta: Meta, on handle: Handle) throws -> (df: Int64, cf: Int64, blocks: [UInt8])? {
+    /// A listed term as stored: its row and instance counts, its blocks (every block up to the watermark's, in
+    /// order, zero where no row holds the term) and, per chunk whose rows changed since its postings were written,
+    /// its delta (`ImpactDelta`).
+    struct StoredTerm {
+        var df: Int64
+        var cf: Int64
+        var blocks: [UInt8]
+        var deltas: [Int64: ImpactPostings.Rows]
+    }
+
+    /// A listed term's counts, blocks and deltas, or nil when the term is not listed. Throws `Stale` when what is
+    /// stored cannot be what a build wrote: a chunk past the watermark's, a blob longer than a chunk, a delta that
+    /// does not decode or reaches past its chunk, counts that overflow or leave more rows than rowids 1 up to the
+    /// watermark, or fewer instances than rows.
+    static func stored(_ term: String, in index: String, _ meta: Meta, on handle: Handle) throws -> StoredTerm? {
         let chunkBytes = meta.chunkBlocks * ImpactBlock.stride(columns: meta.columns)
         let lastChunk = meta.watermark / meta.block / Int64(meta.chunkBlocks)
+        let chunkRows = Int64(meta.chunkBlocks) * meta.block
         let sql = "SELECT chunk, df, cf, blocks, \(intact(termChecked)) FROM \(SQLBuilder.quote(termsTable(index))) WHERE term = ? ORDER BY chunk"
         return try handle.withStatement(sql) { stmt in
             sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
-            var df: Int64 = 0, cf: Int64 = 0, blocks: [UInt8] = [], found = false
+            var found = StoredTerm(df: 0, cf: 0, blocks: [], deltas: [:]), any = false
             while try handle.step(stmt) {
-                found = true
+                any = true
                 let chunk = sqlite3_column_int64(stmt, 0)
-                let (rows, rowsOverflow) = df.addingReportingOverflow(sqlite3_column_int64(stmt, 1))
-                let (instances, instancesOverflow) = cf.addingReportingOverflow(sqlite3_column_int64(stmt, 2))
-                guard sqlite3_column_int64(stmt, 4) == 1, chunk >= -1, chunk <= lastChunk, !rowsOverflow, !instancesOverflow,
-                      Int(sqlite3_column_bytes(stmt, 3)) <= (chunk < 0 ? 0 : chunkBytes) else {
+                let (rows, rowsOverflow) = found.df.addingReportingOverflow(sqlite3_column_int64(stmt, 1))
+                let (instances, instancesOverflow) = found.cf.addingReportingOverflow(sqlite3_column_int64(stmt, 2))
+                guard sqlite3_column_int64(stmt, 4) == 1, chunk != -1, chunk >= ImpactDelta.storedChunk(of: lastChunk),
+                      chunk <= lastChunk, !rowsOverflow, !instancesOverflow,
+                      chunk < 0 || Int(sqlite3_column_bytes(stmt, 3)) <= chunkBytes else {
                     throw Stale(reason: "the stored bounds of \(term) are damaged")
                 }
-                (df, cf) = (rows, instances)
-                if chunk >= 0 { ImpactBlock.copyChunk(stmt, column: 3, into: &blocks, at: Int(chunk), chunkBytes: chunkBytes) }
+                (found.df, found.cf) = (rows, instances)
+                if chunk >= 0 {
+                    ImpactBlock.copyChunk(stmt, column: 3, into: &found.blocks, at: Int(chunk), chunkBytes: chunkBytes)
+                } else {
+                    let changed = ImpactDelta.chunk(ofStored: chunk), base = changed * chunkRows - 1
+                    guard let delta = ImpactDelta.decode(RawStatement.bytes(stmt, 3), after: base,
+                                                         last: min(base + chunkRows, meta.watermark), columns: meta.columns) else {
+                        throw Stale(reason: "a delta of \(term) is damaged")
+                    }
+                    found.deltas[changed] = delta
+                }
             }
-            guard found else { return nil }
-            guard df >= 0, df <= meta.watermark, cf >= df else { throw Stale(reason: "the stored counts of \(term) are damaged") }
+            guard any else { return nil }
+            guard found.df >= 0, found.df <= meta.watermark, found.cf >= found.df else {
+                throw Stale(reason: "the stored counts of \(term) are damaged")
+            }
             let width = (Int(meta.watermark / meta.block) + 1) * ImpactBlock.stride(columns: meta.columns)
-            if blocks.count < width { blocks += [UInt8](repeating: 0, count: width - blocks.count) }
-            return (df, cf, blocks)
+            if found.blocks.count < width { found.blocks += [UInt8](repeating: 0, count: width - found.blocks.count) }
+            return found
         }
     }
 
@@ -255,8 +274,6 @@ struct TopKImpacts {
             cf INTEGER NOT NULL, blocks BLOB NOT NULL, checksum INTEGER NOT NULL, postings BLOB NOT NULL DEFAULT x'', \
             UNIQUE (term, chunk))
             """)
-        try handle.execute("CREATE TABLE \(q(changedTable(index.index)))(rowid INTEGER PRIMARY KEY, counts BLOB NOT NULL, "
-                           + "checksum INTEGER NOT NULL)")
         let rows = try rowCount(index.index, on: handle)
         let sizes = handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 }
         try handle.execute("INSERT INTO \(q(metaTable(index.index))) VALUES(1, 0, ?1, 1, ?2, ?3, ?4, ?5, sift_bounds_check(0, ?1, 1, ?2, ?3, ?4, ?5))",
@@ -264,20 +281,10 @@ struct TopKImpacts {
                             FundamentalValue(Int64(sizes.chunk)), FundamentalValue(tablesLayout)])
         // Only terms a query finds as themselves: their rows are exactly those `MATCH '"term"'` returns.
         let tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
-        let terms = try FTSTableInfo.vocabulary(of: index.index, minimumRows: Int64(minimumRows(forRows: rows, on: handle)), on: handle)
+        return try FTSTableInfo.vocabulary(of: index.index, minimumRows: Int64(minimumRows(forRows: rows, on: handle)), on: handle)
             .map(\.term).filter { term in
             try TopKImpacts.token(of: term, tokenizer) == term
         }
-        // Their chunk -1 rows, which row changes count in (made together: they sit on few pages).
-        try handle.withStatement("INSERT INTO \(q(termsTable(index.index)))(term, chunk, df, cf, blocks, checksum) "
-                                 + "VALUES(?1, -1, 0, 0, x'', sift_bounds_check(?1, -1, 0, 0, x''))") { stmt in
-            for term in terms {
-                sqlite3_bind_text(stmt, 1, term, -1, sift_sqlite_transient())
-                while try handle.step(stmt) {}
-                sqlite3_reset(stmt)
-            }
-        }
-        return terms
     }
 
     /// Whether the index holds rows at rowid 0 or below (FTS5's `_docsize` table): the low tail every search scores.
@@ -307,48 +314,6 @@ struct TopKImpacts {
         return tokens.count == 1 ? tokens[0] : nil
     }
 
-    /// The rows changed since the postings were written, sorted; nil when there are more than `limit`. Throws
-    /// `Stale` for a row outside rowids 1 up to the watermark (only those are followed).
-    static func changedRows(_ index: String, _ meta: Meta, limit: Int64?, on handle: Handle) throws -> [Int64]? {
-        let sql = "SELECT rowid, \(intact(changedChecked)) FROM \(SQLBuilder.quote(changedTable(index))) ORDER BY rowid"
-            + (limit.map { " LIMIT \($0 + 1)" } ?? "")
-        return try handle.withStatement(sql) { stmt in
-            var rows: [Int64] = []
-            while try handle.step(stmt) {
-                let rowid = sqlite3_column_int64(stmt, 0)
-                guard rowid >= 1, rowid <= meta.watermark, sqlite3_column_int64(stmt, 1) == 1 else {
-                    throw Stale(reason: "the change log's row \(rowid) is damaged")
-                }
-                rows.append(rowid)
-            }
-            return limit.map { rows.count > $0 } == true ? nil : rows
-        }
-    }
-
-    /// Per term of `terms` (listed ones), its counts in the changed rows that hold it now, `columns` a row, in rowid
-    /// order: one pass over the changed rows. Throws `Stale` for a row outside rowids 1 up to the watermark or
-    /// whose counts are damaged.
-    static func changedCounts(of terms: [String], in index: String, _ meta: Meta, on handle: Handle) throws -> [ImpactPostings.Rows] {
-        var found = [ImpactPostings.Rows](repeating: ImpactPostings.Rows(), count: terms.count)
-        guard !terms.isEmpty else { return found }
-        var wanted: [ArraySlice<UInt8>: Int] = [:]
-        for (i, term) in terms.enumerated() where wanted[ArraySlice(term.utf8)] == nil { wanted[ArraySlice(term.utf8)] = i }
-        let sql = "SELECT rowid, counts, \(intact(changedChecked)) FROM \(SQLBuilder.quote(changedTable(index))) ORDER BY rowid"
-        try handle.withStatement(sql) { stmt in
-            while try handle.step(stmt) {
-                let rowid = sqlite3_column_int64(stmt, 0)
-                guard rowid >= 1, rowid <= meta.watermark, sqlite3_column_int64(stmt, 2) == 1,
-                      ChangedRowCounts.decode(RawStatement.bytes(stmt, 1), rowid: rowid, columns: meta.columns, wanted: wanted,
-                                              into: &found) else {
-                    throw Stale(reason: "the changed counts of row \(rowid) are damaged")
-                }
-            }
-        }
-        // A term asked for twice gets the rows of its first place in both.
-        for (i, term) in terms.enumerated() where wanted[ArraySlice(term.utf8)] != i { found[i] = found[wanted[ArraySlice(term.utf8)] ?? i] }
-        return found
-    }
-
     /// Builds the impacts of a synced (explicit) index of at least `automaticRows` rows that supports them
     /// (`ScoreBounds.unsupportedReason`) and whose rowids their blocks can cover (`coverable`); drops them otherwise.
     static func rebuild(_ index: String, on handle: Handle) throws {
@@ -369,8 +334,7 @@ struct TopKImpacts {
     static func drop(_ index: String, on handle: Handle) throws {
         try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(metaTable(index)))")
         try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(termsTable(index)))")
-        try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(changedTable(index)))")
-        try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(formerChangesTable(index)))")
+        for table in formerChangeTables(index) { try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(table))") }
     }
 
 

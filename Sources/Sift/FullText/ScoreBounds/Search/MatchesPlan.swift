@@ -3,15 +3,14 @@ import SiftRank
 
 /// Every row a query matches, without scoring any: what facet counting needs (`FacetCounting`). When every term of
 /// the query is listed, the rows up to the watermark come from the terms' postings in C (`sift_topk_postings` with a
-/// collector that keeps no row and appends each match's rowid), the changed rows from their counts now, and only the
+/// collector that keeps no row and appends each match's rowid) with their deltas (`ImpactDelta`), and only the
 /// tails through FTS5: one pass over a few bytes a row instead of a `MATCH` statement stepped once a row (at
 /// 1,000,000 matching rows about 40-55 ms of FTS5 alone).
 extension TopKSearch {
     /// Appends to `matches` the rowid of every row of `info`'s index matching `tree`, in ascending order, and returns
     /// true; returns false (with `matches` as given) when the plan does not apply: the bounds are missing, stale or
-    /// damaged, the query has another shape than the pruned search reads or a term that is not listed, or more rows
-    /// changed since the postings were written than a search reads beside them. The caller then collects the rows
-    /// through FTS5. Runs in the caller's read transaction.
+    /// damaged, or the query has another shape than the pruned search reads or a term that is not listed. The
+    /// caller then collects the rows through FTS5. Runs in the caller's read transaction.
     static func collectMatches(of tree: FTS5Expression, _ info: FTSTableInfo,
                                into matches: UnsafeMutablePointer<sift_facet_rowids>, on handle: Handle) throws -> Bool {
         guard info.boundsUnsupportedReason == nil, let (phrases, requiresAll) = phrases(of: tree),
@@ -19,11 +18,9 @@ extension TopKSearch {
               let terms = try terms(of: phrases, weights: phrases.map { _ in 1 }, info, meta, on: handle),
               terms.allSatisfy({ $0.blocks != nil })
         else { return false }
-        let sizes = handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 }
-        let changedLimit = max(Int64(sizes.changed), meta.watermark / 100)
+        guard handle.pool.attachment(FullTextSettings.init).impactSizes.withLock({ $0.postings }) else { return false }
         let given = matches.pointee.count
         do {
-            guard let changed = try TopKImpacts.changedRows(info.name, meta, limit: changedLimit, on: handle) else { return false }
             let search = TopKSearch(index: info.name, expression: tree.rendered, terms: terms, requiresAll: requiresAll,
                                     meta: meta, ranking: .bm25f(k1: 1.2, b: 0.75), weights: info.columns.map { _ in 1 })
             // In rowid order: rows at 0 or below, the postings' rows 1 up to the watermark, the rows above it.
@@ -33,8 +30,8 @@ extension TopKSearch {
             let collector = TopKCollector(capacity: 0, blocks: terms.map { _ in nil }, meta: meta, columns: info.columns.count,
                                           blockBounds: nil, matches: matches)
             defer { collector.release() }
-            try search.scorePostings(terms, rows: 0, totals: ArraySlice(info.columns.map { _ in 0 }), changed: changed,
-                                     collector, on: handle)
+            try search.scorePostings(terms, rows: 0, totals: ArraySlice(info.columns.map { _ in 0 }), collector,
+                                     on: handle)
             if meta.watermark < .max {
                 try search.collectThroughFTS5((meta.watermark + 1)...Int64.max, into: matches, on: handle)
             }

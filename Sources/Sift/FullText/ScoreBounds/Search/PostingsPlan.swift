@@ -6,10 +6,10 @@ import SiftRank
 /// the watermark are scored from the terms' postings in C, chunk by chunk, without reading FTS5's index.
 extension TopKSearch {
     /// Scores the rows from rowid 1 up to the watermark from the listed terms' postings (`sift_topk_postings`),
-    /// chunk by chunk, into `collector`: the `changed` rows from their counts now instead. `terms` with their
-    /// weights, `rows` and the columns' `totals` (sizes in tokens) as sift_stats gives them.
-    func scorePostings(_ terms: [Term], rows: Double, totals: ArraySlice<Double>, changed: [Int64],
-                               _ collector: TopKCollector, on handle: Handle) throws {
+    /// chunk by chunk, into `collector`, each chunk's with the term's delta there in their place (`ImpactDelta`).
+    /// `terms` with their weights, `rows` and the columns' `totals` (sizes in tokens) as sift_stats gives them.
+    func scorePostings(_ terms: [Term], rows: Double, totals: ArraySlice<Double>,
+                       _ collector: TopKCollector, on handle: Handle) throws {
         let table = SQLBuilder.quote(TopKImpacts.termsTable(index))
         let columns = weights.count
         // What C reads for the whole search, in memory of its own: the columns' weights and average sizes, the
@@ -22,10 +22,20 @@ extension TopKSearch {
             kept.append(UnsafeMutableRawPointer(copy))
             return copy
         }
-        let extras = changed.isEmpty ? terms.map { _ in ImpactPostings.Rows() }
-            : try TopKImpacts.changedCounts(of: terms.map(\.token), in: index, meta, on: handle)
+        // Per term, the rows of its deltas in rowid order (chunks in order): all of them leave the postings' row
+        // out (`changedRows`), those still holding the term take its place (`extras`).
+        var changedRows: [[Int64]] = [], extras: [ImpactPostings.Rows] = []
+        for term in terms {
+            var left = [Int64](), holding = ImpactPostings.Rows()
+            for (_, delta) in term.deltas.sorted(by: { $0.key < $1.key }) {
+                left += delta.rowids
+                for i in delta.rowids.indices where delta.holds(i, columns: columns) { holding.append(delta, i) }
+            }
+            changedRows.append(left)
+            extras.append(holding)
+        }
         let extraRowids = extras.map { keep($0.rowids) }, extraCounts = extras.map { keep($0.counts) }
-        let changedRows = keep(changed)
+        let leftOut = changedRows.map { keep($0) }
         let (model, k1, b, c): (Int32, Double, Double, Double) = switch ranking {
         case .inB2(let c): (1, 1, 0, c)
         case .bm25f(let k1, let b): (0, k1, b, 0)
@@ -60,8 +70,8 @@ extension TopKSearch {
         var pointers = [UnsafePointer<UInt8>?](repeating: nil, count: terms.count)
         var sizes = [Int32](repeating: 0, count: terms.count)
         var expected = [Int64](repeating: 0, count: terms.count)
-        // Per term, its first changed row not passed yet; the first changed row of the chunk.
-        var extraAt = [Int](repeating: 0, count: terms.count), changedAt = 0
+        // Per term, its first changed row not passed yet (holding it, and all).
+        var extraAt = [Int](repeating: 0, count: terms.count), changedAt = [Int](repeating: 0, count: terms.count)
         func nextChunk() -> Int64? {
             var next = chunks.min() ?? .max
             for t in terms.indices where extraAt[t] < extras[t].rowids.count {
@@ -81,18 +91,17 @@ extension TopKSearch {
                     sizes[t] = here ? sqlite3_column_bytes(statements[t].stmt, 1) : 0
                     expected[t] = here ? sqlite3_column_int64(statements[t].stmt, 2) : 0
                 }
-                var changedEnd = changedAt
-                while changedEnd < changed.count, changed[changedEnd] < end { changedEnd += 1 }
                 var slices: [sift_postings_extra] = []
                 for t in terms.indices {
-                    let first = extraAt[t]
+                    let first = extraAt[t], firstChanged = changedAt[t]
                     while extraAt[t] < extras[t].rowids.count, extras[t].rowids[extraAt[t]] < end { extraAt[t] += 1 }
+                    while changedAt[t] < changedRows[t].count, changedRows[t][changedAt[t]] < end { changedAt[t] += 1 }
                     slices.append(sift_postings_extra(rowids: extraRowids[t] + first, counts: extraCounts[t] + first * columns,
-                                                      count: Int32(extraAt[t] - first)))
+                                                      count: Int32(extraAt[t] - first), left_out: leftOut[t] + firstChanged,
+                                                      left_out_count: Int32(changedAt[t] - firstChanged)))
                 }
                 let rc = sift_topk_postings(&query, collector.pointer, chunk * chunkRows - 1, end - 1, pointers, sizes, expected,
-                                            changedRows + changedAt, Int32(changedEnd - changedAt), slices)
-                changedAt = changedEnd
+                                            slices)
                 if rc == SQLITE_CORRUPT {
                     throw TopKImpacts.Stale(reason: "the postings of chunk \(chunk) do not match the rows it records")
                 }

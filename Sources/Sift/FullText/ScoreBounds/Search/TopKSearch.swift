@@ -14,10 +14,10 @@ import SiftRank
 /// Plans, chosen per query by `run` (the planner here, each plan in a file of its own beside it):
 /// - terms listed, or non-listed ones whose rows are scored first through FTS5 (`PostingsPlan.swift`): the tail through
 ///   FTS5, then the rows up to the watermark from the listed terms' postings
-///   (`sift_topk_postings`) and the changed rows' counts now, chunk by chunk in rowid order, a row's exact score
+///   (`sift_topk_postings`) with their deltas (`ImpactDelta`), chunk by chunk in rowid order, a row's exact score
 ///   computed only when its block's bound and its own bound (its counts, its block's shortest sizes) beat the
 ///   k-th score: its sizes are then read from FTS5's docsize table. The total is exact when every term is listed;
-/// - every term listed, more changed rows than a search reads (`impactSizes.changed`) (`BlockPlan.swift`): blocks in decreasing order of their bound (the sum of the terms' block bounds; for
+/// - more terms than the postings evaluator takes (`BlockPlan.swift`): blocks in decreasing order of their bound (the sum of the terms' block bounds; for
 ///   all-terms queries blocks missing a term are skipped), each with the adjacent blocks whose bounds beat the
 ///   k-th score too, up to `runBlocks`, in one statement; the tail above the watermark first; stops when the
 ///   next block's bound is at most the k-th score (block-max MaxScore over rowid ranges);
@@ -54,6 +54,8 @@ struct TopKSearch {
         /// Its instances in those rows (InB2's F).
         var instances: Int64
         var blocks: [UInt8]?
+        /// Per chunk whose rows changed since its postings were written, the term's delta there (`ImpactDelta`).
+        var deltas: [Int64: ImpactPostings.Rows] = [:]
         var idf = 0.0
     }
 
@@ -118,10 +120,10 @@ struct TopKSearch {
         var terms: [Term] = []
         for (phrase, weight) in zip(phrases, weights) {
             guard let token = try TopKImpacts.token(of: phrase.text, tokenizer) else { return nil }
-            guard let stored = try? TopKImpacts.stored(token, in: info.name, meta, on: handle) as (df: Int64, cf: Int64, blocks: [UInt8])??
+            guard let stored = try? TopKImpacts.stored(token, in: info.name, meta, on: handle) as TopKImpacts.StoredTerm??
             else { return nil }  // damaged bounds (`TopKImpacts.Stale`) or a failed read: FTS5's plan
             terms.append(Term(token: token, group: phrase.group, qtf: Double(max(0, weight)), rows: stored?.df ?? 0,
-                              instances: stored?.cf ?? 0, blocks: stored?.blocks))
+                              instances: stored?.cf ?? 0, blocks: stored?.blocks, deltas: stored?.deltas ?? [:]))
         }
         return terms
     }
@@ -199,30 +201,29 @@ struct TopKSearch {
         let rowsToScore = requiresAll ? groups.map { terms[$0].reduce(0) { $0 + $1.rows } }.min() ?? 0 : terms.reduce(0) { $0 + $1.rows }
         // A group of an all-terms query none of whose terms is listed: every match holds one of them (rare terms).
         let rareGroup = requiresAll && groups.contains { terms[$0].allSatisfy { $0.blocks == nil } }
-        // A search reads up to `impactSizes.changed` changed rows (or 1% of the rows, when more) beside the postings.
-        let changedLimit = max(Int64(handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.changed }),
-                               meta.watermark / 100)
-        let changed = !rareGroup && terms.count <= Int(SIFT_POSTINGS_MAX_TERMS)
-            ? try TopKImpacts.changedRows(index, meta, limit: changedLimit, on: handle) : nil
+        // The postings plan, unless a group's rows are all a rare term's (FTS5's AND finds them sooner), or a test
+        // asks for the others.
+        let postings = !rareGroup && terms.count <= Int(SIFT_POSTINGS_MAX_TERMS)
+            && handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.postings }
         // The blocks' bounds, which the postings evaluator does without: it bounds each window of rows it merges by
         // the terms that window's matches hold (sift_postings.c).
-        let perBlock = changed == nil ? blockBounds(of: listedTerms, bound, blockCount: blockCount)
-            : (contributions: [], blockBounds: [], bounds: [])
+        let perBlock = postings ? (contributions: [], blockBounds: [], bounds: [])
+            : blockBounds(of: listedTerms, bound, blockCount: blockCount)
         // Rows of a block whose bound cannot beat the k-th score are passed over unread, when the bounds cover every
         // term (a non-listed term has none).
         let collector = TopKCollector(capacity: count, blocks: terms.map(\.blocks), meta: meta, columns: weights.count,
-                                      blockBounds: listed && changed == nil ? perBlock.blockBounds : nil)
+                                      blockBounds: listed && !postings ? perBlock.blockBounds : nil)
         defer { collector.release() }
         let context = TopKRun(handle: handle, index: index, expression: expression, terms: terms, rows: rows, tails: tails,
                               rank: rank, collector: collector, listedTerms: listedTerms, blockCount: blockCount,
                               contributions: perBlock.contributions, blockBounds: perBlock.blockBounds, bounds: perBlock.bounds)
-        if let changed {
+        if postings {
             // The tail through FTS5, the rows holding a rare term through FTS5, the rest from the listed terms'
-            // postings and the changed rows' counts.
+            // postings and deltas.
             try context.scoreTails()
             try context.scoreRareTermsFirst()
             let before = collector.pointer.pointee.matched
-            try scorePostings(terms, rows: rows, totals: stats.dropFirst(), changed: changed, collector, on: handle)
+            try scorePostings(terms, rows: rows, totals: stats.dropFirst(), collector, on: handle)
             context.matched += collector.pointer.pointee.matched - before
         } else if rareGroup || rowsToScore < Int64(statementRows * perBlock.bounds.count) {
             // FTS5's own plan: its AND seeks through the frequent terms' rows from the rare one's.
