@@ -140,8 +140,8 @@ public struct SearchResults<Object> {
     /// counting them all would cost as much as scoring them, and it is a lower bound (``totalCountIsLowerBound``):
     /// at least 1,001, and at least the hits of the most frequent word of an any-term query. A one-word search's
     /// total is always exact (the index keeps each frequent word's row count), and so is that of a search whose
-    /// words are all frequent ones (scored from their postings, which count every hit on the way), unless more
-    /// than 1,000 rows (or 1% of the rows, when more) changed since the index was last optimized.
+    /// words are all frequent ones (scored from their postings, which count every hit on the way), up to 16 words
+    /// and typo variants in all.
     public let totalCount: Int?
     /// The FTS5 expression that ran, for debugging.
     public let expression: String?

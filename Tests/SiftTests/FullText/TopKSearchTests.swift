@@ -7,8 +7,8 @@ import XCTest
 // Pruned top-k search (TopKSearch + TopKImpacts): after seeded random bulk inserts, single inserts, updates,
 // deletes, rollbacks, rebuilds and optimizes, every `.bm25f` search returns exactly the top k of exhaustive
 // sift_rank() scoring (scores equal rank by rank, so ties may swap rows). Small corpus, lowered thresholds
-// (impacts from 200 rows, terms listed from 30 rows, blocks of 16 rowids, changed rows read beside the postings up
-// to 6 or 1%). SIFT_TOPK_SEED picks another seed.
+// (impacts from 200 rows, terms listed from 30 rows, blocks of 16 rowids, deltas folded at 3 rows; one search in
+// three through the blocks rather than the postings). SIFT_TOPK_SEED picks another seed.
 
 final class TopKDoc: TableCodable {
     var id: Int? = nil

@@ -1,7 +1,7 @@
 import CSQLite
 
 /// The one maintainer of the score bounds Sift keeps beside a large synced index (`TopKImpacts`: per-term block
-/// maxima, postings and the change log, in `<index>_sift_*` tables): every path that writes an index's source tells
+/// maxima, postings and their deltas, in `<index>_sift_*` tables): every path that writes an index's source tells
 /// it here, and it alone decides what the bounds become.
 ///
 /// - Rows changed through the sync layer: `SyncTracker` hands them to `TopKImpacts.RowFollower` (rows at or below
