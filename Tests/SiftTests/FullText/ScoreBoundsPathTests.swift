@@ -441,6 +441,9 @@ final class ScoreBoundsPathTests: XCTestCase {
              + "sift_bounds_check(t, c, d, d, b) FROM (SELECT 'w0x' AS t, -2 AS c, -100000 AS d, x'' AS b)"),
             ("a delta's rows cut short", "INSERT OR REPLACE INTO doc_fts_sift_impacts(term, chunk, df, cf, blocks, checksum) SELECT t, c, d, d, b, "
              + "sift_bounds_check(t, c, d, d, b) FROM (SELECT 'w1x' AS t, -2 AS c, 0 AS d, x'031180' AS b)"),
+            ("a delta longer than its chunk's rows", "INSERT OR REPLACE INTO doc_fts_sift_impacts(term, chunk, df, cf, blocks, checksum) "
+             + "SELECT t, c, 0, 0, b, sift_bounds_check(t, c, 0, 0, b) FROM (SELECT 'w2x' AS t, -2 AS c, "
+             + "zeroblob(200000) AS b)"),
             ("a delta's row past its chunk", "INSERT OR REPLACE INTO doc_fts_sift_impacts(term, chunk, df, cf, blocks, checksum) SELECT t, c, d, d, b, "
              + "sift_bounds_check(t, c, d, d, b) FROM (SELECT 'w0x' AS t, -3 AS c, 0 AS d, x'ff0111' AS b)"),
             ("checksum", "UPDATE doc_fts_sift_impacts SET checksum = checksum + 1 WHERE term = 'w1x' AND chunk = 0"),

@@ -22,6 +22,10 @@ enum ImpactDelta {
     /// The chunk whose delta has stored chunk number `stored` (-2 and below).
     static func chunk(ofStored stored: Int64) -> Int64 { -2 - stored }
 
+    /// The most bytes a row of postings or a delta takes: its distance (10 bytes of LEB128 at most), and its counts
+    /// written in full (the byte 0xFF, then 5 bytes each for counts up to Int32.max).
+    static func maxRowBytes(columns: Int) -> Int { 10 + 1 + 5 * columns }
+
     /// The rows of a stored delta of the chunk whose rows follow rowid `base`, or nil when it is damaged: its rows
     /// stop before its last byte or reach past `last` (the chunk's last rowid, or the watermark when lower).
     static func decode(_ bytes: [UInt8], after base: Int64, last: Int64, columns: Int) -> ImpactPostings.Rows? {

@@ -53,7 +53,7 @@ extension TopKImpacts {
                             // costs a write a fifth of its time): `sift_postings_put_rows` tells the rows it holds.
                             "UPDATE \(table) SET df = df + ?3, cf = cf + ?4, blocks = coalesce(sift_postings_put(blocks, ?5, ?6, ?7), blocks), "
                                 + updatedChecksum(termChecked, "term, chunk, df + ?3, cf + ?4, coalesce(sift_postings_put(blocks, ?5, ?6, ?7), blocks)")
-                                + " WHERE term = ?1 AND chunk = ?2 AND ?8 IS NOT NULL",
+                                + " WHERE term = ?1 AND chunk = ?2",
                             "SELECT rowid, df, cf, blocks, sift_postings_rows(blocks, ?3, ?4, ?5), \(intact(termChecked)) FROM \(table) "
                                 + "WHERE term = ?1 AND chunk = ?2",
                             "SELECT rowid, df, cf, postings, \(intact(termChecked)) FROM \(table) WHERE term = ?1 AND chunk = ?2",

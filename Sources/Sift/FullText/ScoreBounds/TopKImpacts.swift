@@ -202,12 +202,14 @@ struct TopKImpacts {
                 if chunk >= 0 {
                     ImpactBlock.copyChunk(stmt, column: 3, into: &found.blocks, at: Int(chunk), chunkBytes: chunkBytes)
                 } else {
+                    // A delta holds at most the chunk's rows: a longer blob is damage (and would size the decoding).
                     let changed = ImpactDelta.chunk(ofStored: chunk), base = changed * chunkRows - 1
-                    guard let delta = ImpactDelta.decode(RawStatement.bytes(stmt, 3), after: base,
+                    guard Int64(sqlite3_column_bytes(stmt, 3)) <= chunkRows * Int64(ImpactDelta.maxRowBytes(columns: meta.columns)),
+                          let delta = ImpactDelta.decode(RawStatement.bytes(stmt, 3), after: base,
                                                          last: min(base + chunkRows, meta.watermark), columns: meta.columns) else {
                         throw Stale(reason: "a delta of \(term) is damaged")
                     }
-                    found.deltas[changed] = delta
+                    if !delta.rowids.isEmpty { found.deltas[changed] = delta }
                 }
             }
             guard any else { return nil }
