@@ -174,6 +174,7 @@ int sift_postings_merge(const unsigned char *older, int bytes, const unsigned ch
  * sift_postings_put(older, newer, columns, base): sift_postings_merge of the two blobs keeping empty rows (NULL when
  * either is damaged or an argument is out of range); sift_postings_rows(blob, columns, base, last): the rows of the
  * blob, or -1 when it is damaged or a row passes `last`. */
+struct sqlite3;
 int sift_postings_register(struct sqlite3 *db);
 
 /* The rows of the blob sift_postings_put made last on the calling thread (-1 when it failed): what a statement that
