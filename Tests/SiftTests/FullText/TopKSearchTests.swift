@@ -621,6 +621,22 @@ final class TopKImpactsTests: XCTestCase {
         XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
     }
 
+    /// A delta's row missing (all of them deleted here) is made by the first change that needs it, and counts,
+    /// postings and searches stay exact.
+    func testAMissingDeltaRowIsMadeByTheFirstChange() throws {
+        let database = try makeDatabase(rows: 150)
+        try database.rebuild(index: "docs_fts")
+        try database.exec(sql: "DELETE FROM docs_fts_sift_impacts WHERE chunk < -1")
+        try database.delete(fromTable: "docs", where: Column(named: "id") == 1)   // "alpha beta", "alpha delta w0"
+        try database.update(table: "docs", on: TopKDoc.Properties.body, with: TopKDoc(nil, "", "beta"),
+                            where: Column(named: "id") == 10)
+        XCTAssertEqual(try deltaRows(database, "beta")?.rowids, [1, 10])
+        XCTAssertEqual(try rows(database, "beta"), 22)
+        XCTAssertEqual(try rows(database, "alpha"), 149)
+        XCTAssertEqual(try meta(database)?.valid, true)
+        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+    }
+
     /// Rows at rowid 0 and below are outside the blocks (which start at rowid 1): every search scores and counts
     /// them, as it does the rows above the watermark.
     func testRowsWithNegativeRowidsAreFound() throws {

@@ -40,14 +40,9 @@ extension TopKImpacts {
                             "INSERT INTO \(table)(term, chunk, df, cf, blocks, checksum) VALUES(?1, ?2, 0, 0, ?3, sift_bounds_check(?1, ?2, 0, 0, ?3))",
                             "UPDATE \(SQLBuilder.quote(metaTable(index.index))) SET valid = 2, "
                                 + updatedChecksum(metaChecked, "watermark, block, 2, columns, built_rows, chunk_blocks, layout") + " WHERE valid = 1",
-                            // A delta's new rows put in (`sift_postings_put`; a damaged delta is left as it is, and
-                            // `sift_postings_rows` reads -1), with its row count, counts, blob and whether it is intact.
-                            "INSERT INTO \(table)(term, chunk, df, cf, blocks, checksum) VALUES(?1, ?2, ?3, ?4, ?5, sift_bounds_check(?1, ?2, ?3, ?4, ?5)) "
-                                + "ON CONFLICT(term, chunk) DO UPDATE SET df = df + excluded.df, cf = cf + excluded.cf, "
-                                + "blocks = coalesce(sift_postings_put(blocks, excluded.blocks, ?6, ?7), blocks), "
-                                + updatedChecksum(termChecked, "term, chunk, df + excluded.df, cf + excluded.cf, "
-                                                  + "coalesce(sift_postings_put(blocks, excluded.blocks, ?6, ?7), blocks)")
-                                + " RETURNING rowid, df, cf, blocks, sift_postings_rows(blocks, ?6, ?7, ?8), \(intact(termChecked))",
+                            // A delta's row made now, for a chunk the bounds had no rows in (the update below
+                            // changed none): the new rows are all it holds.
+                            "INSERT INTO \(table)(term, chunk, df, cf, blocks, checksum) VALUES(?1, ?2, ?3, ?4, ?5, sift_bounds_check(?1, ?2, ?3, ?4, ?5))",
                             "UPDATE \(table) SET df = 0, cf = 0, blocks = x'', checksum = sift_bounds_check(term, chunk, 0, 0, x'') WHERE rowid = ?",
                             // The same in the delta's row made with the bounds, returning nothing (without a RETURNING
                             // clause, 1M updates ran at 2,240 a second, not 2,056): `sift_postings_put_rows` tells the
@@ -188,23 +183,20 @@ extension TopKImpacts {
                 return stmt
             }
             // The delta's row, made with the bounds (the rows it holds now told by `sift_postings_put_rows`); or made
-            // now, for a chunk the bounds had no rows in (returning them).
+            // now, for a chunk the bounds had no rows in, holding only these rows.
             defer { sqlite3_reset(updateDelta); sqlite3_reset(putDelta); sqlite3_reset(readDelta) }
-            let held: Int64
             let update = bound(updateDelta)
             while try handle.stepUnobserved(update) {}
+            let held: Int64
             if sqlite3_changes(handle.raw) == 1 {
                 held = sift_postings_put_rows()
-                guard held >= 0 else { throw Stale(reason: "a delta of \(term) is damaged") }
-                guard held >= foldRows else { return }
             } else {
-                let put = bound(putDelta)
-                guard try handle.stepUnobserved(put) else { throw Stale(reason: "a delta of \(term) was not written") }
-                held = sqlite3_column_int64(put, 4)
-                guard held >= 0 else { throw Stale(reason: "a delta of \(term) is damaged") }
-                while try handle.stepUnobserved(put) {}
-                guard held >= foldRows else { return }
+                let insert = bound(putDelta)
+                while try handle.stepUnobserved(insert) {}
+                held = Int64(rows.rowids.count)
             }
+            guard held >= 0 else { throw Stale(reason: "a delta of \(term) is damaged") }
+            guard held >= foldRows else { return }
             // Folded: the delta as written, checked.
             bind(term, readDelta, ImpactDelta.storedChunk(of: chunkIndex))
             sqlite3_bind_int64(readDelta, 3, Int64(columns))
