@@ -36,7 +36,8 @@ extension ScaleCommand {
         var tolerant = exact
         tolerant.typoTolerance = .default
 
-        // The first typo-tolerant search reads the index's vocabulary (kept until the index changes).
+        // The first typo-tolerant search reads the index's term dictionary (stored beside it; FTS5's vocabulary when
+        // it is stale), kept in memory after.
         var start = DispatchTime.now().uptimeNanoseconds
         _ = try database.search(SearchQuery(misspelled[0]), in: "fts", of: Doc.self, options: tolerant)
         let first = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
@@ -110,6 +111,6 @@ extension ScaleCommand {
         let mean = lookups.reduce(0, +) / Double(max(1, lookups.count))
         let p99 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(0.99 * Double(sorted.count)))]
         print(String(format: "Finding a word's variants (automaton walk over the vocabulary, stem checks): mean %.0f us, "
-                     + "p99 %.0f us; the first typo-tolerant search, which reads the vocabulary: %.0f ms.", mean, p99, first))
+                     + "p99 %.0f us; the first typo-tolerant search, which reads the term dictionary: %.0f ms.", mean, p99, first))
     }
 }

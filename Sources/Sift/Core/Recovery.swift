@@ -114,8 +114,11 @@ struct Recovery {
             for entry in tables where kind(entry) != .virtualTable && shadowOf(entry.name) == nil {
                 create(entry, statements[entry], on: handle, problems: &report.problems)
             }
+            // A table derived from a virtual table's content is made anew by its rebuild: created (its pages are
+            // read, not left as orphans), its rows not copied.
+            let virtualNames = virtualSQL.map(\.name)
             let layouts = try Recovery.layouts(on: handle) { name in
-                guard let virtual = shadowOf(name) else { return true }
+                guard let virtual = shadowOf(name) else { return !virtualTables.isDerived(name, from: virtualNames) }
                 return virtualTables.copiesRows(ofShadowTable: name, of: virtual.name, sql: virtual.sql)
             }
             var counts: [String: RecoveryReport.RecoveredTable] = [:]

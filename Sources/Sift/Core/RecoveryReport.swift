@@ -57,6 +57,9 @@ protocol VirtualTableRecovering {
     /// Whether the rows of `shadowTable` (an internal table of the virtual table `virtualTable`, whose `CREATE`
     /// statement is `sql`) are copied into the new database (the rest is rebuilt).
     func copiesRows(ofShadowTable shadowTable: String, of virtualTable: String, sql: String) -> Bool
+    /// Whether `table` (not a shadow table) holds only what is derived from one of `virtualTables` and is made
+    /// anew by `rebuild`: it is created, its rows are not copied.
+    func isDerived(_ table: String, from virtualTables: [String]) -> Bool
     /// Called last, inside the recovery's transaction: rebuilds the virtual tables from the recovered rows and
     /// returns the ones it rebuilt, with a sentence for each one it could not.
     func rebuild(_ virtualTables: [String], on handle: Handle) -> (rebuilt: [String], problems: [String])

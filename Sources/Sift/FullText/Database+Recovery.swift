@@ -90,6 +90,11 @@ struct FullTextRecovery: VirtualTableRecovering {
         shadowTable.lowercased() == virtualTable.lowercased() + "_content"
     }
 
+    /// A synced index's stored term dictionary (`TermDictionaryStore`): built anew with the index.
+    func isDerived(_ table: String, from virtualTables: [String]) -> Bool {
+        virtualTables.contains { TermDictionaryStore.table($0).lowercased() == table.lowercased() }
+    }
+
     func rebuild(_ virtualTables: [String], on handle: Handle) -> (rebuilt: [String], problems: [String]) {
         var rebuilt: [String] = []
         var problems: [String] = []

@@ -211,6 +211,7 @@ extension Database {
         if let content, content != indexed { problems.append("\(indexed) rows indexed, \(content) content rows") }
         try damage("impacts") { problems += try TopKImpacts.problems(index, on: handle) }
         try damage("facets") { problems += try FacetStore.problems(index, on: handle) }
+        try damage("term dictionary") { problems += try TermDictionaryStore.problems(index, on: handle) }
         return IndexVerification(indexedRows: indexed, contentRows: content, problems: problems,
                                  searchPlan: try ScoreBounds.plan(of: index, on: handle))
     }

@@ -23,6 +23,10 @@ final class FullTextConnection: ConnectionObserver {
                 try tracker.flush(on: handle)
             } catch {
                 tracker.dictionaries.changesUncertain()
+                // Some of the statement's index writes may be applied without its log row.
+                for case .text(let index, _) in tracker.targets.map(\.owner) {
+                    try? TermDictionaryStore.markStale(index.index, on: handle)
+                }
                 throw error
             }
         }
@@ -34,7 +38,7 @@ final class FullTextConnection: ConnectionObserver {
             defer { sqlite3_free(expanded) }
             let sql = expanded.map { String(cString: $0) } ?? String(cString: sqlite3_sql(statement))
             tracker.dictionaries.indexWrittenDirectly(table)
-            try ScoreBounds.indexWrittenDirectly(table, sql: sql, on: handle)
+            try DerivedStructures.indexWrittenDirectly(table, sql: sql, on: handle)
         }
     }
 
@@ -136,8 +140,13 @@ final class FullTextSettings: Sendable {
     let phraseStatistics = Locked<PhraseStatistics.Cache>([:])
     /// The terms of each index typo-tolerant searches walked, with the structure record they are exact at.
     let termDictionaries = Locked<TermDictionary.Cache>([:])
-    /// How many times a term dictionary was read from an index's vocabulary (the rest were kept ones).
+    /// How many times a term dictionary was read from an index's vocabulary, and loaded from the one stored beside
+    /// it (`TermDictionaryStore`); the rest were kept ones.
     let termDictionaryReads = Locked(0)
+    let termDictionaryLoads = Locked(0)
+    /// The fewest log rows that fold a stored term dictionary's log into its list (`TermDictionaryStore`); tests
+    /// lower it.
+    let dictionaryFoldRows = Locked(1_024)
     /// Each index's synonym list normalized by its tokenizer, with the list's generation and the tokenizer it was
     /// normalized with (`SynonymSet`).
     let synonymSets = Locked<[String: (generation: Int64, tokenizer: [String], set: SynonymSet)]>([:])

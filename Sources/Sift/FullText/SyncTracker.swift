@@ -40,9 +40,12 @@ final class SyncTracker {
         let bounds: IndexBoundsFollower
         /// What the index's facets are told of its row changes (the facets' one interface for them).
         let facets: FacetStore.Follower
+        /// What the index's stored term dictionary is told of its row changes, and where they are tokenized.
+        let dictionary: TermDictionaryStore.Writer
         init(_ index: SyncedIndex) {
             bounds = IndexBoundsFollower(index)
             facets = FacetStore.Follower(index)
+            dictionary = TermDictionaryStore.Writer(index)
         }
         deinit {
             sqlite3_finalize(insert)
@@ -280,8 +283,16 @@ final class SyncTracker {
                       let text = sqlite3_value_text(value) else { return nil }
                 return UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
             }
-            // Before the index is written: the dictionary's follower reads the index as the transaction found it.
-            try dictionaries.rowChanged(index, old: change.oldCount > 0, new: change.newCount > 0, text: text, on: handle)
+            // Before the index is written: the dictionary's follower reads the index as the transaction found it. The
+            // row is tokenized once for the stored dictionary's log and the one kept in memory.
+            let logging = try statements.dictionary.isLogging(on: handle)
+            let following = try dictionaries.follows(index, on: handle)
+            if logging || following {
+                let rowChanges = try statements.dictionary.termChanges(old: change.oldCount > 0, new: change.newCount > 0,
+                                                                       text: text, on: handle)
+                if logging { statements.dictionary.add(rowChanges) }
+                if following { dictionaries.rowChanged(index, rowChanges) }
+            }
             if change.oldCount > 0 {
                 if statements.delete == nil { statements.delete = try handle.prepareUnmanaged(index.deleteSQL) }
                 if let delete = statements.delete { try apply(delete, change.oldRowid, change.start, change.oldCount, on: handle) }
@@ -303,6 +314,7 @@ final class SyncTracker {
             guard case .text(_, let statements) = targets[t].owner else { continue }
             try statements.bounds.statementApplied(on: handle)
             try statements.facets.statementApplied(on: handle)
+            try statements.dictionary.statementApplied(on: handle)
         }
         // Every change is applied (the indexes agree with the rows as written); a refused vector fails the statement.
         if let refused { throw handle.pool.report(refused) }
@@ -384,9 +396,10 @@ final class SyncTracker {
                 if case .vectors(let follower) = target.owner { try follower.bulkInserted(rowids, on: handle) }
                 continue
             }
-            // Tokenizing every row again for the kept dictionary would cost about what reading the vocabulary does
-            // once the load is over: the next typo-tolerant search reads it.
+            // Tokenizing every row again for the dictionaries would cost about what reading the vocabulary does
+            // once the load is over: the next typo-tolerant search reads it, until `optimize(index:)` stores it.
             dictionaries.indexWrittenDirectly(index.index)
+            try TermDictionaryStore.markStale(index.index, on: handle)
             let impacts = try TopKImpacts.Follower(bulkInsertOf: rowids, into: index, on: handle)
             let piece = handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.piece }
             // FTS5 writes the pass's segments and merges them as each statement ends: set for a batch.

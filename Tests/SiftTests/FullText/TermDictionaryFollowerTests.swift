@@ -44,11 +44,13 @@ final class TermDictionaryFollowerTests: SiftTestCase {
         database.pool.attachment(FullTextSettings.init)
     }
 
-    /// The dictionary a typo-tolerant search takes now, and whether it was read from the vocabulary to get it.
+    /// The dictionary a typo-tolerant search takes now, and whether it was read to get it (from the vocabulary or
+    /// the dictionary stored beside the index), not kept in memory.
     private func searched(_ database: Database) throws -> (TermDictionary, reread: Bool) {
-        let before = settings(database).termDictionaryReads.withLock { $0 }
+        let reads = { self.settings(database).termDictionaryReads.withLock { $0 } + self.settings(database).termDictionaryLoads.withLock { $0 } }
+        let before = reads()
         let dictionary = try database.read { try TermDictionary.of("articles_fts", in: settings(database), on: $0) }
-        return (dictionary, settings(database).termDictionaryReads.withLock { $0 } != before)
+        return (dictionary, reads() != before)
     }
 
     private func fresh(_ database: Database) throws -> TermDictionary {
@@ -99,8 +101,33 @@ final class TermDictionaryFollowerTests: SiftTestCase {
     }
 
     func testKeptDictionaryEqualsTheVocabularyAfterEveryWrite() throws {
-        var rng = SplitMix(seed: 2_024)
-        let database = try corpus(&rng)
+        try writeAndCompare(seed: 2_024, foldRows: nil)
+    }
+
+    /// The same with the stored dictionary's log folded into its list every few statements.
+    func testStoredDictionaryFoldedOftenEqualsTheVocabulary() throws {
+        try writeAndCompare(seed: 4_048, foldRows: 3)
+    }
+
+    /// The dictionary stored beside the index as a search with nothing kept in memory loads it (nil when stale).
+    private func stored(_ database: Database) throws -> TermDictionary? {
+        try database.read { try TermDictionaryStore.load("articles_fts", on: $0) }
+    }
+
+    /// A seeded random sequence of every kind of write, each followed by a typo-tolerant search: the dictionary kept
+    /// in memory and the one stored beside the index (`TermDictionaryStore`, with its log folded at `foldRows`) are
+    /// the vocabulary's after each, the stored one stale only from a bulk load to the next rebuild or optimize.
+    private func writeAndCompare(seed: UInt64, foldRows: Int?) throws {
+        var rng = SplitMix(seed: seed)
+        let database = makeDatabase()
+        if let foldRows { settings(database).dictionaryFoldRows.withLock { $0 = foldRows } }
+        try database.create(table: "articles", of: Article.self)
+        try database.create(virtualTable: "articles_fts", of: ArticleIndex.self, syncedWith: "articles")
+        database.fullTextBulkThreshold = 8
+        for id in 1...30 {
+            try database.insert(objects: [Article(id, Self.text(&rng, words: 2), Self.text(&rng, words: 6))], intoTable: "articles")
+        }
+        var storedIsValid = true
         var nextID = 100, version = 0
         var live = Array(1...30)
         // The first search reads the vocabulary; every later one takes the kept dictionary unless a write says not.
@@ -192,12 +219,15 @@ final class TermDictionaryFollowerTests: SiftTestCase {
                 try database.insert(objects: ids.map { Article($0, Self.word(&rng), Self.text(&rng, words: 4)) }, intoTable: "articles")
                 live += ids
                 keeps = false
+                storedIsValid = false
             case .rebuild:
                 try database.rebuild(index: "articles_fts")
                 keeps = false
+                storedIsValid = true
             case .optimize:
                 try database.optimize(index: "articles_fts")
                 keeps = false
+                storedIsValid = true
             case .rawIndexCommand:
                 try database.exec(sql: "INSERT INTO articles_fts(articles_fts, rank) VALUES('merge', 4)")
                 keeps = false
@@ -214,6 +244,7 @@ final class TermDictionaryFollowerTests: SiftTestCase {
                     try $0.update(property: "title", with: Self.word(&rng), where: Column(named: "id") == someone)
                 }
                 keeps = false
+                storedIsValid = true
             }
             // A typo-tolerant search, as an application makes after writing.
             let word = Self.word(&rng)
@@ -225,8 +256,20 @@ final class TermDictionaryFollowerTests: SiftTestCase {
                 XCTAssertFalse(reread, "step \(step): \(write) went through the sync layer, the dictionary is kept")
                 kept += 1
             }
+            if let stored = try stored(database) {
+                XCTAssertTrue(storedIsValid, "step \(step): \(write) left a stored dictionary after a bulk load")
+                assertSame(stored, expected, words: [word], "step \(step) \(write), stored")
+            } else {
+                XCTAssertFalse(storedIsValid, "step \(step): \(write) left the stored dictionary stale")
+            }
         }
         XCTAssertGreaterThan(kept, 60)
+        if foldRows != nil {
+            // Folded: a short log beside the list.
+            let logRows = try database.read { try $0.count("SELECT count(*) FROM articles_fts_sift_dictionary WHERE id >= 0") }
+            XCTAssertLessThan(logRows, 3)
+        }
+        XCTAssertTrue(try database.verify(index: "articles_fts").isConsistent)
     }
 
     /// Applying changes directly, with a low merge threshold: the changes kept beside the base and the merged list
@@ -307,14 +350,15 @@ final class TermDictionaryFollowerTests: SiftTestCase {
                 changes[term, default: 0] += change
                 counts[term] = now + change == 0 ? nil : now + change
             }
-            guard let applied = dictionary.applying(changes, mergeThreshold: round % 2 == 0 ? 8 : 1_000) else {
+            let bytes = Dictionary(uniqueKeysWithValues: changes.map { (Array($0.key.utf8), $0.value) })
+            guard let applied = dictionary.applying(bytes, mergeThreshold: round % 2 == 0 ? 8 : 1_000) else {
                 return XCTFail("round \(round): changes that follow from the counts are applied")
             }
             dictionary = applied
             assertSame(dictionary, TermDictionary(terms: counts.map { ($0.key, $0.value) }),
                        words: [Self.word(&rng), Self.word(&rng)], "round \(round)")
         }
-        XCTAssertNil(dictionary.applying(["zzzz": -1]), "a count below zero means the changes do not follow from the dictionary")
+        XCTAssertNil(dictionary.applying([Array("zzzz".utf8): -1]), "a count below zero means the changes do not follow from the dictionary")
     }
 }
 

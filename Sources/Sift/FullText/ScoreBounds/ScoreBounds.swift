@@ -65,12 +65,11 @@ enum ScoreBounds {
     /// other write (`'delete-all'`, `'delete'`, rows inserted or removed directly) leaves the bounds stale.
     static func indexWrittenDirectly(_ index: String, sql: String, on handle: Handle) throws {
         guard try TopKImpacts.meta(index, on: handle) != nil else { return }
-        let text = sql.lowercased()
-        if text.contains("'rebuild'") { return try indexRebuilt(index, on: handle) }
-        let neutral = ["'optimize'", "'merge'", "'integrity-check'", "'automerge'", "'crisismerge'", "'usermerge'",
-                       "'pgsz'", "'hashsize'", "'rank'", "'deletemerge'", "'secure-delete'"]
-        if neutral.contains(where: text.contains), !text.contains("'delete'"), !text.contains("'delete-all'") { return }
-        try markStale(index, on: handle)
+        switch DerivedStructures.directWrite(sql) {
+        case .rebuild: try indexRebuilt(index, on: handle)
+        case .neutral: break
+        case .rows: try markStale(index, on: handle)
+        }
     }
 
     /// Which plan the ranked searches of `index` get and why (`IndexVerification.searchPlan`).

@@ -1,10 +1,14 @@
+/// Rows gained per term (negative: rows lost), each term by its UTF-8 bytes: not by `String`, which compares
+/// by canonical equivalence, where FTS5 keeps "é" and "e\u{301}" as two terms.
+typealias TermChanges = [[UInt8]: Int64]
+
 extension TermDictionary {
     /// The changes a dictionary keeps beside its base before merging them into one list: a sixteenth of the base's
     /// terms, and at least this many (a merge costs a pass over every term; a walk, one over the changed ones too).
     static let minimumMergeThreshold = 1_024
 
     /// `changes` and `more` (term to rows gained) summed, without the terms whose sum is 0.
-    static func summing(_ changes: [String: Int64], _ more: [String: Int64]) -> [String: Int64] {
+    static func summing(_ changes: TermChanges, _ more: TermChanges) -> TermChanges {
         var sum = changes
         add(more, to: &sum)
         return sum
@@ -12,7 +16,7 @@ extension TermDictionary {
 
     /// Adds `more` (term to rows gained) to `changes` in place, dropping the terms whose sum is 0: a cost in the
     /// size of `more`, however many changes `changes` holds (when nothing else holds them).
-    static func add(_ more: [String: Int64], to changes: inout [String: Int64]) {
+    static func add(_ more: TermChanges, to changes: inout TermChanges) {
         for (term, change) in more where change != 0 {
             let total = changes[term, default: 0] + change
             changes[term] = total == 0 ? nil : total
@@ -26,7 +30,7 @@ extension TermDictionary {
     ///
     /// The changed terms stay beside the base (see ``TermDictionary``) until they number more than
     /// `mergeThreshold` (a sixteenth of the base by default), when base and changes become one list.
-    func applying(_ changes: [String: Int64], mergeThreshold: Int? = nil) -> TermDictionary? {
+    func applying(_ changes: TermChanges, mergeThreshold: Int? = nil) -> TermDictionary? {
         var adjusted = Dictionary(uniqueKeysWithValues: zip(adjustedPositions, adjustedRows))
         var addedRows: [Int: Int64] = [:]  // positions in `added` whose count changed (0: gone)
         var new: [([Unicode.Scalar], Int64)] = []
@@ -36,7 +40,7 @@ extension TermDictionary {
             for scalar in term where TermList.isLetter(scalar) { letters[scalar, default: 0] += now > 0 ? 1 : -1 }
         }
         for (text, change) in changes where change != 0 {
-            let term = Array(text.unicodeScalars)
+            let term = Array(String(decoding: text, as: UTF8.self).unicodeScalars)
             if let position = base.position(of: term) {
                 let old = adjusted[position] ?? base.rows[position], now = old + change
                 guard now >= 0 else { return nil }

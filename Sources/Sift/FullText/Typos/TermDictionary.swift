@@ -243,7 +243,7 @@ extension TermDictionary {
     struct Entry {
         let structure: [UInt8]
         let dictionary: TermDictionary
-        var changes: [String: Int64] = [:]
+        var changes: TermChanges = [:]
     }
 
     /// Dictionaries per index (see `Entry` and `PhraseStatistics`).
@@ -279,8 +279,14 @@ extension TermDictionary {
             if changes.isEmpty { return kept.dictionary }
             if let applied = kept.dictionary.applying(changes) { return applied }
         }
-        settings.termDictionaryReads.withLock { $0 += 1 }
-        let dictionary = TermDictionary(terms: try FTSTableInfo.vocabulary(of: index, on: handle))
+        let dictionary: TermDictionary
+        if let stored = try TermDictionaryStore.load(index, on: handle) {
+            settings.termDictionaryLoads.withLock { $0 += 1 }
+            dictionary = stored
+        } else {
+            settings.termDictionaryReads.withLock { $0 += 1 }
+            dictionary = TermDictionary(terms: try FTSTableInfo.vocabulary(of: index, on: handle))
+        }
         if !writing, let structure { cache.withLock { $0[index] = Entry(structure: structure, dictionary: dictionary) } }
         return dictionary
     }

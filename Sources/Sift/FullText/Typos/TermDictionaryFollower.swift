@@ -23,11 +23,8 @@ final class TermDictionaryFollower {
         let start: [UInt8]
         /// `PRAGMA data_version` then.
         let dataVersion: Int64
-        let tokenizer: TokenizerInstance
-        /// Per indexed value, whether FTS5 tokenizes it (not an `UNINDEXED` column).
-        let indexed: [Bool]
         /// Rows gained per term (negative: lost) in the transaction.
-        var changes: [String: Int64] = [:]
+        var changes: TermChanges = [:]
     }
 
     private enum State {
@@ -42,29 +39,21 @@ final class TermDictionaryFollower {
     private var states: [String: State] = [:]
     /// The open savepoints, oldest first, each with `states` as they were when it began.
     private var savepoints: [(name: String, states: [String: State])] = []
-    /// Each index's tokenizer and which of its values FTS5 tokenizes, as of a schema version.
-    private var tokenizers: [String: (version: Int64, tokenizer: TokenizerInstance, indexed: [Bool])] = [:]
-    /// FTS5 truncates longer tokens to this many bytes (`FTS5_MAX_TOKEN_SIZE`).
-    private static let longestToken = 32_768
 
-    /// A row of `index` changed: removed (`old`) and/or added (`new`), its values read through `text(side, column)`
-    /// (side 0 the old values, 1 the new ones; nil for NULL). Called before the index is written.
-    func rowChanged(_ index: SyncedIndex, old: Bool, new: Bool, text: (Int, Int) -> UnsafeBufferPointer<UInt8>?,
-                    on handle: Handle) throws {
+    /// Whether the row changes of `index` in this transaction are followed (looked up at its first change): a
+    /// dictionary of it is kept at the index's structure record.
+    func follows(_ index: SyncedIndex, on handle: Handle) throws -> Bool {
         let state = try states[index.index] ?? start(index, on: handle)
-        guard case .following(var following) = state else { return }
+        if case .following = state { return true }
+        return false
+    }
+
+    /// A row of a followed `index` changed, which changed each term's row count by `rowChanges` (see
+    /// `TermDictionaryStore.Writer.termChanges`). Called before the index is written.
+    func rowChanged(_ index: SyncedIndex, _ rowChanges: TermChanges) {
+        guard case .following(var following) = states[index.index] else { return }
         states[index.index] = .ignored  // not to copy the changes while adding to them
-        var terms = Set<String>()
-        for (side, present) in [(0, old), (1, new)] where present {
-            terms.removeAll(keepingCapacity: true)
-            for (column, indexed) in following.indexed.enumerated() where indexed {
-                guard let value = text(side, column) else { continue }
-                try following.tokenizer.tokenizeDocument(utf8: value) { token, _, _, _ in
-                    terms.insert(String(decoding: UnsafeBufferPointer(rebasing: token.prefix(Self.longestToken)), as: UTF8.self))
-                }
-            }
-            for term in terms { following.changes[term, default: 0] += side == 0 ? -1 : 1 }
-        }
+        TermDictionary.add(rowChanges, to: &following.changes)
         states[index.index] = .following(following)
     }
 
@@ -79,15 +68,7 @@ final class TermDictionaryFollower {
         var state = State.ignored
         if let label = settings.termDictionaries.withLock({ $0[index.index]?.structure }),
            let structure = try FTSTableInfo.structureRecord(of: index.index, on: handle), structure == label {
-            let version = try handle.schemaVersion()
-            if tokenizers[index.index]?.version != version {
-                let info = try FTSTableInfo.load(index.index, on: handle)
-                tokenizers[index.index] = (version, try handle.tokenizer(info.tokenizer),
-                                           index.columns.map { !info.unindexedColumns.contains($0) })
-            }
-            guard let (_, tokenizer, indexed) = tokenizers[index.index] else { return state }
-            state = .following(Following(start: structure, dataVersion: try Self.dataVersion(on: handle),
-                                         tokenizer: tokenizer, indexed: indexed))
+            state = .following(Following(start: structure, dataVersion: try Self.dataVersion(on: handle)))
         }
         states[index.index] = state
         return state
@@ -99,7 +80,7 @@ final class TermDictionaryFollower {
     /// sync layer while following that dictionary (FTS5 may have written its pending rows since, at a savepoint,
     /// which changes the record but not what it holds). Nil otherwise (written another way, or changed while no such
     /// dictionary was kept): the vocabulary must be read.
-    func pendingChanges(of index: String, keptAt label: [UInt8], structure: [UInt8]) -> [String: Int64]? {
+    func pendingChanges(of index: String, keptAt label: [UInt8], structure: [UInt8]) -> TermChanges? {
         switch states[index] {
         case nil: return structure == label ? [:] : nil
         case .following(let following): return following.start == label ? following.changes : nil

@@ -1,0 +1,422 @@
+import CSQLite
+
+/// The term dictionary of a synced index kept in the database beside it (`<index>_sift_dictionary`), so that the
+/// first typo-tolerant search or suggestion of a process reads a list of terms instead of FTS5's whole index: at a
+/// million rows, `fts5vocab` reads every doclist (0.7 s here), the stored list about half a megabyte.
+///
+/// It is derived data with one owner, this type, kept exact through every path that writes the index:
+/// - Built from FTS5's vocabulary when FTS5 indexes every row anew (`DerivedStructures.indexRebuilt`: a synced
+///   index created, `rebuild(index:)`, migrations, recovery, a raw `'rebuild'`), and by `optimize(index:)` when it
+///   is missing or stale (an index synced before it existed, or written another way since).
+/// - Rows changed through the sync layer: each statement's net change of each term's row count goes into a log row
+///   of its own in the statement's transaction (`Writer`), so that rollbacks and savepoints undo it with the index
+///   writes. Once the log holds `foldRows` rows (an eighth of the terms, at least 1,024), the write that fills it
+///   folds it into the list.
+/// - Any other write of the index (a bulk load, rows written into the index itself, FTS5's `'delete'` and
+///   `'delete-all'` commands) leaves it stale: searches read the vocabulary, as without it, until it is built again.
+///
+/// Rows: `id -1` a header (layout, term count, the list's byte count, its pieces, `foldRows`); `id -2 - k` piece `k`
+/// of the list (up to 1 MiB each; terms front-coded in term order, each with its row count); `id >= 0` the log,
+/// each row a statement's changes (term, rows gained). Each row carries the checksum the score bounds use
+/// (`sift_bounds_check`); every number read is checked before it sizes or indexes anything, and a list that
+/// cannot be what Sift wrote reads as missing.
+enum TermDictionaryStore {
+    static func table(_ index: String) -> String { index + "_sift_dictionary" }
+
+    /// The stored format; another value reads as stale.
+    static let layout: Int64 = 1
+    static let pieceBytes = 1 << 20
+    private static let headerID: Int64 = -1
+
+    /// Why a stored dictionary is not used.
+    private struct Unusable: Error {}
+
+    // MARK: - Building
+
+    /// Builds the stored dictionary of `index` from FTS5's vocabulary when the sync layer keeps the index row by
+    /// row (explicit mode); else drops it.
+    static func build(_ index: String, on handle: Handle) throws {
+        guard try SyncedIndex.load(on: handle).contains(where: { $0.index == index && $0.mode == .explicit }) else {
+            return try drop(index, on: handle)
+        }
+        let dictionary = TermDictionary(terms: try FTSTableInfo.vocabulary(of: index, on: handle))
+        try write(dictionary.base, index: index, on: handle)
+    }
+
+    /// `optimize(index:)`: a missing or stale dictionary is built anew, a log folded into the list.
+    static func optimize(_ index: String, on handle: Handle) throws {
+        if let (dictionary, logRows) = try? read(index, on: handle) {
+            if logRows > 0 { try write(merged(dictionary), index: index, on: handle) }
+        } else {
+            try build(index, on: handle)
+        }
+    }
+
+    /// The index or its sync is gone: so is its dictionary.
+    static func drop(_ index: String, on handle: Handle) throws {
+        try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(table(index)))")
+    }
+
+    /// The index was written other than through the sync layer's row changes: its dictionary reads as stale (no
+    /// header) until it is built again.
+    static func markStale(_ index: String, on handle: Handle) throws {
+        guard try exists(index, on: handle) else { return }
+        try handle.withStatement("DELETE FROM \(SQLBuilder.quote(table(index)))") { stmt in while try handle.stepUnobserved(stmt) {} }
+    }
+
+    /// A statement not issued by the sync layer wrote FTS5 table `index` itself (`sql`): see
+    /// `DerivedStructures.directWrite`.
+    static func indexWrittenDirectly(_ index: String, sql: String, on handle: Handle) throws {
+        switch DerivedStructures.directWrite(sql) {
+        case .rebuild: try build(index, on: handle)
+        case .neutral: break
+        case .rows: try markStale(index, on: handle)
+        }
+    }
+
+    private static func exists(_ index: String, on handle: Handle) throws -> Bool {
+        try handle.withStatement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?") { stmt in
+            try handle.bind([FundamentalValue(table(index))], to: stmt, sql: "")
+            // Unobserved: the sync layer asks while it applies a statement's changes.
+            return try handle.stepUnobserved(stmt)
+        }
+    }
+
+    /// Writes `list` as the whole stored dictionary (header and pieces), the log emptied.
+    private static func write(_ list: TermList, index: String, on handle: Handle) throws {
+        let quoted = SQLBuilder.quote(table(index))
+        for sql in ["CREATE TABLE IF NOT EXISTS \(quoted)(id INTEGER PRIMARY KEY, data BLOB NOT NULL, checksum INTEGER NOT NULL)",
+                    "DELETE FROM \(quoted)"] {
+            try handle.withStatement(sql) { stmt in while try handle.stepUnobserved(stmt) {} }
+        }
+        let bytes = encode(list)
+        let pieces = stride(from: 0, to: bytes.count, by: pieceBytes).map { Array(bytes[$0..<min(bytes.count, $0 + pieceBytes)]) }
+        var header: [UInt8] = []
+        let fewest = handle.pool.attachment(FullTextSettings.init).dictionaryFoldRows.withLock { $0 }
+        let foldRows = max(1, fewest, list.count / 8)
+        for value in [layout, Int64(list.count), Int64(bytes.count), Int64(pieces.count), Int64(foldRows)] {
+            appendVarint(UInt64(value), to: &header)
+        }
+        try handle.withStatement("INSERT INTO \(quoted)(id, data, checksum) VALUES(?1, ?2, sift_bounds_check(?1, ?2))") { stmt in
+            for (id, data) in [(headerID, header)] + pieces.enumerated().map({ (-2 - Int64($0.offset), $0.element) }) {
+                defer { sqlite3_reset(stmt) }
+                sqlite3_bind_int64(stmt, 1, id)
+                _ = data.withUnsafeBytes { sqlite3_bind_blob(stmt, 2, $0.baseAddress, Int32($0.count), sift_sqlite_transient()) }
+                while try handle.stepUnobserved(stmt) {}
+            }
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The stored dictionary of `index` as the transaction sees it, its log applied; nil when there is none, or it is
+    /// stale or damaged (the caller reads the vocabulary).
+    static func load(_ index: String, on handle: Handle) throws -> TermDictionary? {
+        guard try exists(index, on: handle) else { return nil }
+        guard let (dictionary, _) = try? read(index, on: handle) else { return nil }
+        return dictionary
+    }
+
+    /// The stored dictionary with its log applied, and the log's row count; throws `Unusable` when it is stale or
+    /// not what Sift wrote.
+    private static func read(_ index: String, on handle: Handle) throws -> (TermDictionary, logRows: Int) {
+        var header: [UInt8]?
+        var pieces: [Int: [UInt8]] = [:]
+        var changes: TermChanges = [:]
+        var logRows = 0
+        try handle.withStatement("SELECT id, data, sift_bounds_check(min(id, 0), data) = checksum FROM \(SQLBuilder.quote(table(index)))") { stmt in
+            while try handle.stepUnobserved(stmt) {
+                let id = sqlite3_column_int64(stmt, 0)
+                guard sqlite3_column_int(stmt, 2) == 1, sqlite3_column_type(stmt, 1) == SQLITE_BLOB else { throw Unusable() }
+                let count = Int(sqlite3_column_bytes(stmt, 1))
+                let data = count == 0 ? [] : Array(UnsafeRawBufferPointer(start: sqlite3_column_blob(stmt, 1), count: count))
+                if id == headerID {
+                    header = data
+                } else if id < headerID {
+                    pieces[Int(-2 - id)] = data
+                } else {
+                    try decodeLog(data, into: &changes)
+                    logRows += 1
+                }
+            }
+        }
+        guard let header else { throw Unusable() }
+        var at = 0
+        func number() throws -> Int {
+            guard let (value, size) = PageFile.varint(header, at: at, end: header.count), value >= 0, value <= Int64(Int32.max)
+            else { throw Unusable() }
+            at += size
+            return Int(value)
+        }
+        let (format, terms, bytes, pieceCount) = (try number(), try number(), try number(), try number())
+        _ = try number()  // foldRows: the writer's
+        guard format == layout, pieceCount == pieces.count, pieceCount == (bytes + pieceBytes - 1) / pieceBytes,
+              terms <= bytes else { throw Unusable() }
+        var list: [UInt8] = []
+        list.reserveCapacity(bytes)
+        for k in 0..<pieceCount {
+            guard let piece = pieces[k], piece.count == min(pieceBytes, bytes - k * pieceBytes) else { throw Unusable() }
+            list += piece
+        }
+        let base = try decodeList(list, terms: terms)
+        let dictionary = TermDictionary(base: base, added: TermList(TermList.Builder()), adjusted: [], letters: base.letterCounts())
+        guard let applied = changes.isEmpty ? dictionary : dictionary.applying(changes) else { throw Unusable() }
+        return (applied, logRows)
+    }
+
+    /// What `verify(index:)` reports of the stored dictionary: that it cannot be read, or where it and FTS5's
+    /// vocabulary differ. A stale one (no header) is not a problem: searches read the vocabulary.
+    static func problems(_ index: String, on handle: Handle) throws -> [String] {
+        guard try exists(index, on: handle) else { return [] }
+        let headers = try handle.withStatement("SELECT count(*) FROM \(SQLBuilder.quote(table(index))) WHERE id = -1") { stmt in
+            try handle.stepUnobserved(stmt) ? sqlite3_column_int64(stmt, 0) : 0
+        }
+        guard headers > 0 else { return [] }
+        guard let (stored, _) = try? read(index, on: handle) else {
+            return ["stored term dictionary: damaged (optimize(index:) writes it anew)"]
+        }
+        let fresh = TermList(terms: try FTSTableInfo.vocabulary(of: index, on: handle))
+        let list = merged(stored)
+        var counts: [String: (stored: Int64, indexed: Int64)] = [:]
+        for position in 0..<list.count { counts[list.text(position), default: (0, 0)].stored = list.rows[position] }
+        for position in 0..<fresh.count { counts[fresh.text(position), default: (0, 0)].indexed = fresh.rows[position] }
+        let differing = counts.filter { $0.value.stored != $0.value.indexed }.sorted { $0.key < $1.key }
+        guard let first = differing.first else { return [] }
+        return ["stored term dictionary: \(differing.count) of \(counts.count) terms differ from the index's vocabulary "
+                + "(\(first.key.debugDescription): \(first.value.stored) rows stored, \(first.value.indexed) indexed)"]
+    }
+
+    /// `dictionary` as one list in term order (its changes merged into its base).
+    private static func merged(_ dictionary: TermDictionary) -> TermList {
+        if dictionary.added.count == 0 && dictionary.adjustedPositions.isEmpty { return dictionary.base }
+        return dictionary.applying([:], mergeThreshold: -1)?.base ?? dictionary.base
+    }
+
+    // MARK: - The log
+
+    /// What the sync layer tells the stored dictionary of one index on one connection (`SyncTracker` keeps one per
+    /// synced index, made anew when the schema changes): each statement's row changes, tokenized once for it and
+    /// for the dictionary kept in memory (`TermDictionaryFollower`), then that the statement's index writes are
+    /// done, when the statement's net changes go into one log row. Looks up at each statement's first change
+    /// whether the index has a stored dictionary; steps its statements unobserved.
+    final class Writer {
+        private let index: SyncedIndex
+        private var tokenizer: TokenizerInstance?
+        /// Per indexed value, whether FTS5 tokenizes it (not an `UNINDEXED` column).
+        private var indexed: [Bool] = []
+        private var probe, append: OpaquePointer?
+        /// Whether the statement under way logs its changes (nil: not looked up yet), and `foldRows` then.
+        private var logging: Bool?
+        private var foldRows = 0
+        /// The statement's net changes so far: rows gained per term.
+        private var changes: TermChanges = [:]
+        /// FTS5 truncates longer tokens to this many bytes (`FTS5_MAX_TOKEN_SIZE`).
+        private static let longestToken = 32_768
+
+        init(_ index: SyncedIndex) {
+            self.index = index
+        }
+
+        deinit {
+            sqlite3_finalize(probe)
+            sqlite3_finalize(append)
+        }
+
+        /// Whether this statement's changes go into the stored dictionary's log.
+        func isLogging(on handle: Handle) throws -> Bool {
+            if let logging { return logging }
+            var found = false
+            if probe == nil, try TermDictionaryStore.exists(index.index, on: handle) {
+                let quoted = SQLBuilder.quote(TermDictionaryStore.table(index.index))
+                probe = try handle.prepareUnmanaged("SELECT data FROM \(quoted) WHERE id = -1")
+                append = try handle.prepareUnmanaged(
+                    "INSERT INTO \(quoted)(data, checksum) VALUES(?1, sift_bounds_check(0, ?1))")
+            }
+            if let probe {
+                defer { sqlite3_reset(probe) }
+                let stepped: Bool
+                do {
+                    stepped = try handle.stepUnobserved(probe)
+                } catch {
+                    // Dropped since it was prepared (the index's sync ended in this connection's schema version).
+                    if try TermDictionaryStore.exists(index.index, on: handle) { throw error }
+                    logging = false
+                    return false
+                }
+                if stepped, sqlite3_column_type(probe, 0) == SQLITE_BLOB {
+                    let count = Int(sqlite3_column_bytes(probe, 0))
+                    let header = Array(UnsafeRawBufferPointer(start: sqlite3_column_blob(probe, 0), count: count))
+                    // The fold threshold, the header's fifth number; a header that cannot be read folds at once.
+                    var at = 0, values: [Int64] = []
+                    while values.count < 5, let (value, size) = PageFile.varint(header, at: at, end: header.count) {
+                        values.append(value)
+                        at += size
+                    }
+                    foldRows = values.count == 5 && values[4] > 0 && values[4] <= Int64(Int32.max) ? Int(values[4]) : 1
+                    found = true
+                }
+            }
+            logging = found
+            return found
+        }
+
+        /// The distinct terms of a changed row's old values (one row less each) and new ones (one row more), netted:
+        /// what the row changes of each term's row count. Values are read through `text(side, column)` (side 0 the
+        /// old values, 1 the new ones; nil for NULL).
+        func termChanges(old: Bool, new: Bool, text: (Int, Int) -> UnsafeBufferPointer<UInt8>?,
+                         on handle: Handle) throws -> TermChanges {
+            if tokenizer == nil {
+                // Unobserved: the sync layer is applying the statement's changes, which an observed step would apply again.
+                let observed = handle.isObserved
+                handle.isObserved = false
+                defer { handle.isObserved = observed }
+                let info = try FTSTableInfo.load(index.index, on: handle)
+                tokenizer = try handle.tokenizer(info.tokenizer)
+                indexed = index.columns.map { !info.unindexedColumns.contains($0) }
+            }
+            guard let tokenizer else { return [:] }
+            var changes: TermChanges = [:]
+            var terms = Set<[UInt8]>()
+            for (side, present) in [(0, old), (1, new)] where present {
+                terms.removeAll(keepingCapacity: true)
+                for (column, indexed) in indexed.enumerated() where indexed {
+                    guard let value = text(side, column) else { continue }
+                    try tokenizer.tokenizeDocument(utf8: value) { token, _, _, _ in
+                        terms.insert(Array(token.prefix(Self.longestToken)))
+                    }
+                }
+                for term in terms { changes[term, default: 0] += side == 0 ? -1 : 1 }
+            }
+            return changes.filter { $0.value != 0 }
+        }
+
+        /// A row's changes (`termChanges`) join the statement's.
+        func add(_ rowChanges: TermChanges) {
+            TermDictionary.add(rowChanges, to: &changes)
+        }
+
+        /// The statement's index writes are applied: its changes go into one log row, and a full log is folded.
+        func statementApplied(on handle: Handle) throws {
+            defer {
+                logging = nil
+                changes.removeAll(keepingCapacity: true)
+            }
+            guard logging == true, !changes.isEmpty, let append else { return }
+            var data: [UInt8] = []
+            encodeLog(changes, into: &data)
+            // The log row's rowid is not the statement's: the caller's last inserted rowid stays as it was.
+            let lastRowid = sqlite3_last_insert_rowid(handle.raw)
+            defer { sqlite3_set_last_insert_rowid(handle.raw, lastRowid) }
+            defer { sqlite3_reset(append) }
+            _ = data.withUnsafeBytes { sqlite3_bind_blob(append, 1, $0.baseAddress, Int32($0.count), sift_sqlite_transient()) }
+            while try handle.stepUnobserved(append) {}
+            if sqlite3_last_insert_rowid(handle.raw) + 1 >= Int64(foldRows) {
+                guard let (dictionary, _) = try? TermDictionaryStore.read(index.index, on: handle) else {
+                    return try TermDictionaryStore.markStale(index.index, on: handle)
+                }
+                try TermDictionaryStore.write(TermDictionaryStore.merged(dictionary), index: index.index, on: handle)
+            }
+        }
+    }
+
+    // MARK: - Formats
+
+    /// A term list: per term in term order, the bytes it shares with the one before, the length of the rest, the
+    /// rest (UTF-8), and its row count; SQLite varints.
+    static func encode(_ list: TermList) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var previous: [UInt8] = []
+        for position in 0..<list.count {
+            let term = Array(list.text(position).utf8)
+            var shared = 0
+            while shared < min(term.count, previous.count), term[shared] == previous[shared] { shared += 1 }
+            appendVarint(UInt64(shared), to: &bytes)
+            appendVarint(UInt64(term.count - shared), to: &bytes)
+            bytes += term[shared...]
+            appendVarint(UInt64(max(0, list.rows[position])), to: &bytes)
+            previous = term
+        }
+        return bytes
+    }
+
+    /// `terms` terms from `bytes` (see `encode`): each after the one before in byte order (so in scalar order:
+    /// every term is valid UTF-8, checked), held by at least one row; nothing left over.
+    private static func decodeList(_ bytes: [UInt8], terms: Int) throws -> TermList {
+        var builder = TermList.Builder()
+        var previous: [UInt8] = []
+        var at = 0
+        func number() throws -> Int64 {
+            guard let (value, size) = PageFile.varint(bytes, at: at, end: bytes.count), value >= 0 else { throw Unusable() }
+            at += size
+            return value
+        }
+        for index in 0..<terms {
+            let shared = try number(), suffix = try number()
+            guard shared <= Int64(previous.count), suffix <= Int64(bytes.count - at) else { throw Unusable() }
+            var term = Array(previous[..<Int(shared)])
+            term += bytes[at..<(at + Int(suffix))]
+            at += Int(suffix)
+            let rows = try number()
+            guard rows > 0, index == 0 || previous.lexicographicallyPrecedes(term), let text = validUTF8(term[...])
+            else { throw Unusable() }
+            builder.append(text.unicodeScalars, rows: rows)
+            previous = term
+        }
+        guard at == bytes.count else { throw Unusable() }
+        return TermList(builder)
+    }
+
+    /// A log row: the term count, then per term its byte count, its UTF-8 and its rows gained (zigzag).
+    static func encodeLog(_ changes: TermChanges, into bytes: inout [UInt8]) {
+        appendVarint(UInt64(changes.count), to: &bytes)
+        for (term, change) in changes {
+            appendVarint(UInt64(term.count), to: &bytes)
+            bytes += term
+            appendVarint(UInt64(bitPattern: (change << 1) ^ (change >> 63)), to: &bytes)
+        }
+    }
+
+    /// Adds a log row's changes (see `encodeLog`) to `changes`.
+    private static func decodeLog(_ bytes: [UInt8], into changes: inout TermChanges) throws {
+        var at = 0
+        func number() throws -> UInt64 {
+            guard let (value, size) = PageFile.varint(bytes, at: at, end: bytes.count) else { throw Unusable() }
+            at += size
+            return UInt64(bitPattern: value)
+        }
+        let count = try number()
+        guard count <= UInt64(bytes.count) else { throw Unusable() }
+        for _ in 0..<count {
+            let length = try number()
+            guard length <= UInt64(bytes.count - at) else { throw Unusable() }
+            let term = Array(bytes[at..<(at + Int(length))])
+            at += Int(length)
+            let zigzag = try number()
+            let change = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
+            guard abs(change) <= Int64(Int32.max) else { throw Unusable() }
+            let total = changes[term, default: 0] + change
+            changes[term] = total == 0 ? nil : total
+        }
+        guard at == bytes.count else { throw Unusable() }
+    }
+
+    /// `bytes` as a string when they are valid UTF-8.
+    private static func validUTF8(_ bytes: ArraySlice<UInt8>) -> String? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        return text.utf8.elementsEqual(bytes) ? text : nil
+    }
+
+    /// Appends `value` as an SQLite varint (big-endian, 7 bits a byte while the high bit is set, the ninth byte whole).
+    static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        if value >> 56 != 0 {
+            for i in 0..<8 { bytes.append(UInt8((value >> (57 - 7 * UInt64(i))) & 0x7F) | 0x80) }
+            bytes.append(UInt8(value & 0xFF))
+            return
+        }
+        var groups = 1
+        while groups < 8, value >> (7 * UInt64(groups)) != 0 { groups += 1 }
+        for i in stride(from: groups - 1, through: 0, by: -1) {
+            bytes.append(UInt8((value >> (7 * UInt64(i))) & 0x7F) | (i > 0 ? 0x80 : 0))
+        }
+    }
+}
