@@ -286,12 +286,8 @@ final class SyncTracker {
             // Before the index is written: the dictionary's follower reads the index as the transaction found it. The
             // row is tokenized once for the stored dictionary's log and the one kept in memory.
             let logging = try statements.dictionary.isLogging(on: handle)
-            let following = try dictionaries.follows(index, on: handle)
-            if logging || following {
-                let rowChanges = try statements.dictionary.termChanges(old: change.oldCount > 0, new: change.newCount > 0,
-                                                                       text: text, on: handle)
-                if logging { statements.dictionary.add(rowChanges) }
-                if following { dictionaries.rowChanged(index, rowChanges) }
+            if try dictionaries.follows(index, on: handle) || logging {
+                try statements.dictionary.rowChanged(old: change.oldCount > 0, new: change.newCount > 0, text: text, on: handle)
             }
             if change.oldCount > 0 {
                 if statements.delete == nil { statements.delete = try handle.prepareUnmanaged(index.deleteSQL) }
@@ -311,10 +307,13 @@ final class SyncTracker {
         // values go first).
         discardPending()
         for t in touched {
-            guard case .text(_, let statements) = targets[t].owner else { continue }
+            guard case .text(let index, let statements) = targets[t].owner else { continue }
             try statements.bounds.statementApplied(on: handle)
             try statements.facets.statementApplied(on: handle)
-            try statements.dictionary.statementApplied(on: handle)
+            let following = dictionaries.isFollowing(index.index)
+            if let changes = try statements.dictionary.statementApplied(decoding: following, on: handle), following {
+                dictionaries.statementChanged(index.index, changes)
+            }
         }
         // Every change is applied (the indexes agree with the rows as written); a refused vector fails the statement.
         if let refused { throw handle.pool.report(refused) }

@@ -1,20 +1,21 @@
 import CSQLite
 
-/// Keeps the term dictionaries this process holds (`TermDictionary.of`) exact through the writes of one connection's
-/// sync layer, so that a typo-tolerant search after a write does not read the index's vocabulary again.
+/// Keeps the term dictionaries this process holds in memory (`TermDictionary.of`) exact through the writes of one
+/// connection's sync layer, so that a typo-tolerant search after a write reads nothing again.
 ///
-/// The sync layer tells it of each row change of an index before writing the index (`rowChanged`). When a
-/// dictionary of the index is kept, and its label (the FTS5 structure record it is exact at) is the index's
-/// structure record as the transaction first changes the index, the distinct terms of each old row (one row less
-/// each) and new row (one row more) are summed per term for the transaction. When the transaction commits, the sum
-/// joins the kept entry and the entry takes the structure record after the commit as its label, provided that
-/// `PRAGMA data_version` says no other connection (of this process or another) committed since the transaction
-/// first changed the index; else, and whenever the index was written another way in the transaction (a raw write
-/// to the FTS5 table, an FTS5 command such as a rebuild, a bulk load), the entry is dropped and the next search
-/// reads the vocabulary. A rollback applies nothing; a `ROLLBACK TO` takes the sums back to what they were when
-/// the savepoint began (each savepoint keeps them as they were then), so that only what it undid is forgotten.
-/// Writes outside this connection's sync layer that commit on their own leave the label behind, and the next
-/// search reads the vocabulary as well.
+/// The sync layer asks it at each row change of an index, before writing the index, whether the index is followed
+/// (`follows`): it is when a dictionary of the index is kept and its label (the FTS5 structure record it is exact
+/// at) is the index's structure record as the transaction first changes the index. Each statement's net change of
+/// each term's row count (counted once for this and the stored dictionary, `TermDictionaryStore.Writer`) is then
+/// summed for the transaction (`statementChanged`). When the transaction commits, the sum joins the kept entry and
+/// the entry takes the structure record after the commit as its label, provided that `PRAGMA data_version` says no
+/// other connection (of this process or another) committed since the transaction first changed the index; else,
+/// and whenever the index was written another way in the transaction (a raw write to the FTS5 table, an FTS5
+/// command such as a rebuild, a bulk load), the entry is dropped and the next search reads the dictionary again
+/// (the stored one, or the vocabulary when it is stale). A rollback applies nothing; a `ROLLBACK TO` takes the sums
+/// back to what they were when the savepoint began (each savepoint keeps them as they were then), so that only what
+/// it undid is forgotten. Writes outside this connection's sync layer that commit on their own leave the label
+/// behind, and the next search reads the dictionary again as well.
 ///
 /// No kept dictionary, no cost: an index is looked up once per transaction.
 final class TermDictionaryFollower {
@@ -48,13 +49,19 @@ final class TermDictionaryFollower {
         return false
     }
 
-    /// A row of a followed `index` changed, which changed each term's row count by `rowChanges` (see
-    /// `TermDictionaryStore.Writer.termChanges`). Called before the index is written.
-    func rowChanged(_ index: SyncedIndex, _ rowChanges: TermChanges) {
-        guard case .following(var following) = states[index.index] else { return }
-        states[index.index] = .ignored  // not to copy the changes while adding to them
-        TermDictionary.add(rowChanges, to: &following.changes)
-        states[index.index] = .following(following)
+    /// Whether the row changes of `index` are followed in this transaction (as `follows` found them).
+    func isFollowing(_ index: String) -> Bool {
+        if case .following = states[index] { return true }
+        return false
+    }
+
+    /// A statement's row changes of a followed `index` changed each term's row count by `changes` (counted by
+    /// `TermDictionaryStore.Writer`, which tokenizes each changed row once for both dictionaries).
+    func statementChanged(_ index: String, _ changes: TermChanges) {
+        guard case .following(var following) = states[index] else { return }
+        states[index] = .ignored  // not to copy the changes while adding to them
+        TermDictionary.add(changes, to: &following.changes)
+        states[index] = .following(following)
     }
 
     /// The first change of `index` in the transaction: followed when a dictionary of it is kept at the index's

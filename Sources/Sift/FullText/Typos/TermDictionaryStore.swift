@@ -1,4 +1,6 @@
 import CSQLite
+import Foundation
+import SiftRank
 
 /// The term dictionary of a synced index kept in the database beside it (`<index>_sift_dictionary`), so that the
 /// first typo-tolerant search or suggestion of a process reads a list of terms instead of FTS5's whole index: at a
@@ -208,10 +210,8 @@ enum TermDictionaryStore {
         /// Whether the statement under way logs its changes (nil: not looked up yet), and `foldRows` then.
         private var logging: Bool?
         private var foldRows = 0
-        /// The statement's net changes so far: rows gained per term.
-        private var changes: TermChanges = [:]
-        /// FTS5 truncates longer tokens to this many bytes (`FTS5_MAX_TOKEN_SIZE`).
-        private static let longestToken = 32_768
+        /// The statement's net changes so far, counted in C.
+        private var collected: OpaquePointer?
 
         init(_ index: SyncedIndex) {
             self.index = index
@@ -220,6 +220,7 @@ enum TermDictionaryStore {
         deinit {
             sqlite3_finalize(probe)
             sqlite3_finalize(append)
+            sift_term_changes_free(collected)
         }
 
         /// Whether this statement's changes go into the stored dictionary's log.
@@ -260,11 +261,10 @@ enum TermDictionaryStore {
             return found
         }
 
-        /// The distinct terms of a changed row's old values (one row less each) and new ones (one row more), netted:
-        /// what the row changes of each term's row count. Values are read through `text(side, column)` (side 0 the
-        /// old values, 1 the new ones; nil for NULL).
-        func termChanges(old: Bool, new: Bool, text: (Int, Int) -> UnsafeBufferPointer<UInt8>?,
-                         on handle: Handle) throws -> TermChanges {
+        /// A changed row: the distinct terms of its old values (one row less each) and of its new ones (one row
+        /// more) join the statement's net changes, read through `text(side, column)` (side 0 the old values, 1 the new
+        /// ones; nil for NULL) and counted in C (`sift_term_changes`).
+        func rowChanged(old: Bool, new: Bool, text: (Int, Int) -> UnsafeBufferPointer<UInt8>?, on handle: Handle) throws {
             if tokenizer == nil {
                 // Unobserved: the sync layer is applying the statement's changes, which an observed step would apply again.
                 let observed = handle.isObserved
@@ -274,48 +274,66 @@ enum TermDictionaryStore {
                 tokenizer = try handle.tokenizer(info.tokenizer)
                 indexed = index.columns.map { !info.unindexedColumns.contains($0) }
             }
-            guard let tokenizer else { return [:] }
-            var changes: TermChanges = [:]
-            var terms = Set<[UInt8]>()
-            for (side, present) in [(0, old), (1, new)] where present {
-                terms.removeAll(keepingCapacity: true)
-                for (column, indexed) in indexed.enumerated() where indexed {
-                    guard let value = text(side, column) else { continue }
-                    try tokenizer.tokenizeDocument(utf8: value) { token, _, _, _ in
-                        terms.insert(Array(token.prefix(Self.longestToken)))
-                    }
-                }
-                for term in terms { changes[term, default: 0] += side == 0 ? -1 : 1 }
+            if collected == nil { collected = sift_term_changes_new() }
+            guard let tokenizer, let collected else {
+                throw SiftError(code: .noMemory, message: "Out of memory for a statement's term changes.", operation: .tokenize)
             }
-            return changes.filter { $0.value != 0 }
+            var texts = [UnsafePointer<CChar>?](repeating: nil, count: indexed.count)
+            var lengths = [Int32](repeating: 0, count: indexed.count)
+            for (side, present) in [(0, old), (1, new)] where present {
+                for (column, indexed) in indexed.enumerated() {
+                    let value = indexed ? text(side, column) : nil
+                    texts[column] = value?.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+                    lengths[column] = Int32(clamping: value?.count ?? 0)
+                }
+                let rc = tokenizer.withRawTokenizer { raw in
+                    sift_term_changes_add_row(collected, raw, texts, lengths, Int32(indexed.count), side == 0 ? -1 : 1)
+                }
+                guard rc == SQLITE_OK else {
+                    throw SiftError(code: SiftError.Code(rawValue: rc), message: "The tokenizer failed.", operation: .tokenize)
+                }
+            }
         }
 
-        /// A row's changes (`termChanges`) join the statement's.
-        func add(_ rowChanges: TermChanges) {
-            TermDictionary.add(rowChanges, to: &changes)
-        }
-
-        /// The statement's index writes are applied: its changes go into one log row, and a full log is folded.
-        func statementApplied(on handle: Handle) throws {
+        /// The statement's index writes are applied: its net changes go into one log row (a full log is then folded),
+        /// and are returned when `decoding` (for the dictionary kept in memory).
+        func statementApplied(decoding: Bool, on handle: Handle) throws -> TermChanges? {
             defer {
                 logging = nil
-                changes.removeAll(keepingCapacity: true)
+                sift_term_changes_reset(collected)
             }
-            guard logging == true, !changes.isEmpty, let append else { return }
-            var data: [UInt8] = []
-            encodeLog(changes, into: &data)
-            // The log row's rowid is not the statement's: the caller's last inserted rowid stays as it was.
-            let lastRowid = sqlite3_last_insert_rowid(handle.raw)
-            defer { sqlite3_set_last_insert_rowid(handle.raw, lastRowid) }
-            defer { sqlite3_reset(append) }
-            _ = data.withUnsafeBytes { sqlite3_bind_blob(append, 1, $0.baseAddress, Int32($0.count), sift_sqlite_transient()) }
-            while try handle.stepUnobserved(append) {}
-            if sqlite3_last_insert_rowid(handle.raw) + 1 >= Int64(foldRows) {
-                guard let (dictionary, _) = try? TermDictionaryStore.read(index.index, on: handle) else {
-                    return try TermDictionaryStore.markStale(index.index, on: handle)
+            guard let collected, logging == true || decoding else { return nil }
+            var out: UnsafeMutablePointer<UInt8>?
+            var count: Int32 = 0
+            let rc = sift_term_changes_encode(collected, &out, &count)
+            defer { free(out) }
+            guard rc == SQLITE_OK else {
+                throw SiftError(code: SiftError.Code(rawValue: rc), message: "Out of memory for a statement's term changes.",
+                                operation: .tokenize)
+            }
+            guard let out, count > 0 else { return decoding ? [:] : nil }
+            let data = Array(UnsafeBufferPointer(start: out, count: Int(count)))
+            if logging == true, let append {
+                // The log row's rowid is not the statement's: the caller's last inserted rowid stays as it was.
+                let lastRowid = sqlite3_last_insert_rowid(handle.raw)
+                defer { sqlite3_set_last_insert_rowid(handle.raw, lastRowid) }
+                do {
+                    defer { sqlite3_reset(append) }
+                    _ = data.withUnsafeBytes { sqlite3_bind_blob(append, 1, $0.baseAddress, Int32($0.count), sift_sqlite_transient()) }
+                    while try handle.stepUnobserved(append) {}
                 }
-                try TermDictionaryStore.write(TermDictionaryStore.merged(dictionary), index: index.index, on: handle)
+                if sqlite3_last_insert_rowid(handle.raw) + 1 >= Int64(foldRows) {
+                    if let (dictionary, _) = try? TermDictionaryStore.read(index.index, on: handle) {
+                        try TermDictionaryStore.write(TermDictionaryStore.merged(dictionary), index: index.index, on: handle)
+                    } else {
+                        try TermDictionaryStore.markStale(index.index, on: handle)
+                    }
+                }
             }
+            guard decoding else { return nil }
+            var changes: TermChanges = [:]
+            try TermDictionaryStore.decodeLog(data, into: &changes)
+            return changes
         }
     }
 
@@ -366,18 +384,9 @@ enum TermDictionaryStore {
         return TermList(builder)
     }
 
-    /// A log row: the term count, then per term its byte count, its UTF-8 and its rows gained (zigzag).
-    static func encodeLog(_ changes: TermChanges, into bytes: inout [UInt8]) {
-        appendVarint(UInt64(changes.count), to: &bytes)
-        for (term, change) in changes {
-            appendVarint(UInt64(term.count), to: &bytes)
-            bytes += term
-            appendVarint(UInt64(bitPattern: (change << 1) ^ (change >> 63)), to: &bytes)
-        }
-    }
-
-    /// Adds a log row's changes (see `encodeLog`) to `changes`.
-    private static func decodeLog(_ bytes: [UInt8], into changes: inout TermChanges) throws {
+    /// Adds a log row's changes to `changes`. A log row (written by `sift_term_changes_encode`, sift_terms.h): the term
+    /// count, then per term its byte count, its bytes and its rows gained (zigzag), SQLite varints.
+    static func decodeLog(_ bytes: [UInt8], into changes: inout TermChanges) throws {
         var at = 0
         func number() throws -> UInt64 {
             guard let (value, size) = PageFile.varint(bytes, at: at, end: bytes.count) else { throw Unusable() }
