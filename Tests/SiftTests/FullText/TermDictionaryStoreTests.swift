@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import XCTest
 @testable import Sift
@@ -119,6 +120,8 @@ final class TermDictionaryStoreTests: SiftTestCase {
             ("a log below zero", "INSERT INTO \(table)(data, checksum) VALUES(x'0107' || CAST('airfoil' AS BLOB) || x'09', "
                 + "sift_bounds_check(0, x'0107' || CAST('airfoil' AS BLOB) || x'09'))"),
             ("a missing piece", "DELETE FROM \(table) WHERE id = -2"),
+            // A log row cut short (five terms announced, none there), checksum right.
+            ("a log row cut short", "INSERT INTO \(table)(data, checksum) VALUES(x'05', sift_bounds_check(0, x'05'))"),
             ("a text value", "UPDATE \(table) SET data = 'text' WHERE id = -1"),
         ]
         for (label, sql) in damages {
@@ -147,6 +150,22 @@ final class TermDictionaryStoreTests: SiftTestCase {
         let report = try database.verify(index: "articles_fts")
         XCTAssertFalse(report.isConsistent)
         XCTAssertTrue(report.description.contains("stored term dictionary"), report.description)
+    }
+
+    /// A program that writes the FTS5 table without Sift goes unseen by the stored dictionary, as by the score
+    /// bounds: `verify(index:)` reports the difference and `optimize(index:)` stores the dictionary anew.
+    func testAWriteWithoutSiftIsReportedAndOptimizeMendsIt() throws {
+        let database = try corpus()
+        var raw: OpaquePointer?
+        XCTAssertEqual(sqlite3_open(database.path, &raw), SQLITE_OK)
+        XCTAssertEqual(sqlite3_exec(raw, "INSERT INTO articles(id, title, body, views) VALUES(50, 'hypersonic', 'flow', 0); "
+                                    + "INSERT INTO articles_fts(rowid, title, body) VALUES(50, 'hypersonic', 'flow')", nil, nil, nil), SQLITE_OK)
+        sqlite3_close(raw)
+        let report = try database.verify(index: "articles_fts")
+        XCTAssertTrue(report.description.contains("stored term dictionary"), report.description)
+        try database.optimize(index: "articles_fts")
+        XCTAssertTrue(try database.verify(index: "articles_fts").isConsistent)
+        XCTAssertEqual(try stored(database)?.rows(of: Array("hypersonic".unicodeScalars)), 1)
     }
 
     func testAnIndexSyncedByTriggersHasNone() throws {

@@ -8,14 +8,15 @@ import SiftRank
 ///
 /// It is derived data with one owner, this type, kept exact through every path that writes the index:
 /// - Built from FTS5's vocabulary when FTS5 indexes every row anew (`DerivedStructures.indexRebuilt`: a synced
-///   index created, `rebuild(index:)`, migrations, recovery, a raw `'rebuild'`), and by `optimize(index:)` when it
-///   is missing or stale (an index synced before it existed, or written another way since).
+///   index created, `rebuild(index:)`, migrations, recovery, a raw `'rebuild'`), and by `optimize(index:)`.
 /// - Rows changed through the sync layer: each statement's net change of each term's row count goes into a log row
 ///   of its own in the statement's transaction (`Writer`), so that rollbacks and savepoints undo it with the index
 ///   writes. Once the log holds `foldRows` rows (an eighth of the terms, at least 1,024), the write that fills it
 ///   folds it into the list.
-/// - Any other write of the index (a bulk load, rows written into the index itself, FTS5's `'delete'` and
-///   `'delete-all'` commands) leaves it stale: searches read the vocabulary, as without it, until it is built again.
+/// - Any other write of the index that Sift sees (a bulk load, rows written into the index itself, FTS5's
+///   `'delete'` and `'delete-all'` commands) leaves it stale: searches read the vocabulary, as without it, until it
+///   is built again. A program writing the FTS5 table without Sift goes unseen, as it does by the score bounds:
+///   `verify(index:)` reports the difference, `optimize(index:)` mends it.
 ///
 /// Rows: `id -1` a header (layout, term count, the list's byte count, its pieces, `foldRows`); `id -2 - k` piece `k`
 /// of the list (up to 1 MiB each; terms front-coded in term order, each with its row count); `id >= 0` the log,
@@ -45,13 +46,10 @@ enum TermDictionaryStore {
         try write(dictionary.base, index: index, on: handle)
     }
 
-    /// `optimize(index:)`: a missing or stale dictionary is built anew, a log folded into the list.
+    /// `optimize(index:)`: the dictionary is built anew from the vocabulary, whatever it was (stale, missing, or
+    /// unaware of writes by programs that write the FTS5 table without Sift).
     static func optimize(_ index: String, on handle: Handle) throws {
-        if let (dictionary, logRows) = try? read(index, on: handle) {
-            if logRows > 0 { try write(merged(dictionary), index: index, on: handle) }
-        } else {
-            try build(index, on: handle)
-        }
+        try build(index, on: handle)
     }
 
     /// The index or its sync is gone: so is its dictionary.
