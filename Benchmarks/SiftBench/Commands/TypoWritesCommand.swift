@@ -31,7 +31,7 @@ struct TypoWritesCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Writes per block, and write-then-search pairs.", valueName: "n"))
     var writes = 300
 
-    @Option(help: ArgumentHelp("Searches after another connection's write (each reads the vocabulary).", valueName: "n"))
+    @Option(help: ArgumentHelp("Searches after another connection's write (each reads the term dictionary again).", valueName: "n"))
     var rereads = 5
 
     @Option(help: ArgumentHelp("Seed of the documents updated and their texts (another one for each run on one copy).", valueName: "n"))
@@ -85,12 +85,12 @@ struct TypoWritesCommand: ParsableCommand {
             for _ in 0..<writes { _ = try write() }
             blocks.append(("no dictionary kept", try (0..<writes).map { _ in try write() }))
             var first = try search(misspelled[0])
-            print(String(format: "first typo-tolerant search (reads the vocabulary): %.0f ms", first))
+            print(String(format: "first typo-tolerant search (reads the term dictionary): %.0f ms", first))
             blocks.append(("dictionary kept", try (0..<writes).map { _ in try write() }))
             try writeBeside()
             blocks.append(("stale dictionary (written beside the sync layer)", try (0..<writes).map { _ in try write() }))
             first = try search(misspelled[1])
-            print(String(format: "typo-tolerant search after it (reads the vocabulary): %.0f ms", first))
+            print(String(format: "typo-tolerant search after it (reads the term dictionary again): %.0f ms", first))
             blocks.append(("dictionary kept, again", try (0..<writes).map { _ in try write() }))
             print("")
             print("| one-row update through the sync layer, ms | p50 / p90 / p99 | mean | updates/s |")
@@ -120,7 +120,7 @@ struct TypoWritesCommand: ParsableCommand {
             print("| right after a one-row write through the sync layer | \(Percentiles(searches).text3) |")
             print("| the write and the search | \(Percentiles(pairs).text3) |")
             if !rereadTimes.isEmpty {
-                print("| right after a write beside the sync layer (reads the vocabulary; \(rereads) searches) | \(Percentiles(rereadTimes).text3) |")
+                print("| right after a write beside the sync layer (reads the term dictionary again; \(rereads) searches) | \(Percentiles(rereadTimes).text3) |")
             }
         }
     }
