@@ -16,7 +16,8 @@ enum DerivedStructures {
     static func indexOptimized(_ index: String, on handle: Handle) throws {
         try ScoreBounds.indexOptimized(index, on: handle)
         try FacetStore.optimize(index, on: handle)
-        try TermDictionaryStore.optimize(index, on: handle)
+        // Written anew every time: it also mends what a program writing the FTS5 table without Sift left behind.
+        try TermDictionaryStore.build(index, on: handle)
     }
 
     /// What a statement not issued by the sync layer did to an FTS5 table it wrote (`sql`, its text with its values).

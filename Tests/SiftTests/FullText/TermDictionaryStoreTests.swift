@@ -120,6 +120,14 @@ final class TermDictionaryStoreTests: SiftTestCase {
             ("a log below zero", "INSERT INTO \(table)(data, checksum) VALUES(x'0107' || CAST('airfoil' AS BLOB) || x'09', "
                 + "sift_bounds_check(0, x'0107' || CAST('airfoil' AS BLOB) || x'09'))"),
             ("a missing piece", "DELETE FROM \(table) WHERE id = -2"),
+            // A log row whose change is a zigzag of all ones (Int64.min once decoded), checksum right.
+            ("a change of Int64.min", "INSERT INTO \(table)(data, checksum) VALUES(x'010161ffffffffffffffffff', "
+                + "sift_bounds_check(0, x'010161ffffffffffffffffff'))"),
+            // One term held by Int64.max rows, with a log row adding one more: checksums right.
+            ("a count that would overflow", "DELETE FROM \(table); "
+                + "INSERT INTO \(table) VALUES(-1, x'01010c018800', sift_bounds_check(-1, x'01010c018800')); "
+                + "INSERT INTO \(table) VALUES(-2, x'000161bfffffffffffffffff', sift_bounds_check(-2, x'000161bfffffffffffffffff')); "
+                + "INSERT INTO \(table)(data, checksum) VALUES(x'01016102', sift_bounds_check(0, x'01016102'))"),
             // A log row cut short (five terms announced, none there), checksum right.
             ("a log row cut short", "INSERT INTO \(table)(data, checksum) VALUES(x'05', sift_bounds_check(0, x'05'))"),
             ("a text value", "UPDATE \(table) SET data = 'text' WHERE id = -1"),
@@ -127,7 +135,7 @@ final class TermDictionaryStoreTests: SiftTestCase {
         for (label, sql) in damages {
             try database.optimize(index: "articles_fts")
             XCTAssertNotNil(try stored(database), label)
-            try database.exec(sql: sql)
+            for statement in sql.components(separatedBy: "; ") { try database.exec(sql: statement) }
             XCTAssertNil(try stored(database), label)
             XCTAssertFalse(try database.verify(index: "articles_fts").isConsistent, label)
             forget(database)

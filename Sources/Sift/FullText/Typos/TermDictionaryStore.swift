@@ -46,12 +46,6 @@ enum TermDictionaryStore {
         try write(dictionary.base, index: index, on: handle)
     }
 
-    /// `optimize(index:)`: the dictionary is built anew from the vocabulary, whatever it was (stale, missing, or
-    /// unaware of writes by programs that write the FTS5 table without Sift).
-    static func optimize(_ index: String, on handle: Handle) throws {
-        try build(index, on: handle)
-    }
-
     /// The index or its sync is gone: so is its dictionary.
     static func drop(_ index: String, on handle: Handle) throws {
         try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(table(index)))")
@@ -113,17 +107,14 @@ enum TermDictionaryStore {
     /// stale or damaged (the caller reads the vocabulary).
     static func load(_ index: String, on handle: Handle) throws -> TermDictionary? {
         guard try exists(index, on: handle) else { return nil }
-        guard let (dictionary, _) = try? read(index, on: handle) else { return nil }
-        return dictionary
+        return try? read(index, on: handle)
     }
 
-    /// The stored dictionary with its log applied, and the log's row count; throws `Unusable` when it is stale or
-    /// not what Sift wrote.
-    private static func read(_ index: String, on handle: Handle) throws -> (TermDictionary, logRows: Int) {
+    /// The stored dictionary with its log applied; throws `Unusable` when it is stale or not what Sift wrote.
+    private static func read(_ index: String, on handle: Handle) throws -> TermDictionary {
         var header: [UInt8]?
         var pieces: [Int: [UInt8]] = [:]
         var changes: TermChanges = [:]
-        var logRows = 0
         try handle.withStatement("SELECT id, data, sift_bounds_check(min(id, 0), data) = checksum FROM \(SQLBuilder.quote(table(index)))") { stmt in
             while try handle.stepUnobserved(stmt) {
                 let id = sqlite3_column_int64(stmt, 0)
@@ -136,7 +127,6 @@ enum TermDictionaryStore {
                     pieces[Int(-2 - id)] = data
                 } else {
                     try decodeLog(data, into: &changes)
-                    logRows += 1
                 }
             }
         }
@@ -161,7 +151,7 @@ enum TermDictionaryStore {
         let base = try decodeList(list, terms: terms)
         let dictionary = TermDictionary(base: base, added: TermList(TermList.Builder()), adjusted: [], letters: base.letterCounts())
         guard let applied = changes.isEmpty ? dictionary : dictionary.applying(changes) else { throw Unusable() }
-        return (applied, logRows)
+        return applied
     }
 
     /// What `verify(index:)` reports of the stored dictionary: that it cannot be read, or where it and FTS5's
@@ -172,7 +162,7 @@ enum TermDictionaryStore {
             try handle.stepUnobserved(stmt) ? sqlite3_column_int64(stmt, 0) : 0
         }
         guard headers > 0 else { return [] }
-        guard let (stored, _) = try? read(index, on: handle) else {
+        guard let stored = try? read(index, on: handle) else {
             return ["stored term dictionary: damaged (optimize(index:) writes it anew)"]
         }
         let fresh = TermList(terms: try FTSTableInfo.vocabulary(of: index, on: handle))
@@ -210,6 +200,9 @@ enum TermDictionaryStore {
         private var foldRows = 0
         /// The statement's net changes so far, counted in C.
         private var collected: OpaquePointer?
+        /// A row's indexed values for `sift_term_changes_add_row`, reused from row to row.
+        private var texts: [UnsafePointer<CChar>?] = []
+        private var lengths: [Int32] = []
 
         init(_ index: SyncedIndex) {
             self.index = index
@@ -276,8 +269,10 @@ enum TermDictionaryStore {
             guard let tokenizer, let collected else {
                 throw SiftError(code: .noMemory, message: "Out of memory for a statement's term changes.", operation: .tokenize)
             }
-            var texts = [UnsafePointer<CChar>?](repeating: nil, count: indexed.count)
-            var lengths = [Int32](repeating: 0, count: indexed.count)
+            if texts.count != indexed.count {
+                texts = [UnsafePointer<CChar>?](repeating: nil, count: indexed.count)
+                lengths = [Int32](repeating: 0, count: indexed.count)
+            }
             for (side, present) in [(0, old), (1, new)] where present {
                 for (column, indexed) in indexed.enumerated() {
                     let value = indexed ? text(side, column) : nil
@@ -310,18 +305,17 @@ enum TermDictionaryStore {
                                 operation: .tokenize)
             }
             guard let out, count > 0 else { return decoding ? [:] : nil }
-            let data = Array(UnsafeBufferPointer(start: out, count: Int(count)))
             if logging == true, let append {
                 // The log row's rowid is not the statement's: the caller's last inserted rowid stays as it was.
                 let lastRowid = sqlite3_last_insert_rowid(handle.raw)
                 defer { sqlite3_set_last_insert_rowid(handle.raw, lastRowid) }
                 do {
                     defer { sqlite3_reset(append) }
-                    _ = data.withUnsafeBytes { sqlite3_bind_blob(append, 1, $0.baseAddress, Int32($0.count), sift_sqlite_transient()) }
+                    sqlite3_bind_blob(append, 1, out, count, sift_sqlite_transient())
                     while try handle.stepUnobserved(append) {}
                 }
                 if sqlite3_last_insert_rowid(handle.raw) + 1 >= Int64(foldRows) {
-                    if let (dictionary, _) = try? TermDictionaryStore.read(index.index, on: handle) {
+                    if let dictionary = try? TermDictionaryStore.read(index.index, on: handle) {
                         try TermDictionaryStore.write(TermDictionaryStore.merged(dictionary), index: index.index, on: handle)
                     } else {
                         try TermDictionaryStore.markStale(index.index, on: handle)
@@ -330,7 +324,7 @@ enum TermDictionaryStore {
             }
             guard decoding else { return nil }
             var changes: TermChanges = [:]
-            try TermDictionaryStore.decodeLog(data, into: &changes)
+            try TermDictionaryStore.decodeLog(Array(UnsafeBufferPointer(start: out, count: Int(count))), into: &changes)
             return changes
         }
     }
@@ -373,7 +367,8 @@ enum TermDictionaryStore {
             term += bytes[at..<(at + Int(suffix))]
             at += Int(suffix)
             let rows = try number()
-            guard rows > 0, index == 0 || previous.lexicographicallyPrecedes(term), let text = validUTF8(term[...])
+            // At most 2^48 rows: applying a log's changes (each within Int32) then cannot overflow.
+            guard rows > 0, rows <= 1 << 48, index == 0 || previous.lexicographicallyPrecedes(term), let text = validUTF8(term[...])
             else { throw Unusable() }
             builder.append(text.unicodeScalars, rows: rows)
             previous = term
@@ -400,7 +395,8 @@ enum TermDictionaryStore {
             at += Int(length)
             let zigzag = try number()
             let change = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
-            guard abs(change) <= Int64(Int32.max) else { throw Unusable() }
+            // Compared without `abs`, which traps on Int64.min (a crafted zigzag of all ones).
+            guard change >= -Int64(Int32.max), change <= Int64(Int32.max) else { throw Unusable() }
             let total = changes[term, default: 0] + change
             changes[term] = total == 0 ? nil : total
         }
