@@ -140,6 +140,11 @@ SIFT_INLINE void offer(sift_vector_top *top, float score, int64_t rowid) {
     sift_vector_top_offer(top, score, rowid);
 }
 
+/* Vectors ahead of the one scored whose bytes a float32 scan asks the memory for (a hint: no fault, no effect on the
+ * results). Blocks kept in memory are separate allocations and the hardware's prefetchers stop at each 4 KB page:
+ * at 100,000 x 384 dimensions the scan of kept blocks went from 1.36x to 1.21-1.25x the memory floor; 8 ahead
+ * measured the same as 4. */
+#define SIFT_PREFETCH_F32 4
 SIFT_INLINE uint64_t scan_f32_metric(const float *query, const void *vectors, const void *rowids, const uint8_t *mask,
                                      int first, int count, int dim, int l2, sift_vector_top *top) {
     const uint8_t *base = (const uint8_t *)vectors;
@@ -149,6 +154,8 @@ SIFT_INLINE uint64_t scan_f32_metric(const float *query, const void *vectors, co
     for (int i = 0; i < count; i++) {
         const uint8_t *v = base + (size_t)i * stride;
         int64_t rowid = ids[i];
+        if (i + SIFT_PREFETCH_F32 < count)
+            for (size_t b = 0; b < stride; b += 64) __builtin_prefetch(v + SIFT_PREFETCH_F32 * stride + b);
         if (mask && !mask[i]) {
             checksum += (uint64_t)(first + i + 1) * slot_sum(v, stride, rowid);
             continue;

@@ -4,15 +4,48 @@ import XCTest
 
 /// Every write path keeps the vector blocks exact: after each, `verify(vectorIndex:)` finds nothing and searches
 /// equal brute force over the rows.
-final class VectorSyncTests: SiftTestCase {
+class VectorSyncTests: SiftTestCase {
     private let dimension = 8
+    /// The databases' `vectorCacheLimit`: 0 here; `VectorSyncKeptBlocksTests` runs every test again with blocks kept.
+    class var keptBytes: Int { 0 }
 
     private func assertExact(_ database: Database, _ generator: inout SplitMix, metric: VectorMetric = .cosine,
                              file: StaticString = #filePath, line: UInt = #line) throws {
         XCTAssertEqual(try database.verify(vectorIndex: "passage_vectors"), [], file: file, line: line)
+        if Self.keptBytes > 0 { try assertKeptBlocksAgree(database, &generator, file: file, line: line) }
         for _ in 0..<3 {
             try assertNearest(database, randomVector(dimension, &generator), metric: metric, dimension: dimension, limit: 15,
                               file: file, line: line)
+        }
+    }
+
+    /// With blocks kept from before the last write: the blocks' scan (not the fallback over the rows, which a
+    /// kept block failing its checksum would send the search to) gives the same top k from the kept blocks (the
+    /// changed ones read again), from kept blocks only, and from the file alone; exact and quantized scans alike.
+    private func assertKeptBlocksAgree(_ database: Database, _ generator: inout SplitMix, file: StaticString, line: UInt) throws {
+        database.vectorCacheLimit = Self.keptBytes
+        let cache = database.pool.attachment(VectorBlockCache.init)
+        let query = randomVector(dimension, &generator)
+        try database.read { handle in
+            guard let index = try VectorIndex.load("passage_vectors", on: handle), case .success(let prepared) = index.prepared(query) else {
+                return XCTFail("no index", file: file, line: line)
+            }
+            let store = VectorStore(index, on: handle)
+            let rows = try store.state()?.rows ?? 0
+            for reading in [VectorStore.Reading.vectors] + (index.quantization == .none ? [] : [.codes]) {
+                func scan(_ cache: VectorBlockCache?) throws -> [VectorCandidate]? {
+                    try handle.inSnapshot { try store.nearest(prepared, limit: 12, reading: reading, filter: nil, cache: cache) }
+                }
+                let read = try scan(nil)
+                XCTAssertNotNil(read, "\(reading): the blocks read as exact", file: file, line: line)
+                let afterWrite = try scan(cache)
+                let hitsBefore = cache.usage.hits
+                let kept = try scan(cache)
+                if rows > 0 { XCTAssertGreaterThan(cache.usage.hits, hitsBefore, "blocks scored from memory", file: file, line: line) }
+                XCTAssertEqual(afterWrite, read, "\(reading): kept blocks from before the write", file: file, line: line)
+                XCTAssertEqual(kept, read, "\(reading): kept blocks", file: file, line: line)
+                XCTAssertLessThanOrEqual(cache.usage.bytes, Self.keptBytes, file: file, line: line)
+            }
         }
     }
 
@@ -112,4 +145,16 @@ final class VectorSyncTests: SiftTestCase {
         try assertExact(first, &generator)
         try assertExact(second, &generator)
     }
+}
+
+/// Every test above again, with vector blocks kept in memory between searches (`Database.vectorCacheLimit`): a kept
+/// block is used only while the snapshot holds it unchanged.
+/// (Each test is named again here: test discovery on Linux does not run inherited tests.)
+final class VectorSyncKeptBlocksTests: VectorSyncTests {
+    override class var keptBytes: Int { 64 << 20 }
+    override func testInsertUpdateReplaceDeleteOneByOne() throws { try super.testInsertUpdateReplaceDeleteOneByOne() }
+    override func testBulkInsertAndRolledBackTransactions() throws { try super.testBulkInsertAndRolledBackTransactions() }
+    override func testMigrationStepsRebuildAndFollowRenames() throws { try super.testMigrationStepsRebuildAndFollowRenames() }
+    override func testRebuildAndRecovery() throws { try super.testRebuildAndRecovery() }
+    override func testAnotherConnectionSeesTheIndexAndFollowsIt() throws { try super.testAnotherConnectionSeesTheIndexAndFollowsIt() }
 }

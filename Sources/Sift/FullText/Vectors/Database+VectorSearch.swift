@@ -48,12 +48,13 @@ extension Database {
         case .failure(let failure): throw pool.report(index.error(failure, rowid: nil, operation: .query))
         }
         let store = VectorStore(index, on: handle)
+        let cache = pool.attachment(VectorBlockCache.init)
         let filter = try condition.map { try VectorRowFilter($0, of: index, on: handle) }
         let wanted = options.limit + options.offset
         var candidates: [VectorCandidate]
         switch options.scan {
         case .exact:
-            candidates = try store.nearest(query, limit: wanted, reading: .vectors, filter: filter)
+            candidates = try store.nearest(query, limit: wanted, reading: .vectors, filter: filter, cache: cache)
                 .flatMap { found in
                     // The hits against their rows' own vectors: a block that holds other values than its rows is stale.
                     let exact = try store.exactScores(query, of: found.map(\.rowid))
@@ -67,7 +68,7 @@ extension Database {
             guard count >= 1, count <= 1_000_000 else {
                 throw pool.report(SiftError.misuse("The candidates to re-rank must be 1 to 1,000,000.", operation: .query))
             }
-            if let found = try store.nearest(query, limit: max(count, wanted), reading: .codes, filter: filter) {
+            if let found = try store.nearest(query, limit: max(count, wanted), reading: .codes, filter: filter, cache: cache) {
                 candidates = Array(try store.exactScores(query, of: found.map(\.rowid)).prefix(wanted))
             } else {
                 candidates = try store.nearestRows(query, limit: wanted, filter: filter)

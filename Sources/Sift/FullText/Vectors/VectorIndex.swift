@@ -21,6 +21,22 @@ struct VectorIndex: Sendable, Hashable {
     let metric: VectorMetric
     let quantization: VectorQuantization
     let blockRows: Int
+    /// Whether its blocks table has the `stamp` column (a random number written with every change of a block, which
+    /// tells a block kept in memory from the block a snapshot holds: `VectorBlockCache`). Indexes made before it
+    /// existed have none until ``Database/rebuild(vectorIndex:)``: their blocks are then read from the file every
+    /// time. Not part of the declaration (`==` and `hash(into:)` leave it out).
+    var stamped = true
+
+    static func == (a: VectorIndex, b: VectorIndex) -> Bool {
+        a.name == b.name && a.content == b.content && a.rowidColumn == b.rowidColumn && a.column == b.column
+            && a.dimension == b.dimension && a.metric == b.metric && a.quantization == b.quantization && a.blockRows == b.blockRows
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(content)
+        hasher.combine(dimension)
+    }
 
     /// Bytes of one stored float32 vector.
     var vectorBytes: Int { dimension * 4 }
@@ -52,8 +68,8 @@ struct VectorIndex: Sendable, Hashable {
     /// The recorded vector indexes (those whose record reads as a plausible declaration).
     static func load(on handle: Handle) throws -> [VectorIndex] {
         guard try handle.schemaType(of: metadataTable) == "table" else { return [] }
-        let sql = "SELECT index_name, content_table, content_rowid, column_name, dimension, metric, quantization, block_rows "
-            + "FROM sift_vector_sync"
+        let sql = "SELECT index_name, content_table, content_rowid, column_name, dimension, metric, quantization, block_rows, "
+            + "(SELECT count(*) FROM pragma_table_info(index_name || '_blocks') WHERE name = 'stamp') FROM sift_vector_sync"
         return try handle.withStatement(sql) { stmt in
             var indexes: [VectorIndex] = []
             while try handle.stepUnobserved(stmt) {
@@ -61,10 +77,11 @@ struct VectorIndex: Sendable, Hashable {
                       let quantization = VectorQuantization(rawValue: RawStatement.text(stmt, 6)) else { continue }
                 let dimension = sqlite3_column_int64(stmt, 4), blockRows = sqlite3_column_int64(stmt, 7)
                 guard (1...Int64(VectorIndexBinding.maximumDimension)).contains(dimension), (1...4096).contains(blockRows) else { continue }
-                let index = VectorIndex(name: RawStatement.text(stmt, 0), content: RawStatement.text(stmt, 1),
+                var index = VectorIndex(name: RawStatement.text(stmt, 0), content: RawStatement.text(stmt, 1),
                                         rowidColumn: RawStatement.text(stmt, 2), column: RawStatement.text(stmt, 3),
                                         dimension: Int(dimension), metric: metric, quantization: quantization,
                                         blockRows: Int(blockRows))
+                index.stamped = sqlite3_column_int64(stmt, 8) == 1
                 if index.isPlausible { indexes.append(index) }
             }
             return indexes

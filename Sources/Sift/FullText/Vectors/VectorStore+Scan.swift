@@ -27,8 +27,10 @@ extension VectorStore {
     /// smaller rowid first); nil when the index is stale or anything read from its tables does not add up (a block
     /// missing or out of order, a count, a blob length or a checksum that is wrong): the caller then scores the rows.
     /// With a `filter`, every block is still read whole (its checksum covers all its slots) and only the passing
-    /// slots are scored.
-    func nearest(_ query: [Float], limit: Int, reading: Reading, filter: VectorRowFilter?) throws -> [VectorCandidate]? {
+    /// slots are scored. With a `cache`, a block whose copy it keeps at the block's stamp is scored from memory, and
+    /// a block read from the file is kept when the cache has room (see `VectorBlockCache`).
+    func nearest(_ query: [Float], limit: Int, reading: Reading, filter: VectorRowFilter?,
+                 cache: VectorBlockCache? = nil) throws -> [VectorCandidate]? {
         guard let state = try state(), state.valid, limit > 0 else { return limit > 0 ? nil : [] }
         guard let scan = ScanQuery(query, reading: reading, of: index) else { return nil }
         let top = TopK(limit)
@@ -37,7 +39,7 @@ extension VectorStore {
         let q = SQLBuilder.quote
         let data = reading == .vectors ? index.vectorsTable : index.codesTable
         let sum = reading == .vectors ? "vector_sum" : "code_sum"
-        let sql = "SELECT block, count, \(sum), rowids FROM \(q(index.blocksTable)) ORDER BY block"
+        let sql = "SELECT block, count, \(sum), rowids, \(index.stamped ? "stamp" : "NULL") FROM \(q(index.blocksTable)) ORDER BY block"
         // Each block's data is read through one blob handle moved from block to block, in pieces of about 96 KB
         // copied into one buffer that stays in the processor's cache while the piece is scored: SQLite copies a
         // blob out of its pages in any case, and a whole block assembled first would be read from memory twice.
@@ -57,14 +59,6 @@ extension VectorStore {
                       sqlite3_column_type(stmt, 3) == SQLITE_BLOB, Int(sqlite3_column_bytes(stmt, 3)) == capacity * 8,
                       let rowids = sqlite3_column_blob(stmt, 3)
                 else { return false }
-                if let open = blob {
-                    let rc = sqlite3_blob_reopen(open, block)
-                    if rc == SQLITE_ERROR { return false }  // no such row: the block's data went missing
-                    guard rc == SQLITE_OK else { throw handle.error(rc, sql: nil, operation: .step) }
-                } else {
-                    do { blob = try openBlob(data, block, column: "data", writable: false) } catch is Stale { return false }
-                }
-                guard let blob, Int(sqlite3_blob_bytes(blob)) == capacity * scan.stride else { return false }
                 sawPartial = count < capacity
                 expected += 1
                 total += count
@@ -74,21 +68,45 @@ extension VectorStore {
                         mask[i] = filter.contains(Int64(littleEndian: rowids.loadUnaligned(fromByteOffset: 8 * i, as: Int64.self))) ? 1 : 0
                     }
                 }
+                func score(_ slots: UnsafeRawPointer, first: Int, count: Int) -> UInt64 {
+                    mask.withUnsafeBufferPointer { maskBuffer in
+                        scan.scan(slots, rowids: rowids + 8 * first, mask: filter == nil ? nil : maskBuffer.baseAddress.map { $0 + first },
+                                  first: first, count: count, into: top)
+                    }
+                }
+                // The block kept in memory at this stamp, else read from the file (into a copy to keep, room permitting).
+                let stamp = sqlite3_column_type(stmt, 4) == SQLITE_INTEGER ? sqlite3_column_int64(stmt, 4) : nil
+                let key = VectorBlockCache.Key(index: index.name, codes: reading == .codes, block: block)
+                let bytes = n * scan.stride
+                if let cache, let stamp, let kept = cache.block(key, stamp: stamp, count: n, bytes: bytes) {
+                    guard score(kept.base, first: 0, count: n) == checksum else { return false }
+                    continue
+                }
+                if let open = blob {
+                    let rc = sqlite3_blob_reopen(open, block)
+                    if rc == SQLITE_ERROR { return false }  // no such row: the block's data went missing
+                    guard rc == SQLITE_OK else { throw handle.error(rc, sql: nil, operation: .step) }
+                } else {
+                    do { blob = try openBlob(data, block, column: "data", writable: false) } catch is Stale { return false }
+                }
+                guard let blob, Int(sqlite3_blob_bytes(blob)) == capacity * scan.stride else { return false }
+                let copy = stamp.flatMap { cache?.room(for: key, stamp: $0, count: n, bytes: bytes) }
                 var found: UInt64 = 0
                 for first in stride(from: 0, to: n, by: piece) {
                     let length = min(piece, n - first)
-                    let rc = sqlite3_blob_read(blob, buffer, Int32(length * scan.stride), Int32(first * scan.stride))
+                    let target = copy.map { $0.base + first * scan.stride } ?? buffer
+                    let rc = sqlite3_blob_read(blob, target, Int32(length * scan.stride), Int32(first * scan.stride))
                     guard rc == SQLITE_OK else { throw handle.error(rc, sql: nil, operation: .step) }
-                    found &+= mask.withUnsafeBufferPointer { maskBuffer in
-                        scan.scan(buffer, rowids: rowids + 8 * first, mask: filter == nil ? nil : maskBuffer.baseAddress.map { $0 + first },
-                                  first: first, count: length, into: top)
-                    }
+                    found &+= score(target, first: first, count: length)
                 }
                 guard found == checksum else { return false }
+                if let copy { cache?.keep(copy, for: key) }
             }
             return true
         }
         guard intact, total == state.rows else { return nil }
+        // Copies of blocks past the last one are of blocks gone since.
+        cache?.drop(index.name, codes: reading == .codes, from: expected)
         return top.sorted()
     }
 

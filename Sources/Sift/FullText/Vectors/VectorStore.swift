@@ -7,6 +7,9 @@ import SiftVector
 /// or binary codes alike in `<index>_codes`), each block's rowids, count and checksums in `<index>_blocks`, and
 /// where each row's vector sits in `<index>_slots` (rowid -> block * blockRows + slot). Blocks are dense: every
 /// block but the last is full, so a removed vector's slot takes the last vector (its checksum terms move with it).
+/// Every write of a block gives it a new stamp (a random number, `stamp` in `<index>_blocks`), so a copy of the
+/// block kept in memory (`VectorBlockCache`) is used only while the block a snapshot reads has the copy's stamp:
+/// no stamp comes back after a rollback or a rebuild.
 ///
 /// It is told of every change through the sync layer (`SyncTracker` -> `VectorFollower`): rows inserted, updated,
 /// deleted or replaced one by one, bulk loads, migration steps, recovery and rebuilds. Every number it reads back is
@@ -38,7 +41,8 @@ struct VectorStore {
             deleteSlot = "DELETE FROM \(slots) WHERE rowid = ?"
             lastBlock = "SELECT block, count FROM \(blocks) ORDER BY block DESC LIMIT 1"
             header = "SELECT count, vector_sum, code_sum FROM \(blocks) WHERE block = ?"
-            setHeader = "UPDATE \(blocks) SET count = ?, vector_sum = ?, code_sum = ? WHERE block = ?"
+            setHeader = "UPDATE \(blocks) SET count = ?, vector_sum = ?, code_sum = ?"
+                + (index.stamped ? ", stamp = ?" : "") + " WHERE block = ?"
             deleteBlocks = [index.blocksTable, index.vectorsTable, index.codesTable].map { "DELETE FROM \(q($0)) WHERE block = ?" }
         }
     }
@@ -57,7 +61,7 @@ struct VectorStore {
         try run(VectorIndex.createMetadataSQL)
         try drop()
         try run("CREATE TABLE \(q(index.blocksTable))(block INTEGER PRIMARY KEY, count INTEGER NOT NULL, "
-                + "vector_sum INTEGER NOT NULL, code_sum INTEGER NOT NULL, rowids BLOB NOT NULL)")
+                + "vector_sum INTEGER NOT NULL, code_sum INTEGER NOT NULL, rowids BLOB NOT NULL, stamp INTEGER)")
         try run("CREATE TABLE \(q(index.vectorsTable))(block INTEGER PRIMARY KEY, data BLOB NOT NULL)")
         try run("CREATE TABLE \(q(index.codesTable))(block INTEGER PRIMARY KEY, data BLOB NOT NULL)")
         try run("CREATE TABLE \(q(index.slotsTable))(rowid INTEGER PRIMARY KEY, slot INTEGER NOT NULL)")
@@ -84,6 +88,13 @@ struct VectorStore {
     /// refuses is left out; with `strict` the first one throws instead. Returns the rows left out.
     @discardableResult
     func rebuild(strict: Bool) throws -> Int {
+        guard index.stamped, try hasStamps() else {
+            // Blocks made before stamps: the column is added, and the blocks written anew with stamps.
+            if try !hasStamps() { try run("ALTER TABLE \(SQLBuilder.quote(index.blocksTable)) ADD COLUMN stamp INTEGER") }
+            var stamped = index
+            stamped.stamped = true
+            return try VectorStore(stamped, on: handle).rebuild(strict: strict)
+        }
         for table in index.tables { try run("DELETE FROM \(SQLBuilder.quote(table))") }
         try run("UPDATE sift_vector_sync SET rows = 0, valid = 1 WHERE index_name = ?", [FundamentalValue(index.name)])
         var skipped = 0
@@ -111,6 +122,17 @@ struct VectorStore {
     }
 
     // MARK: - State
+
+    /// Whether the blocks table has its `stamp` column.
+    private func hasStamps() throws -> Bool {
+        try handle.withStatement("SELECT count(*) FROM pragma_table_info(?) WHERE name = 'stamp'") { stmt in
+            try handle.bind([FundamentalValue(index.blocksTable)], to: stmt, sql: "")
+            return try handle.stepUnobserved(stmt) && sqlite3_column_int64(stmt, 0) == 1
+        }
+    }
+
+    /// A new stamp for a block being written.
+    static func newStamp() -> Int64 { Int64.random(in: 1...Int64.max) }
 
     /// The record's vector count and validity; nil when the index is not recorded.
     func state() throws -> (rows: Int64, valid: Bool)? {
@@ -225,8 +247,8 @@ struct VectorStore {
     private func setHeader(_ block: Int64, _ header: Header) throws {
         try run(sql.setHeader, [
             FundamentalValue(header.count), FundamentalValue(Int64(bitPattern: header.vectorSum)),
-            FundamentalValue(Int64(bitPattern: header.codeSum)), FundamentalValue(block),
-        ])
+            FundamentalValue(Int64(bitPattern: header.codeSum)),
+        ] + (index.stamped ? [FundamentalValue(Self.newStamp())] : []) + [FundamentalValue(block)])
     }
 
     /// The last block and its vector count, checked.
@@ -277,10 +299,12 @@ struct VectorStore {
                     [FundamentalValue(row.rowid), FundamentalValue(block * Int64(capacity) + Int64(at))])
         }
         let q = SQLBuilder.quote
-        try run("INSERT INTO \(q(index.blocksTable))(block, count, vector_sum, code_sum, rowids) VALUES(?, ?, ?, ?, ?)", [
+        let stamp = index.stamped ? [FundamentalValue(Self.newStamp())] : []
+        try run("INSERT INTO \(q(index.blocksTable))(block, count, vector_sum, code_sum, rowids\(index.stamped ? ", stamp" : "")) "
+                + "VALUES(?, ?, ?, ?, ?\(index.stamped ? ", ?" : ""))", [
             FundamentalValue(block), FundamentalValue(header.count), FundamentalValue(Int64(bitPattern: header.vectorSum)),
             FundamentalValue(Int64(bitPattern: header.codeSum)), FundamentalValue(Data(rowids)),
-        ])
+        ] + stamp)
         try run("INSERT INTO \(q(index.vectorsTable))(block, data) VALUES(?, ?)", [FundamentalValue(block), FundamentalValue(Data(vectors))])
         if index.codeBytes > 0 {
             try run("INSERT INTO \(q(index.codesTable))(block, data) VALUES(?, ?)", [FundamentalValue(block), FundamentalValue(Data(codes))])

@@ -1,0 +1,57 @@
+import Foundation
+import XCTest
+@testable import Sift
+
+/// Vector blocks kept in memory (`Database.vectorCacheLimit`): within the limit, used only at the stamp the
+/// snapshot holds, and never for indexes whose blocks have no stamps. (Every write path with blocks kept:
+/// `VectorSyncKeptBlocksTests`.)
+final class VectorBlockCacheTests: SiftTestCase {
+    private let dimension = 8
+
+    private func cache(_ database: Database) -> VectorBlockCache { database.pool.attachment(VectorBlockCache.init) }
+
+    func testOffByDefaultAndKeptWithinTheLimit() throws {
+        var generator = SplitMix(seed: 41)
+        let database = try makeVectorDatabase(dimension: dimension, metric: .dot)
+        try database.insert(objects: (1...300).map { Passage($0, randomVector(dimension, &generator)) }, intoTable: "passage")
+        try assertNearest(database, randomVector(dimension, &generator), metric: .dot, dimension: dimension)
+        XCTAssertEqual(cache(database).usage.fills, 0)
+        XCTAssertEqual(database.vectorCacheLimit, 0)
+        // Room for the first block (256 vectors of 32 bytes) and not the second as well.
+        database.vectorCacheLimit = 256 * 32 + 100
+        for _ in 0..<3 { try assertNearest(database, randomVector(dimension, &generator), metric: .dot, dimension: dimension) }
+        let usage = cache(database).usage
+        XCTAssertEqual(usage.bytes, 256 * 32)
+        XCTAssertEqual(usage.fills, 1)
+        XCTAssertEqual(usage.hits, 2)
+        // Deleting every row of the first block: the copy of the block gone is dropped by the next scan.
+        try database.delete(fromTable: "passage", where: Passage.Properties.id > 40)
+        try assertNearest(database, randomVector(dimension, &generator), metric: .dot, dimension: dimension)
+        XCTAssertEqual(cache(database).usage.bytes, 40 * 32)
+        database.vectorCacheLimit = 0
+        XCTAssertEqual(cache(database).usage.bytes, 0)
+    }
+
+    func testBlocksWithoutStampsAreReadEveryTimeUntilRebuilt() throws {
+        var generator = SplitMix(seed: 42)
+        let database = try makeVectorDatabase(dimension: dimension, quantization: .int8)
+        try database.insert(objects: (1...100).map { Passage($0, randomVector(dimension, &generator)) }, intoTable: "passage")
+        // An index made before blocks had stamps.
+        try database.exec(sql: "ALTER TABLE passage_vectors_blocks DROP COLUMN stamp")
+        database.vectorCacheLimit = 1 << 20
+        try database.insert(objects: (101...120).map { Passage($0, randomVector(dimension, &generator)) }, intoTable: "passage")
+        try database.delete(fromTable: "passage", where: Passage.Properties.id == 7)
+        for _ in 0..<2 { try assertNearest(database, randomVector(dimension, &generator), metric: .cosine, dimension: dimension) }
+        XCTAssertEqual(cache(database).usage.fills, 0)
+        XCTAssertEqual(try database.verify(vectorIndex: "passage_vectors"), [])
+        // The rebuild gives the blocks stamps; writes keep them.
+        try database.rebuild(vectorIndex: "passage_vectors")
+        XCTAssertEqual(try database.read { try $0.count("SELECT count(*) FROM passage_vectors_blocks WHERE stamp IS NULL") }, 0)
+        try database.insert(objects: Passage(500, randomVector(dimension, &generator)), intoTable: "passage")
+        XCTAssertEqual(try database.read { try $0.count("SELECT count(*) FROM passage_vectors_blocks WHERE stamp IS NULL") }, 0)
+        for _ in 0..<2 { try assertNearest(database, randomVector(dimension, &generator), metric: .cosine, dimension: dimension) }
+        XCTAssertEqual(cache(database).usage.fills, 1)
+        XCTAssertEqual(cache(database).usage.hits, 1)
+        XCTAssertEqual(try database.verify(vectorIndex: "passage_vectors"), [])
+    }
+}
