@@ -145,6 +145,9 @@ SIFT_INLINE void offer(sift_vector_top *top, float score, int64_t rowid) {
  * at 100,000 x 384 dimensions the scan of kept blocks went from 1.36x to 1.21-1.25x the memory floor; 8 ahead
  * measured the same as 4. */
 #define SIFT_PREFETCH_F32 4
+/* The same for int8 slots, a quarter of the bytes: int8 codes kept in memory, with an exact re-rank of 100, went
+ * from 2.15 to 1.78 ms at 100,000 slots. */
+#define SIFT_PREFETCH_I8 16
 SIFT_INLINE uint64_t scan_f32_metric(const float *query, const void *vectors, const void *rowids, const uint8_t *mask,
                                      int first, int count, int dim, int l2, sift_vector_top *top) {
     const uint8_t *base = (const uint8_t *)vectors;
@@ -189,6 +192,8 @@ SIFT_INLINE uint64_t scan_i8(dot_i8_kernel dot, const int8_t *query, float qscal
     for (int i = 0; i < count; i++) {
         const uint8_t *c = base + (size_t)i * stride;
         int64_t rowid = ids[i];
+        if (i + SIFT_PREFETCH_I8 < count)
+            for (size_t b = 0; b < stride; b += 64) __builtin_prefetch(c + SIFT_PREFETCH_I8 * stride + b);
         if (mask && !mask[i]) {
             checksum += (uint64_t)(first + i + 1) * slot_sum(c, stride, rowid);
             continue;
@@ -250,8 +255,27 @@ SIFT_AVX2 static uint64_t scan_i8_avx2(const int8_t *q, float qs, float qn, cons
     return scan_i8(sift_dot_i8_avx2, q, qs, qn, c, r, m, f, n, d, metric, t);
 }
 SIFT_AVX2 static uint64_t sum_words_avx2(const void *bytes, size_t length) { return word_sum((const uint8_t *)bytes, length); }
+#include <cpuid.h>
+/* AVX-VNNI: CPUID leaf 7, subleaf 1, EAX bit 4 (the operating system keeps the YMM registers, as AVX2 needs too). */
+static int has_avx_vnni(void) {
+    static int known = -1;
+    if (known < 0) {
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        known = has_avx2() && __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1);
+    }
+    return known;
+}
+#define SIFT_AVX_VNNI SIFT_TARGET_AVX_VNNI
+SIFT_AVX_VNNI static uint64_t scan_i8_avx_vnni(const int8_t *q, float qs, float qn, const void *c, const void *r,
+                                               const uint8_t *m, int f, int n, int d, int metric, sift_vector_top *t) {
+    return scan_i8(sift_dot_i8_avx_vnni, q, qs, qn, c, r, m, f, n, d, metric, t);
+}
+SIFT_AVX_VNNI static int32_t dot_i8_avx_vnni(const int8_t *q, const void *c, int dim, size_t stride, uint32_t *words) {
+    return sift_dot_i8_avx_vnni(q, (const uint8_t *)c, dim, stride, words);
+}
 #else
 static int has_avx2(void) { return 0; }
+static int has_avx_vnni(void) { return 0; }
 #endif
 
 int sift_vector_has_kernel(int kernel) {
@@ -261,6 +285,7 @@ int sift_vector_has_kernel(int kernel) {
     case SIFT_VECTOR_KERNEL_NEON: return 1;
 #endif
     case SIFT_VECTOR_KERNEL_AVX2: return has_avx2();
+    case SIFT_VECTOR_KERNEL_AVX_VNNI: return has_avx_vnni();
     default: return 0;
     }
 }
@@ -273,6 +298,7 @@ SIFT_AVX2 static int32_t dot_i8_avx2(const int8_t *q, const void *c, int dim, si
 
 int32_t sift_vector_dot_i8(int kernel, const int8_t *query, const void *slot, int dim, size_t stride, uint32_t *words) {
 #ifdef SIFT_AVX2
+    if (kernel == SIFT_VECTOR_KERNEL_AVX_VNNI && has_avx_vnni()) return dot_i8_avx_vnni(query, slot, dim, stride, words);
     if (kernel == SIFT_VECTOR_KERNEL_AVX2 && has_avx2()) return dot_i8_avx2(query, slot, dim, stride, words);
 #endif
 #if defined(__aarch64__)
@@ -302,6 +328,7 @@ uint64_t sift_vector_scan_i8(const int8_t *query, float query_scale, float query
                              const void *rowids, const uint8_t *mask, int first, int count, int dim, int metric,
                              sift_vector_top *top) {
 #ifdef SIFT_AVX2
+    if (has_avx_vnni()) return scan_i8_avx_vnni(query, query_scale, query_norm2, codes, rowids, mask, first, count, dim, metric, top);
     if (has_avx2()) return scan_i8_avx2(query, query_scale, query_norm2, codes, rowids, mask, first, count, dim, metric, top);
 #endif
     return scan_i8(SIFT_DOT_I8_PORTABLE, query, query_scale, query_norm2, codes, rowids, mask, first, count, dim, metric, top);

@@ -46,10 +46,10 @@ uint64_t sift_vector_scan_i8(const int8_t *query, float query_scale, float query
                              sift_vector_top *top);
 
 /* The int8 kernels (sift_vector_simd.h): the portable one, byte by byte; NEON (arm64); AVX2 (x86_64). */
-enum { SIFT_VECTOR_KERNEL_SCALAR = 0, SIFT_VECTOR_KERNEL_NEON = 1, SIFT_VECTOR_KERNEL_AVX2 = 2 };
+enum { SIFT_VECTOR_KERNEL_SCALAR = 0, SIFT_VECTOR_KERNEL_NEON = 1, SIFT_VECTOR_KERNEL_AVX2 = 2, SIFT_VECTOR_KERNEL_AVX_VNNI = 3 };
 
-/* Whether this build, on this processor, has `kernel`; the int8 scan runs the best of them (AVX2, else NEON, else
- * the scalar one). */
+/* Whether this build, on this processor, has `kernel`; the int8 scan runs the best of them (AVX-VNNI, else AVX2, else
+ * NEON, else the scalar one). */
 int sift_vector_has_kernel(int kernel);
 
 /* What `kernel` (the scalar one when this build or processor lacks it) computes for one int8 slot of `stride`

@@ -9,7 +9,7 @@ final class VectorKernelTests: XCTestCase {
     static let dimensions = [1, 7, 16, 31, 32, 33, 63, 64, 65, 384, 4096]
 
     static var kernels: [Int32] {
-        [SIFT_VECTOR_KERNEL_SCALAR, SIFT_VECTOR_KERNEL_NEON, SIFT_VECTOR_KERNEL_AVX2].map { Int32($0) }
+        [SIFT_VECTOR_KERNEL_SCALAR, SIFT_VECTOR_KERNEL_NEON, SIFT_VECTOR_KERNEL_AVX2, SIFT_VECTOR_KERNEL_AVX_VNNI].map { Int32($0) }
             .filter { sift_vector_has_kernel($0) != 0 }
     }
 
