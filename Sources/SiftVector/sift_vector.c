@@ -2,6 +2,7 @@
 #include "sift_vector_simd.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Stored data comes at any address: loads through these types are unaligned and may alias the blob's bytes. */
@@ -310,6 +311,35 @@ int32_t sift_vector_dot_i8(int kernel, const int8_t *query, const void *slot, in
 float sift_vector_score_f32(const float *query, const void *vector, int dim, int metric) {
     uint32_t words;
     return score_f32(query, (const uint8_t *)vector, dim, metric == SIFT_VECTOR_L2, &words);
+}
+
+float sift_vector_score_blob(const float *query, const void *blob, size_t bytes, int dim, int metric, int unit) {
+    if (!blob || dim < 1 || dim > 65536 || bytes != (size_t)dim * 4) return NAN;
+    float stack[1024];
+    float *values = dim <= 1024 ? stack : malloc((size_t)dim * sizeof *values);
+    if (!values) return NAN;
+    const uint8_t *b = (const uint8_t *)blob;
+    double norm2 = 0;
+    int finite = 1;
+    for (int j = 0; j < dim; j++) {
+        uint32_t bits = (uint32_t)b[4 * j] | (uint32_t)b[4 * j + 1] << 8 | (uint32_t)b[4 * j + 2] << 16 | (uint32_t)b[4 * j + 3] << 24;
+        memcpy(&values[j], &bits, 4);
+        finite &= isfinite(values[j]) != 0;
+        norm2 += (double)values[j] * (double)values[j];
+    }
+    float score = NAN;
+    if (finite && unit) {
+        /* As VectorIndex.prepared scales a vector: each value divided by the norm in double, then rounded. */
+        double norm = sqrt(norm2);
+        if (norm > 0 && isfinite(norm)) {
+            for (int j = 0; j < dim; j++) values[j] = (float)((double)values[j] / norm);
+            score = sift_vector_score_f32(query, values, dim, metric);
+        }
+    } else if (finite) {
+        score = sift_vector_score_f32(query, values, dim, metric);
+    }
+    if (values != stack) free(values);
+    return score;
 }
 
 uint32_t sift_vector_slot_sum(const void *bytes, size_t length, int64_t rowid) {

@@ -27,6 +27,11 @@ void sift_vector_top_sort(sift_vector_top *top);
 /* The score of one float32 vector against the query (dot product, or minus the squared Euclidean distance). */
 float sift_vector_score_f32(const float *query, const void *vector, int dim, int metric);
 
+/* The score of a row's own blob (`bytes` bytes of little-endian float32) against the query as the index compares it:
+ * the blob scaled to unit length first when `unit` (cosine), then as sift_vector_score_f32. NAN when the blob holds
+ * no vector the index takes: another size than `dim` values, a NaN or an infinity, or all zeros with `unit`. */
+float sift_vector_score_blob(const float *query, const void *blob, size_t bytes, int dim, int metric, int unit);
+
 /* The checksum term of one stored slot: its bytes' sum and its rowid, mixed (a slot's place weighs it in its
  * block's checksum, see sift_vector_block_sum). */
 uint32_t sift_vector_slot_sum(const void *bytes, size_t length, int64_t rowid);

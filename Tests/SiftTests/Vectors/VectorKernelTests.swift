@@ -111,4 +111,36 @@ final class VectorKernelTests: XCTestCase {
             }
         }
     }
+    /// A row's blob scored in C for the re-rank gives the very score of the Swift path (the blob read and checked
+    /// by `VectorIndex.vector`, scaled to unit length under cosine, scored by `sift_vector_score_f32`), and NAN
+    /// exactly where that path refuses the blob.
+    func testBlobScoresMatchTheCheckedVectors() {
+        var generator = SplitMix(seed: 10)
+        for dimension in [1, 7, 384, 1500] {
+            for metric in [VectorMetric.cosine, .dot, .l2] {
+                let index = VectorIndex(name: "v", content: "t", rowidColumn: "rowid", column: "e", dimension: dimension,
+                                        metric: metric, quantization: .none, blockRows: 256)
+                guard case .success(let query) = index.prepared(randomVector(dimension, &generator)) else { return XCTFail("query") }
+                var blobs = (0..<20).map { _ in VectorStore.bytes(of: randomVector(dimension, &generator)) }
+                blobs.append(VectorStore.bytes(of: [Float](repeating: 0, count: dimension)))
+                blobs.append(VectorStore.bytes(of: [Float](repeating: 0, count: dimension - 1) + [.nan]))
+                blobs.append(VectorStore.bytes(of: [.infinity] + [Float](repeating: 1, count: dimension - 1)))
+                blobs.append(VectorStore.bytes(of: randomVector(dimension + 1, &generator)))
+                blobs.append(Array(VectorStore.bytes(of: randomVector(dimension, &generator)).dropLast()))
+                let cMetric = metric == .l2 ? Int32(SIFT_VECTOR_L2) : Int32(SIFT_VECTOR_DOT)
+                for blob in blobs {
+                    let found = blob.withUnsafeBytes {
+                        sift_vector_score_blob(query, $0.baseAddress, $0.count, Int32(dimension), cMetric, metric == .cosine ? 1 : 0)
+                    }
+                    switch blob.withUnsafeBytes({ index.vector($0) }) {
+                    case .success(let vector):
+                        let expected = vector.withUnsafeBytes { sift_vector_score_f32(query, $0.baseAddress, Int32(dimension), cMetric) }
+                        XCTAssertEqual(found.bitPattern, expected.bitPattern, "\(metric), dimension \(dimension)")
+                    case .failure:
+                        XCTAssertTrue(found.isNaN, "\(metric), dimension \(dimension), \(blob.count) bytes")
+                    }
+                }
+            }
+        }
+    }
 }

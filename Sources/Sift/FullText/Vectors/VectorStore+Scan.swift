@@ -128,17 +128,23 @@ extension VectorStore {
         return top.sorted()
     }
 
-    /// The exact scores of `rowids` from the rows' own blobs (rows without a valid vector are left out), best first.
+    /// The exact scores of `rowids` from the rows' own blobs (rows without a valid vector are left out), best first:
+    /// each blob checked and scored in C (`sift_vector_score_blob`), as `VectorIndex.vector` and `score` would.
     func exactScores(_ query: [Float], of rowids: [Int64]) throws -> [VectorCandidate] {
         let q = SQLBuilder.quote
         let sql = "SELECT \(q(index.column)) FROM \(q(index.content)) WHERE \(q(index.rowidColumn)) = ?"
+        let metric = index.metric == .l2 ? Int32(SIFT_VECTOR_L2) : Int32(SIFT_VECTOR_DOT)
+        let unit: Int32 = index.metric == .cosine ? 1 : 0
         var scored: [VectorCandidate] = []
         try handle.withStatement(sql) { stmt in
             for rowid in rowids {
                 sqlite3_reset(stmt)
                 sqlite3_bind_int64(stmt, 1, rowid)
-                guard try handle.stepUnobserved(stmt), case .success(let vector)? = index.vector(column: 0, of: stmt) else { continue }
-                scored.append(VectorCandidate(rowid: rowid, score: score(query, vector)))
+                guard try handle.stepUnobserved(stmt), sqlite3_column_type(stmt, 0) == SQLITE_BLOB else { continue }
+                let blob = sqlite3_column_blob(stmt, 0), bytes = Int(sqlite3_column_bytes(stmt, 0))
+                let score = sift_vector_score_blob(query, blob, bytes, Int32(index.dimension), metric, unit)
+                guard !score.isNaN else { continue }
+                scored.append(VectorCandidate(rowid: rowid, score: score))
             }
         }
         return scored.sorted { $0.score != $1.score ? $0.score > $1.score : $0.rowid < $1.rowid }
