@@ -54,4 +54,20 @@ final class VectorBlockCacheTests: SiftTestCase {
         XCTAssertEqual(cache(database).usage.hits, 1)
         XCTAssertEqual(try database.verify(vectorIndex: "passage_vectors"), [])
     }
+    func testAKeptBlockDisagreeingWithTheFileIsDropped() throws {
+        var generator = SplitMix(seed: 43)
+        let database = try makeVectorDatabase(dimension: dimension, metric: .l2)
+        try database.insert(objects: (1...300).map { Passage($0, randomVector(dimension, &generator)) }, intoTable: "passage")
+        database.vectorCacheLimit = 1 << 20
+        try assertNearest(database, randomVector(dimension, &generator), metric: .l2, dimension: dimension)
+        XCTAssertEqual(cache(database).usage.bytes, 300 * 32)
+        // A checksum changed behind Sift's back, its stamp kept: the copy is dropped, the search scores the rows.
+        try database.exec(sql: "UPDATE passage_vectors_blocks SET vector_sum = vector_sum + 1 WHERE block = 0")
+        try assertNearest(database, randomVector(dimension, &generator), metric: .l2, dimension: dimension)
+        XCTAssertEqual(cache(database).usage.bytes, 44 * 32)
+        XCTAssertFalse(try database.verify(vectorIndex: "passage_vectors").isEmpty)
+        try database.rebuild(vectorIndex: "passage_vectors")
+        try assertNearest(database, randomVector(dimension, &generator), metric: .l2, dimension: dimension)
+        XCTAssertEqual(cache(database).usage.bytes, 300 * 32)
+    }
 }

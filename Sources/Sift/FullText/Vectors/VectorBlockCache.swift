@@ -88,13 +88,21 @@ final class VectorBlockCache: Sendable {
         }
     }
 
-    /// Drops the copies of `index`'s blocks from `first` on (blocks a scan found gone), or all of them.
-    func drop(_ index: String, codes: Bool, from first: Int64 = 0) {
+    /// Drops the copies of `index`'s blocks from `first` on (blocks a scan found gone).
+    func drop(_ index: String, codes: Bool, from first: Int64) {
         state.withLock {
+            guard $0.used > 0 else { return }
             for (key, block) in $0.blocks where key.index == index && key.codes == codes && key.block >= first {
                 $0.blocks[key] = nil
                 $0.used -= block.bytes
             }
+        }
+    }
+
+    /// Drops the copy of one block.
+    func drop(_ index: String, codes: Bool, block: Int64) {
+        state.withLock {
+            if let kept = $0.blocks.removeValue(forKey: Key(index: index, codes: codes, block: block)) { $0.used -= kept.bytes }
         }
     }
 }

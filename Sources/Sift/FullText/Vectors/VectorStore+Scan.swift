@@ -79,7 +79,12 @@ extension VectorStore {
                 let key = VectorBlockCache.Key(index: index.name, codes: reading == .codes, block: block)
                 let bytes = n * scan.stride
                 if let cache, let stamp, let kept = cache.block(key, stamp: stamp, count: n, bytes: bytes) {
-                    guard score(kept.base, first: 0, count: n) == checksum else { return false }
+                    guard score(kept.base, first: 0, count: n) == checksum else {
+                        // The block as stored differs from the copy (damage the stamp did not show): the copy goes,
+                        // and this search scores the rows.
+                        cache.drop(index.name, codes: reading == .codes, block: block)
+                        return false
+                    }
                     continue
                 }
                 if let open = blob {
