@@ -20,6 +20,7 @@ typedef struct {
     int64_t *rowids;
     int32_t *counts;
     int at;
+    int count; /* rows before the INT64_MAX */
 } term_rows;
 
 /* An unsigned LEB128 number (what TopKImpacts writes); 0 and the end on a truncated one. */
@@ -75,7 +76,7 @@ int sift_postings_decode(const unsigned char *postings, int bytes, int columns, 
     *whole = columns >= 0;
     if (!postings || bytes <= 0 || columns < 0) return 0;
     const unsigned char *at = postings, *end = postings + bytes;
-    term_rows rows = {rowids, counts, 0};
+    term_rows rows = {rowids, counts, 0, 0};
     int n = 0;
     int64_t rowid = base;
     /* As the evaluator reads them (decode_term): short rows a word at a time, the others number by number. */
@@ -354,7 +355,7 @@ static int decode_term(const unsigned char *at, int bytes, int columns, int64_t 
     const int32_t *x_counts = x ? extra->counts : NULL;
     const int added = x ? extra->count : 0, space = room - added;
     if (space < 1) return -1;
-    term_rows read_rows = {rows->rowids + added, rows->counts + (size_t)added * (size_t)columns, 0};
+    term_rows read_rows = {rows->rowids + added, rows->counts + (size_t)added * (size_t)columns, 0, 0};
     int64_t rowid = base;
     int n = 0;
     for (;;) {
@@ -366,6 +367,7 @@ static int decode_term(const unsigned char *at, int bytes, int columns, int64_t 
     if (changed || x) n = merge_changes(&read_rows, read, columns, changed, changed_end, x, x_end, x_counts, rows);
     rows->rowids[n] = INT64_MAX;
     rows->at = 0;
+    rows->count = n;
     if (at != end || (expected >= 0 && read != expected) || (read > 0 && rowid > last)) return -1;
     return n;
 }
@@ -415,6 +417,43 @@ static double score_row(const sift_postings_query *q, const int32_t *const *coun
 #define WINDOW_WORDS 16
 #define WINDOW_ROWS (64 * WINDOW_WORDS)
 
+/* Moves each term's rows (`rows`, each ending with INT64_MAX) to its first row at or after `rowid`: a search that
+   doubles its step, then halves it, so that passing over a block of a frequent term costs a few reads, not one a
+   row. */
+static void skip_to(term_rows *rows, int terms, int64_t rowid) {
+    for (int t = 0; t < terms; t++) {
+        const int64_t *r = rows[t].rowids;
+        int64_t low = rows[t].at, high = low + 1, step = 1, n = rows[t].count;
+        if (r[low] >= rowid) continue;
+        /* r[low] < rowid; r[n] is INT64_MAX, past any rowid a block starts at. */
+        while (high < n && r[high] < rowid) {
+            low = high;
+            step *= 2;
+            high = low + step < n ? low + step : n;
+        }
+        rows[t].at = first_at_least(r, (int)low + 1, (int)high + 1, rowid);
+    }
+}
+
+/* Whether no row of block `block` can beat `limit`: the sum of the bounds there of the terms in it is at most it, or
+   (all terms) a group has no term in it. Not when a term's blocks do not reach it. */
+static int block_ruled_out(const sift_postings_query *q, const sift_topk_collector *top, int64_t block,
+                           const int *group_of, int group_count, double limit) {
+    if (block < 0) return 0;
+    sift_bound_ranking ranking = {q->inb2, q->k1, q->b, q->c, q->columns, q->weights, q->avglen};
+    double bound = 0;
+    unsigned groups = 0;
+    for (int t = 0; t < q->terms; t++) {
+        if (t >= top->terms || !top->blocks[t] || (uint64_t)block >= top->bytes[t] / (size_t)top->stride) return 0;
+        const unsigned char *at = top->blocks[t] + (size_t)block * (size_t)top->stride;
+        if (at[0] == 0) continue;  /* no row of the block holds the term */
+        groups |= 1u << group_of[t];
+        if (q->qtf[t] > 0) bound += sift_bound_block(&ranking, at, q->qtf[t], q->idf[t]);
+    }
+    if (q->requires_all && groups != (1u << group_count) - 1) return 1;
+    return bound * (1 + 1e-12) <= limit;
+}
+
 /* Whether the window's matching rows (`match`, `words` of it) cannot beat `limit`: the sum of the bounds in block
    `block` of the terms they hold (`bits`, per term) is at most it. Not when a term's block is not known. */
 static int window_ruled_out(const sift_postings_query *q, const sift_topk_collector *top, int64_t block,
@@ -458,6 +497,10 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
     limit += 1e-9 * fmax(1, fabs(limit));
     /* Impact blocks hold a byte and three per column: a stride too short for the query's columns means none. */
     int blocks_fit = top->stride >= 1 + 3 * columns;
+    /* Whether whole blocks may be passed over (see sift_topk_collector.top_only), and the block last checked. */
+    const int top_only = top->top_only && !top->matches;
+    int64_t checked_block = -1;
+    double checked_limit = -1;
     int64_t matched = 0; /* added to top->matched on return */
     uint64_t bits[SIFT_POSTINGS_MAX_TERMS][WINDOW_WORDS], groups[SIFT_POSTINGS_MAX_TERMS][WINDOW_WORDS], match[WINDOW_WORDS];
     int first[SIFT_POSTINGS_MAX_TERMS];
@@ -491,6 +534,16 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
         }
         /* Its block, and its end: WINDOW_ROWS on, or the block's end when sooner (INT64_MAX at most). */
         int64_t block = top->block > 0 && start >= 0 ? start / top->block : -1;
+        /* Not counting every match: a block no row of which can beat the k-th score is passed over unread (checked
+           once a block, and again when the k-th score has risen since). */
+        if (top_only && full && block >= 0 && blocks_fit && (block != checked_block || limit != checked_limit)) {
+            checked_block = block, checked_limit = limit;
+            if (block_ruled_out(q, top, block, group_of, group_count, limit)) {
+                if (block >= INT64_MAX / top->block - 1) break;  /* the last block there can be */
+                skip_to(rows, terms, (block + 1) * top->block);
+                continue;
+            }
+        }
         int64_t end = start <= INT64_MAX - WINDOW_ROWS ? start + WINDOW_ROWS : INT64_MAX;
         if (block >= 0 && block * top->block <= INT64_MAX - top->block && block * top->block + top->block < end)
             end = block * top->block + top->block;

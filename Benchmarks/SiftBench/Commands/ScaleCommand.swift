@@ -20,7 +20,7 @@ struct ScaleCommand: ParsableCommand {
             child's VmHWM at its end. Sift indexes twice: with a Codable model (`sift`, the database searched) and \
             with a `@TableRowCoding` one (`sift-rowcoding`, timed only, then deleted). Queries: --queries of each kind, \
             top 20 objects; Sift with --ranking (default inb2, `.inB2()`) and default options otherwise (totals \
-            on); FTS5 scoring every match with the same function (sift_inb2() or sift_rank()) and sorting (`rank \
+            on), then again without a total (`countTotal: false`, as Tantivy's searches are timed); FTS5 scoring every match with the same function (sift_inb2() or sift_rank()) and sorting (`rank \
             MATCH 'sift_inb2(...)' ORDER BY rank LIMIT 20`, Sift's \
             plan before pruning); raw FTS5 with its default bm25. Every Sift result is checked against the \
             exhaustive one: equal scores rank by rank, the same rows except among those tied with the 20th. \
@@ -358,6 +358,14 @@ struct ScaleCommand: ParsableCommand {
                 row.sift.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
                 row.totals += results.totalCount ?? 0
                 if results.totalCountIsLowerBound { row.lowerBounds += 1 }
+                var topOnly = options
+                topOnly.countTotal = false
+                start = DispatchTime.now().uptimeNanoseconds
+                let top = try database.search(query, in: "fts", of: Doc.self, options: topOnly)
+                row.siftTopOnly.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                if top.hits.map(\.rowid) == results.hits.map(\.rowid) && top.hits.map(\.score) == results.hits.map(\.score) {
+                    row.topOnlySame += 1
+                }
                 if number >= references { continue }
 
                 let words = text.split(separator: " ").map { "\"\($0)\"" }

@@ -4,6 +4,10 @@ import Foundation
 struct ScaleSearchRow {
     var kind: ScaleCorpus.QueryKind
     var sift: [Double] = []
+    /// The same Sift searches without a total (`countTotal: false`, as Tantivy's are timed), and how many of them
+    /// returned the very hits of the search with one.
+    var siftTopOnly: [Double] = []
+    var topOnlySame = 0
     /// FTS5 scoring every match with Sift's function (the reference of the exactness check).
     var exhaustive: [Double] = []
     /// Raw FTS5 with its own bm25.
@@ -90,6 +94,12 @@ enum ScaleReport {
             let cells: [String] = [row.kind.rawValue, sift.text, text(row.exhaustive), text(row.raw), theirs?.text ?? "-",
                                    ratios ?? "-", exact, String(format: "%.0f", mean) + bounds, matches]
             print("| " + cells.joined(separator: " | ") + " |")
+            guard !row.siftTopOnly.isEmpty else { continue }
+            let top = Percentiles(row.siftTopOnly)
+            let topRatios = theirs.map { "\(ratio(top.p50, $0.p50)), \(ratio(top.p90, $0.p90)), \(ratio(top.p99, $0.p99))" }
+            print("| " + [row.kind.rawValue + ", no total (`countTotal: false`)", top.text, "-", "-", theirs?.text ?? "-",
+                          topRatios ?? "-", "same hits \(row.topOnlySame)/\(row.siftTopOnly.count)", "-", matches]
+                .joined(separator: " | ") + " |")
         }
     }
 

@@ -87,6 +87,9 @@ typedef struct sift_topk_collector {
     const double *block_bounds;     /* per block, a bound of the score of every row in it (NULL: none) */
     int64_t block_count;            /* entries of block_bounds */
     struct sift_facet_rowids *matches; /* when set, sift_topk_postings appends the rowid of every matching row */
+    int top_only;          /* when set (and `matches` is not), sift_topk_postings need not count every match: once
+                              the collector is full it passes over each block whose terms' bounds cannot beat the
+                              k-th score without reading its rows, and `matched` counts only the rows it read */
 } sift_topk_collector;
 
 #define SIFT_TOPK_COLLECTOR "sift_topk_collector"

@@ -207,7 +207,7 @@ private final class Collector {
         top.initialize(to: sift_topk_collector(
             capacity: capacity, count: kth == nil ? 0 : 1, rowids: rowids, scores: scores + 1, terms: 1, blocks: blocks,
             bytes: sizes, block: 1, watermark: watermark, stride: 4, matched: 0, scored: 0, block_bounds: nil,
-            block_count: 0, matches: nil))
+            block_count: 0, matches: nil, top_only: 0))
     }
 
     deinit {

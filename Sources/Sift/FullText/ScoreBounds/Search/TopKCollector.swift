@@ -6,8 +6,10 @@ struct TopKCollector {
     let pointer: UnsafeMutablePointer<sift_topk_collector>
 
     /// `matches`: where the postings evaluator appends the rowid of every row it matches (owned by the caller).
+    /// `topOnly`: the search needs the best rows and no count of the matches, so the postings evaluator may pass
+    /// over the blocks whose bounds cannot beat the k-th score unread (`sift_topk_collector.top_only`).
     init(capacity: Int, blocks: [[UInt8]?], meta: TopKImpacts.Meta, columns: Int, blockBounds: [Double]?,
-         matches: UnsafeMutablePointer<sift_facet_rowids>? = nil) {
+         matches: UnsafeMutablePointer<sift_facet_rowids>? = nil, topOnly: Bool = false) {
         let capacity = max(0, capacity)
         pointer = .allocate(capacity: 1)
         let rowids = UnsafeMutablePointer<Int64>.allocate(capacity: max(1, capacity))
@@ -31,7 +33,7 @@ struct TopKCollector {
             capacity: Int32(clamping: capacity), count: 0, rowids: rowids, scores: scores, terms: Int32(blocks.count),
             blocks: copies, bytes: sizes, block: meta.block, watermark: meta.watermark,
             stride: Int32(ImpactBlock.stride(columns: columns)), matched: 0, scored: 0, block_bounds: bounds,
-            block_count: Int64(blockBounds?.count ?? 0), matches: matches))
+            block_count: Int64(blockBounds?.count ?? 0), matches: matches, top_only: topOnly ? 1 : 0))
     }
 
     /// The k-th score once `capacity` rows are held.

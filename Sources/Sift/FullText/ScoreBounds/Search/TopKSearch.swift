@@ -212,7 +212,7 @@ struct TopKSearch {
         // Rows of a block whose bound cannot beat the k-th score are passed over unread, when the bounds cover every
         // term (a non-listed term has none).
         let collector = TopKCollector(capacity: count, blocks: terms.map(\.blocks), meta: meta, columns: weights.count,
-                                      blockBounds: listed && !postings ? perBlock.blockBounds : nil)
+                                      blockBounds: listed && !postings ? perBlock.blockBounds : nil, topOnly: !countTotal)
         defer { collector.release() }
         let context = TopKRun(handle: handle, index: index, expression: expression, terms: terms, rows: rows, tails: tails,
                               rank: rank, collector: collector, listedTerms: listedTerms, blockCount: blockCount,
