@@ -37,7 +37,9 @@ public struct SearchOptions: Sendable, Hashable {
     /// around the best cluster of matched words, so a little shorter (or one long token). A column this long or
     /// shorter is returned whole.
     public var snippetLength: Int = 100
-    /// Whether to count every hit, not only those returned (one more query).
+    /// Whether to count every hit, not only those returned. Counting reads every matching row; without it the
+    /// pruned search of a large index passes over the blocks of rows that cannot reach the page (at 1,000,000 rows,
+    /// two words, all terms: 1.0 ms at p50 against 1.8 with the total). ``SearchResults/totalCount`` is then nil.
     public var countTotal: Bool = true
     /// Pseudo-relevance feedback for `.anyTerm` questions under ``Ranking/bm25f(k1:b:)`` (nil: none, the default):
     /// a second search with words of the first one's best hits added (see ``Feedback``).
