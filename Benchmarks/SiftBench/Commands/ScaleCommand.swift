@@ -86,6 +86,9 @@ struct ScaleCommand: ParsableCommand {
     @Flag(help: "Time Sift's searches alone: no raw FTS5 nor exhaustive queries between them, no exactness check and no @TableRowCoding load (for profiling).")
     var siftOnly = false
 
+    @Flag(help: "Skip the last phase, verify(index:) and rebuild(index:) (minutes at 10M), for runs that time searches.")
+    var noVerify = false
+
     @Option(name: .customLong("mmap-mb"), help: ArgumentHelp("""
         SQLite's mmap_size for the searching connections (Sift's and raw FTS5's), in MB (0: SQLite reads pages with \
         read calls, its default).
@@ -179,14 +182,16 @@ struct ScaleCommand: ParsableCommand {
                                           tantivy: tantivyReport?.searchesAfterChurn)
                 phases.append(("searches after it", clock.lap()))
             }
-            let check = try ScaleIndexCommand.spawnVerify(path: directory + "/sift.sqlite")
-            print("")
-            print(String(format: "verify(index:) of Sift's database: %.1f s, peak RSS %.0f MB, %@", check.seconds,
-                         Double(check.peakBytes) / 1_048_576, check.outcome ?? "no outcome"))
-            let rebuilt = try ScaleIndexCommand.spawnRebuild(path: directory + "/sift.sqlite")
-            print(String(format: "rebuild(index:) of a copy of it: %.1f s, peak RSS %.0f MB, then %@", rebuilt.seconds,
-                         Double(rebuilt.peakBytes) / 1_048_576, rebuilt.outcome ?? "no outcome"))
-            phases.append(("verify and rebuild", clock.lap()))
+            if !noVerify {
+                let check = try ScaleIndexCommand.spawnVerify(path: directory + "/sift.sqlite")
+                print("")
+                print(String(format: "verify(index:) of Sift's database: %.1f s, peak RSS %.0f MB, %@", check.seconds,
+                             Double(check.peakBytes) / 1_048_576, check.outcome ?? "no outcome"))
+                let rebuilt = try ScaleIndexCommand.spawnRebuild(path: directory + "/sift.sqlite")
+                print(String(format: "rebuild(index:) of a copy of it: %.1f s, peak RSS %.0f MB, then %@", rebuilt.seconds,
+                             Double(rebuilt.peakBytes) / 1_048_576, rebuilt.outcome ?? "no outcome"))
+                phases.append(("verify and rebuild", clock.lap()))
+            }
             ScaleReport.printPhases(phases)
         }
     }
