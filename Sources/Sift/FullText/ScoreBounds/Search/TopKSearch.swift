@@ -147,8 +147,11 @@ struct TopKSearch {
         guard let stats, stats.count == weights.count + 1 else { return ([], countTotal ? 0 : nil, false) }
         let rows = stats[0]
         let bound = ImpactBound(ranking, weights: weights, averageLengths: stats.dropFirst().map { rows > 0 ? $0 / rows : 0 })
-        // The tail: rows above the watermark, and rows at rowid 0 or below when the index has any.
-        var tails = meta.watermark < .max ? [(meta.watermark + 1)...Int64.max] : []
+        // The tail: rows above the watermark when the index has any (none after a bulk load or an optimize, when its
+        // statements through FTS5, one a listed term and the scoring one, are left out), and rows at rowid 0 or below
+        // when the index has any.
+        let highTail = try meta.watermark < .max && TopKImpacts.maxRowid(index, on: handle) > meta.watermark
+        var tails = highTail ? [(meta.watermark + 1)...Int64.max] : []
         if try TopKImpacts.hasLowTail(index, on: handle) { tails.append(Int64.min...0) }
         // Row counts and instances (InB2's F): the stored ones plus the tail's; non-listed terms' are counted (they
         // are rare), or kept from an earlier search of the unchanged index (`PhraseStatistics`).
