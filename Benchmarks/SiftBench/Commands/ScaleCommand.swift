@@ -101,6 +101,9 @@ struct ScaleCommand: ParsableCommand {
         """)
     var asKept = false
 
+    @Option(help: ArgumentHelp("Print the slowest searches without a total of each kind, with their words.", valueName: "n"))
+    var slowest = 0
+
     @Flag(help: "Before the searches, compress Sift's docs.title and docs.body with zstd (ScaleCompression: sizes and times).")
     var compress = false
 
@@ -356,6 +359,12 @@ struct ScaleCommand: ParsableCommand {
             let mode: SearchQuery.Mode = kind == .zipfAll ? .allTerms : .anyTerm
             var row = ScaleSearchRow(kind: kind)
             var exact = 0
+            var timed: [(ms: Double, text: String)] = []
+            defer {
+                for search in timed.sorted(by: { $0.ms > $1.ms }).prefix(slowest) {
+                    print(String(format: "  slowest without a total, %@: %.1f ms '%@'", kind.rawValue, search.ms, search.text))
+                }
+            }
             for (number, text) in corpus.queries(kind, count: queries).enumerated() {
                 let query = SearchQuery(text, mode: mode)
                 var start = DispatchTime.now().uptimeNanoseconds
@@ -368,6 +377,7 @@ struct ScaleCommand: ParsableCommand {
                 start = DispatchTime.now().uptimeNanoseconds
                 let top = try database.search(query, in: "fts", of: Doc.self, options: topOnly)
                 row.siftTopOnly.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                if slowest > 0 { timed.append((row.siftTopOnly.last ?? 0, text)) }
                 if top.hits.map(\.rowid) == results.hits.map(\.rowid) && top.hits.map(\.score) == results.hits.map(\.score) {
                     row.topOnlySame += 1
                 }
