@@ -72,67 +72,53 @@ SIFT_SIMD_INLINE int32_t sift_dot_i8_scalar(const int8_t *q, const uint8_t *c, i
 
 /* Code compiled for AVX2 and FMA; called only when the processor has both (see sift_vector.c). */
 #define SIFT_TARGET_AVX2 __attribute__((target("avx2,fma")))
-
-/* 32 codes a step: vpmaddubsw multiplies unsigned by signed bytes, so it takes |c| (vpabsb: 128 for -128, right
- * as an unsigned byte) and q with c's sign (vpsignb; |q| <= 127, so never -128), whose products are c * q; it adds
- * them in pairs into 16 bits (at most 2 * 128 * 127 = 32,512: no saturation), and vpmaddwd by ones adds those pairs
- * into 32-bit lanes. The same 32-byte load feeds the word sum. Two accumulators a step of 64. */
-SIFT_TARGET_AVX2 SIFT_SIMD_INLINE int32_t sift_dot_i8_avx2(const int8_t *q, const uint8_t *c, int dim, size_t stride,
-                                                           uint32_t *words) {
-    const __m256i ones = _mm256_set1_epi16(1);
-    __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256(), w = _mm256_setzero_si256();
-    int j = 0;
-    for (; j + 64 <= dim; j += 64) {
-        __m256i c0 = _mm256_loadu_si256((const __m256i *)(c + j)), c1 = _mm256_loadu_si256((const __m256i *)(c + j + 32));
-        __m256i q0 = _mm256_loadu_si256((const __m256i *)(q + j)), q1 = _mm256_loadu_si256((const __m256i *)(q + j + 32));
-        w = _mm256_add_epi32(w, _mm256_add_epi32(c0, c1));
-        __m256i p0 = _mm256_maddubs_epi16(_mm256_abs_epi8(c0), _mm256_sign_epi8(q0, c0));
-        __m256i p1 = _mm256_maddubs_epi16(_mm256_abs_epi8(c1), _mm256_sign_epi8(q1, c1));
-        acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(p0, ones));
-        acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(p1, ones));
-    }
-    if (j + 32 <= dim) {
-        __m256i c0 = _mm256_loadu_si256((const __m256i *)(c + j)), q0 = _mm256_loadu_si256((const __m256i *)(q + j));
-        w = _mm256_add_epi32(w, c0);
-        acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(c0), _mm256_sign_epi8(q0, c0)), ones));
-        j += 32;
-    }
-    /* Both sums at once: lane 0 the dot product's, lane 1 the words'. */
-    __m256i pairs = _mm256_hadd_epi32(_mm256_add_epi32(acc0, acc1), w);
-    pairs = _mm256_hadd_epi32(pairs, pairs);
-    __m128i sums = _mm_add_epi32(_mm256_castsi256_si128(pairs), _mm256_extracti128_si256(pairs, 1));
-    *words = (uint32_t)_mm_extract_epi32(sums, 1) + sift_words_tail(c + j, stride - (size_t)j);
-    return _mm_cvtsi128_si32(sums) + sift_dot_i8_tail(q, c, j, dim);
-}
-
 /* Code compiled for AVX2, FMA and AVX-VNNI (VEX-encoded, 256-bit); called only when the processor has them. */
 #define SIFT_TARGET_AVX_VNNI __attribute__((target("avx2,fma,avxvnni")))
 
-/* The AVX2 kernel's steps with one instruction for the products and their sums: vpdpbusd multiplies |c| (unsigned)
- * by q with c's sign, as above, and adds each four products (at most 4 * 128 * 127 = 65,024 in magnitude) into a
- * 32-bit lane, without saturating. */
+/* The body of both x86 kernels: 32 codes a step, two accumulators a step of 64, the same 32-byte load feeding the
+ * word sum; `ACCUMULATE(acc, c, q)` adds a step's products c * q into acc's 32-bit lanes. Both take |c| (vpabsb:
+ * 128 for -128, right as an unsigned byte) times q with c's sign (vpsignb; |q| <= 127, so never -128), since their
+ * multiplies take unsigned by signed bytes:
+ * - AVX2: vpmaddubsw adds the products in pairs into 16 bits (at most 2 * 128 * 127 = 32,512: no saturation), and
+ *   vpmaddwd by ones adds those pairs into 32-bit lanes;
+ * - AVX-VNNI: vpdpbusd adds each four products (at most 4 * 128 * 127 = 65,024 in magnitude) into a 32-bit lane,
+ *   without saturating. */
+#define SIFT_DOT_I8_X86(ACCUMULATE)                                                                                   \
+    __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256(), w = _mm256_setzero_si256();                \
+    int j = 0;                                                                                                        \
+    for (; j + 64 <= dim; j += 64) {                                                                                  \
+        __m256i c0 = _mm256_loadu_si256((const __m256i *)(c + j)), c1 = _mm256_loadu_si256((const __m256i *)(c + j + 32)); \
+        __m256i q0 = _mm256_loadu_si256((const __m256i *)(q + j)), q1 = _mm256_loadu_si256((const __m256i *)(q + j + 32)); \
+        w = _mm256_add_epi32(w, _mm256_add_epi32(c0, c1));                                                            \
+        acc0 = ACCUMULATE(acc0, c0, q0);                                                                              \
+        acc1 = ACCUMULATE(acc1, c1, q1);                                                                              \
+    }                                                                                                                 \
+    if (j + 32 <= dim) {                                                                                              \
+        __m256i c0 = _mm256_loadu_si256((const __m256i *)(c + j)), q0 = _mm256_loadu_si256((const __m256i *)(q + j)); \
+        w = _mm256_add_epi32(w, c0);                                                                                  \
+        acc0 = ACCUMULATE(acc0, c0, q0);                                                                              \
+        j += 32;                                                                                                      \
+    }                                                                                                                 \
+    /* Both sums at once: lane 0 the dot product's, lane 1 the words'. */                                             \
+    __m256i pairs = _mm256_hadd_epi32(_mm256_add_epi32(acc0, acc1), w);                                               \
+    pairs = _mm256_hadd_epi32(pairs, pairs);                                                                          \
+    __m128i sums = _mm_add_epi32(_mm256_castsi256_si128(pairs), _mm256_extracti128_si256(pairs, 1));                  \
+    *words = (uint32_t)_mm_extract_epi32(sums, 1) + sift_words_tail(c + j, stride - (size_t)j);                       \
+    return _mm_cvtsi128_si32(sums) + sift_dot_i8_tail(q, c, j, dim);
+
+#define SIFT_ACCUMULATE_AVX2(acc, cv, qv)                                                                             \
+    _mm256_add_epi32((acc), _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(cv), _mm256_sign_epi8((qv), (cv))), \
+                                              _mm256_set1_epi16(1)))
+#define SIFT_ACCUMULATE_AVX_VNNI(acc, cv, qv) _mm256_dpbusd_avx_epi32((acc), _mm256_abs_epi8(cv), _mm256_sign_epi8((qv), (cv)))
+
+SIFT_TARGET_AVX2 SIFT_SIMD_INLINE int32_t sift_dot_i8_avx2(const int8_t *q, const uint8_t *c, int dim, size_t stride,
+                                                           uint32_t *words) {
+    SIFT_DOT_I8_X86(SIFT_ACCUMULATE_AVX2)
+}
+
 SIFT_TARGET_AVX_VNNI SIFT_SIMD_INLINE int32_t sift_dot_i8_avx_vnni(const int8_t *q, const uint8_t *c, int dim, size_t stride,
                                                                    uint32_t *words) {
-    __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256(), w = _mm256_setzero_si256();
-    int j = 0;
-    for (; j + 64 <= dim; j += 64) {
-        __m256i c0 = _mm256_loadu_si256((const __m256i *)(c + j)), c1 = _mm256_loadu_si256((const __m256i *)(c + j + 32));
-        __m256i q0 = _mm256_loadu_si256((const __m256i *)(q + j)), q1 = _mm256_loadu_si256((const __m256i *)(q + j + 32));
-        w = _mm256_add_epi32(w, _mm256_add_epi32(c0, c1));
-        acc0 = _mm256_dpbusd_avx_epi32(acc0, _mm256_abs_epi8(c0), _mm256_sign_epi8(q0, c0));
-        acc1 = _mm256_dpbusd_avx_epi32(acc1, _mm256_abs_epi8(c1), _mm256_sign_epi8(q1, c1));
-    }
-    if (j + 32 <= dim) {
-        __m256i c0 = _mm256_loadu_si256((const __m256i *)(c + j)), q0 = _mm256_loadu_si256((const __m256i *)(q + j));
-        w = _mm256_add_epi32(w, c0);
-        acc0 = _mm256_dpbusd_avx_epi32(acc0, _mm256_abs_epi8(c0), _mm256_sign_epi8(q0, c0));
-        j += 32;
-    }
-    __m256i pairs = _mm256_hadd_epi32(_mm256_add_epi32(acc0, acc1), w);
-    pairs = _mm256_hadd_epi32(pairs, pairs);
-    __m128i sums = _mm_add_epi32(_mm256_castsi256_si128(pairs), _mm256_extracti128_si256(pairs, 1));
-    *words = (uint32_t)_mm_extract_epi32(sums, 1) + sift_words_tail(c + j, stride - (size_t)j);
-    return _mm_cvtsi128_si32(sums) + sift_dot_i8_tail(q, c, j, dim);
+    SIFT_DOT_I8_X86(SIFT_ACCUMULATE_AVX_VNNI)
 }
 #endif
 

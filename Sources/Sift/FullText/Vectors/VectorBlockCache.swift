@@ -37,6 +37,9 @@ final class VectorBlockCache: Sendable {
         var limit = 0
         var used = 0
         var blocks: [Key: Block] = [:]
+        /// Per index and reading, above the highest block kept since the last sweep (`drop(_:codes:from:)`): a scan
+        /// that ends below it sweeps, the others need not look.
+        var reach: [String: Int64] = [:]
         /// Scans that used a kept block, and blocks kept (for the tests and the benchmarks).
         var hits = 0
         var fills = 0
@@ -50,7 +53,7 @@ final class VectorBlockCache: Sendable {
         set {
             state.withLock {
                 $0.limit = max(0, newValue)
-                if $0.used > $0.limit { ($0.blocks, $0.used) = ([:], 0) }
+                if $0.used > $0.limit { ($0.blocks, $0.used, $0.reach) = ([:], 0, [:]) }
             }
         }
     }
@@ -85,19 +88,26 @@ final class VectorBlockCache: Sendable {
             $0.blocks[key] = block
             $0.used += block.bytes - freed
             $0.fills += 1
+            let index = Self.reachKey(key.index, codes: key.codes)
+            $0.reach[index] = max($0.reach[index] ?? 0, key.block + 1)
         }
     }
 
-    /// Drops the copies of `index`'s blocks from `first` on (blocks a scan found gone).
+    /// Drops the copies of `index`'s blocks from `first` on (blocks a scan found gone); looks through the kept blocks
+    /// only when one that far was kept since the last time.
     func drop(_ index: String, codes: Bool, from first: Int64) {
         state.withLock {
-            guard $0.used > 0 else { return }
+            let reachKey = Self.reachKey(index, codes: codes)
+            guard let reach = $0.reach[reachKey], reach > first else { return }
+            $0.reach[reachKey] = first
             for (key, block) in $0.blocks where key.index == index && key.codes == codes && key.block >= first {
                 $0.blocks[key] = nil
                 $0.used -= block.bytes
             }
         }
     }
+
+    private static func reachKey(_ index: String, codes: Bool) -> String { (codes ? "c" : "v") + index }
 
     /// Drops the copy of one block.
     func drop(_ index: String, codes: Bool, block: Int64) {

@@ -126,39 +126,38 @@ extension VectorStore {
         try handle.withStatement(sql) { stmt in
             while try handle.stepUnobserved(stmt) {
                 let rowid = sqlite3_column_int64(stmt, 0)
-                guard filter?.contains(rowid) ?? true, case .success(let vector)? = index.vector(column: 1, of: stmt) else { continue }
-                sift_vector_top_offer(&top.state, score(query, vector), rowid)
+                guard filter?.contains(rowid) ?? true, let score = rowScore(query, column: 1, of: stmt) else { continue }
+                sift_vector_top_offer(&top.state, score, rowid)
             }
         }
         return top.sorted()
     }
 
-    /// The exact scores of `rowids` from the rows' own blobs (rows without a valid vector are left out), best first:
-    /// each blob checked and scored in C (`sift_vector_score_blob`), as `VectorIndex.vector` and `score` would.
+    /// The exact scores of `rowids` from the rows' own blobs (rows without a valid vector are left out), best first.
     func exactScores(_ query: [Float], of rowids: [Int64]) throws -> [VectorCandidate] {
         let q = SQLBuilder.quote
         let sql = "SELECT \(q(index.column)) FROM \(q(index.content)) WHERE \(q(index.rowidColumn)) = ?"
-        let metric = index.metric == .l2 ? Int32(SIFT_VECTOR_L2) : Int32(SIFT_VECTOR_DOT)
-        let unit: Int32 = index.metric == .cosine ? 1 : 0
         var scored: [VectorCandidate] = []
         try handle.withStatement(sql) { stmt in
             for rowid in rowids {
                 sqlite3_reset(stmt)
                 sqlite3_bind_int64(stmt, 1, rowid)
-                guard try handle.stepUnobserved(stmt), sqlite3_column_type(stmt, 0) == SQLITE_BLOB else { continue }
-                let blob = sqlite3_column_blob(stmt, 0), bytes = Int(sqlite3_column_bytes(stmt, 0))
-                let score = sift_vector_score_blob(query, blob, bytes, Int32(index.dimension), metric, unit)
-                guard !score.isNaN else { continue }
+                guard try handle.stepUnobserved(stmt), let score = rowScore(query, column: 0, of: stmt) else { continue }
                 scored.append(VectorCandidate(rowid: rowid, score: score))
             }
         }
         return scored.sorted { $0.score != $1.score ? $0.score > $1.score : $0.rowid < $1.rowid }
     }
 
-    /// The score of a stored `vector` (prepared) for `query` (prepared) under the index's metric.
-    func score(_ query: [Float], _ vector: [Float]) -> Float {
+    /// The score for `query` (prepared) of the row's own vector in `column` of `stmt` under the index's metric, the
+    /// blob checked, scaled and scored in C (`sift_vector_score_blob`) as `VectorIndex.vector` and
+    /// `sift_vector_score_f32` would; nil when the row holds no vector the index takes.
+    private func rowScore(_ query: [Float], column: Int32, of stmt: OpaquePointer) -> Float? {
+        guard sqlite3_column_type(stmt, column) == SQLITE_BLOB else { return nil }
         let metric = index.metric == .l2 ? Int32(SIFT_VECTOR_L2) : Int32(SIFT_VECTOR_DOT)
-        return vector.withUnsafeBytes { sift_vector_score_f32(query, $0.baseAddress, Int32(index.dimension), metric) }
+        let score = sift_vector_score_blob(query, sqlite3_column_blob(stmt, column), Int(sqlite3_column_bytes(stmt, column)),
+                                           Int32(index.dimension), metric, index.metric == .cosine ? 1 : 0)
+        return score.isNaN ? nil : score
     }
 
     /// What does not add up between the blocks and the content rows (empty when the index is exact).
