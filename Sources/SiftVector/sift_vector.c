@@ -18,30 +18,37 @@ typedef uint64_t sift_uu64 __attribute__((aligned(1), may_alias));
 /* Whether (a, ra) ranks below (b, rb): a smaller score, or the same score and a larger rowid. */
 SIFT_INLINE int worse(float a, int64_t ra, float b, int64_t rb) { return a < b || (a == b && ra > rb); }
 
+SIFT_INLINE void swap_entries(sift_vector_top *top, int i, int j) {
+    float s = top->scores[i]; top->scores[i] = top->scores[j]; top->scores[j] = s;
+    int64_t id = top->rowids[i]; top->rowids[i] = top->rowids[j]; top->rowids[j] = id;
+    if (top->places) { int64_t p = top->places[i]; top->places[i] = top->places[j]; top->places[j] = p; }
+}
+
 static void sift_down(sift_vector_top *top, int i) {
     for (;;) {
         int l = 2 * i + 1, r = l + 1, m = i;
         if (l < top->count && worse(top->scores[l], top->rowids[l], top->scores[m], top->rowids[m])) m = l;
         if (r < top->count && worse(top->scores[r], top->rowids[r], top->scores[m], top->rowids[m])) m = r;
         if (m == i) return;
-        float s = top->scores[i]; top->scores[i] = top->scores[m]; top->scores[m] = s;
-        int64_t id = top->rowids[i]; top->rowids[i] = top->rowids[m]; top->rowids[m] = id;
+        swap_entries(top, i, m);
         i = m;
     }
 }
 
-void sift_vector_top_offer(sift_vector_top *top, float score, int64_t rowid) {
+/* Offers a pair from slot `slot` of block `top->block` (its place, kept when `top->places` is set). */
+static void top_offer(sift_vector_top *top, float score, int64_t rowid, int slot) {
     if (top->capacity <= 0) return;
     if (score != score) score = -INFINITY;  /* overflowing magnitudes: last, never in the way of a real score */
+    int64_t place = top->block * SIFT_VECTOR_PLACE_BLOCK + slot;
     if (top->count < top->capacity) {
         int i = top->count++;
         top->scores[i] = score;
         top->rowids[i] = rowid;
+        if (top->places) top->places[i] = place;
         while (i > 0) {
             int p = (i - 1) / 2;
             if (!worse(top->scores[i], top->rowids[i], top->scores[p], top->rowids[p])) break;
-            float s = top->scores[i]; top->scores[i] = top->scores[p]; top->scores[p] = s;
-            int64_t id = top->rowids[i]; top->rowids[i] = top->rowids[p]; top->rowids[p] = id;
+            swap_entries(top, i, p);
             i = p;
         }
         return;
@@ -49,23 +56,24 @@ void sift_vector_top_offer(sift_vector_top *top, float score, int64_t rowid) {
     if (!worse(top->scores[0], top->rowids[0], score, rowid)) return;
     top->scores[0] = score;
     top->rowids[0] = rowid;
+    if (top->places) top->places[0] = place;
     sift_down(top, 0);
 }
+
+void sift_vector_top_offer(sift_vector_top *top, float score, int64_t rowid) { top_offer(top, score, rowid, 0); }
 
 void sift_vector_top_sort(sift_vector_top *top) {
     /* Heap sort: the root (the worst kept) goes to the end each round, so the array ends best first. */
     int n = top->count;
     while (top->count > 1) {
-        int last = top->count - 1;
-        float s = top->scores[0]; top->scores[0] = top->scores[last]; top->scores[last] = s;
-        int64_t id = top->rowids[0]; top->rowids[0] = top->rowids[last]; top->rowids[last] = id;
+        swap_entries(top, 0, top->count - 1);
         top->count--;
         sift_down(top, 0);
     }
     top->count = n;
 }
 
-/* ---- kernels (inlined into a baseline and an AVX2+FMA build of each scan) ---- */
+/* ---- kernels (inlined into a baseline and an AVX2+FMA+POPCNT build of each scan) ---- */
 
 /* One float32 vector's score against the query (dot product, or minus the squared Euclidean distance when `l2`)
  * and the sum of its bytes as 32-bit words, in one pass: each load feeds both. Four accumulators of eight lanes
@@ -136,9 +144,9 @@ SIFT_INLINE uint32_t slot_sum(const uint8_t *bytes, size_t length, int64_t rowid
 
 /* Offers a pair unless it cannot enter a full top (a strictly smaller score than the worst kept): most pairs of a
  * scan stop at this one comparison. */
-SIFT_INLINE void offer(sift_vector_top *top, float score, int64_t rowid) {
+SIFT_INLINE void offer(sift_vector_top *top, float score, int64_t rowid, int slot) {
     if (top->count == top->capacity && score < top->scores[0]) return;
-    sift_vector_top_offer(top, score, rowid);
+    top_offer(top, score, rowid, slot);
 }
 
 /* Vectors ahead of the one scored whose bytes a float32 scan asks the memory for (a hint: no fault, no effect on the
@@ -167,7 +175,7 @@ SIFT_INLINE uint64_t scan_f32_metric(const float *query, const void *vectors, co
         uint32_t words;
         float score = score_f32(query, v, dim, l2, &words);
         checksum += (uint64_t)(first + i + 1) * (words + rowid_mix(rowid));
-        offer(top, score, rowid);
+        offer(top, score, rowid, first + i);
     }
     return checksum;
 }
@@ -206,7 +214,7 @@ SIFT_INLINE uint64_t scan_i8(dot_i8_kernel dot, const int8_t *query, float qscal
         memcpy(&scale, c + dim, 4);
         memcpy(&norm2, c + dim + 4, 4);
         float product = qscale * scale * (float)codes_dot;
-        offer(top, metric == SIFT_VECTOR_L2 ? -(qnorm2 + norm2 - 2 * product) : product, rowid);
+        offer(top, metric == SIFT_VECTOR_L2 ? -(qnorm2 + norm2 - 2 * product) : product, rowid, first + i);
     }
     return checksum;
 }
@@ -225,7 +233,7 @@ SIFT_INLINE uint64_t scan_bits(const uint64_t *query, const void *bits, const vo
         const sift_uu64 *w = (const sift_uu64 *)b;
         int distance = 0;
         for (int j = 0; j < words; j++) distance += __builtin_popcountll(query[j] ^ w[j]);
-        offer(top, -(float)distance, rowid);
+        offer(top, -(float)distance, rowid, first + i);
     }
     return checksum;
 }
@@ -245,7 +253,7 @@ static int has_avx2(void) {
     static int known = -1;
     if (known < 0) {
         __builtin_cpu_init();
-        known = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        known = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("popcnt");
     }
     return known;
 }
@@ -255,6 +263,8 @@ SIFT_AVX2 static uint64_t scan_i8_avx2(const int8_t *q, float qs, float qn, cons
                                        const uint8_t *m, int f, int n, int d, int metric, sift_vector_top *t) {
     return scan_i8(sift_dot_i8_avx2, q, qs, qn, c, r, m, f, n, d, metric, t);
 }
+SIFT_AVX2 static uint64_t scan_bits_avx2(const uint64_t *q, const void *b, const void *r, const uint8_t *m, int f, int n, int w,
+                                         sift_vector_top *t) { return scan_bits(q, b, r, m, f, n, w, t); }
 SIFT_AVX2 static uint64_t sum_words_avx2(const void *bytes, size_t length) { return word_sum((const uint8_t *)bytes, length); }
 #include <cpuid.h>
 /* AVX-VNNI: CPUID leaf 7, subleaf 1, EAX bit 4 (the operating system keeps the YMM registers, as AVX2 needs too). */
@@ -366,6 +376,9 @@ uint64_t sift_vector_scan_i8(const int8_t *query, float query_scale, float query
 
 uint64_t sift_vector_scan_bits(const uint64_t *query, const void *bits, const void *rowids, const uint8_t *mask,
                                int first, int count, int words, sift_vector_top *top) {
+#ifdef SIFT_AVX2
+    if (has_avx2()) return scan_bits_avx2(query, bits, rowids, mask, first, count, words, top);
+#endif
     return scan_bits(query, bits, rowids, mask, first, count, words, top);
 }
 

@@ -70,10 +70,11 @@ SIFT_SIMD_INLINE int32_t sift_dot_i8_scalar(const int8_t *q, const uint8_t *c, i
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #include <immintrin.h>
 
-/* Code compiled for AVX2 and FMA; called only when the processor has both (see sift_vector.c). */
-#define SIFT_TARGET_AVX2 __attribute__((target("avx2,fma")))
-/* Code compiled for AVX2, FMA and AVX-VNNI (VEX-encoded, 256-bit); called only when the processor has them. */
-#define SIFT_TARGET_AVX_VNNI __attribute__((target("avx2,fma,avxvnni")))
+/* Code compiled for AVX2, FMA and POPCNT; called only when the processor has them (see sift_vector.c). Without
+ * POPCNT, a baseline build counts a word's bits with a dozen shifts, masks and adds. */
+#define SIFT_TARGET_AVX2 __attribute__((target("avx2,fma,popcnt")))
+/* Code compiled for AVX2, FMA, POPCNT and AVX-VNNI (VEX-encoded, 256-bit); called only when the processor has them. */
+#define SIFT_TARGET_AVX_VNNI __attribute__((target("avx2,fma,popcnt,avxvnni")))
 
 /* The body of both x86 kernels: 32 codes a step, two accumulators a step of 64, the same 32-byte load feeding the
  * word sum; `ACCUMULATE(acc, c, q)` adds a step's products c * q into acc's 32-bit lanes. Both take |c| (vpabsb:

@@ -7,13 +7,13 @@ import Foundation
 struct VectorsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vectors",
-        abstract: "Exact and int8 vector search over random vectors, against a memory-bandwidth floor.",
+        abstract: "Exact, int8 and binary vector search over random vectors, against a memory-bandwidth floor.",
         discussion: """
             Builds a database of --rows random vectors (uniform in -1..1, seeded) with a cosine vector index that \
             keeps int8 codes and a full-text index over six words a row, then times --queries searches of the top \
             --limit on one thread: exact float32, int8 with an exact re-rank of each --candidates count (recall \
-            against the exact results), exact with where: conditions 10% and 50% of the rows pass, and hybrid \
-            searches. The floor is a C loop summing the same float32 bytes. sqlite-vec runs the same exact searches \
+            against the exact results), the same with a second index keeping binary codes, exact with where: \
+            conditions 10% and 50% of the rows pass, and hybrid searches. The floor is a C loop summing the same float32 bytes. sqlite-vec runs the same exact searches \
             over the same vectors in a vec0 table (Benchmarks/Scripts/sqlite_vec_knn.py, run by --python; skipped \
             with the reason when it cannot load). Random vectors are the hard case for quantization: --embeddings \
             measures recall on real ones.

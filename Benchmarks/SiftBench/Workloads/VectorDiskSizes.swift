@@ -21,13 +21,13 @@ struct VectorDiskSizes {
         self.bytes = bytes
     }
 
-    /// The vector index's tables per vector (float32 blocks, int8 codes, slots, block headers), then the others.
+    /// The vector index's tables per vector (float32 blocks, int8 codes, the binary index's codes, slots, block headers), then the others.
     func lines(rows: Int) -> [String] {
         guard !bytes.isEmpty else { return ["(no dbstat in this SQLite: no per-table sizes)"] }
         func perVector(_ name: String) -> Double { Double(bytes[name] ?? 0) / Double(max(rows, 1)) }
-        var lines = [String(format: "  bytes per vector on disk: float32 %.0f, int8 codes %.0f, slot %.0f, block headers %.0f",
-                            perVector("rows_vectors_vectors"), perVector("rows_vectors_codes"), perVector("rows_vectors_slots"),
-                            perVector("rows_vectors_blocks"))]
+        var lines = [String(format: "  bytes per vector on disk: float32 %.0f, int8 codes %.0f, binary codes %.0f, slot %.0f, block headers %.0f",
+                            perVector("rows_vectors_vectors"), perVector("rows_vectors_codes"), perVector("rows_binary_codes"),
+                            perVector("rows_vectors_slots"), perVector("rows_vectors_blocks"))]
         for (name, size) in bytes.sorted(by: { $0.value > $1.value }) where size > 1_000_000 {
             lines.append(String(format: "  %@: %.1f MB (%.0f bytes per row)", name, Double(size) / 1e6, Double(size) / Double(max(rows, 1))))
         }

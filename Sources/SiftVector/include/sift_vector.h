@@ -5,19 +5,26 @@
 #include <stdint.h>
 
 /* Exact nearest-neighbour scans over blocks of vectors (Sift's vector indexes). Every pointer to stored data may
- * be unaligned (SQLite hands out blobs at any address); the kernels use eight-lane vectors (sift_vector_simd.h),
- * and an AVX2+FMA build of each scan is chosen at run time when the processor has it. Scores: larger is better. */
+ * be unaligned (SQLite hands out blobs at any address); the kernels use eight-lane vectors
+ * and an AVX2+FMA+POPCNT build of each scan is chosen at run time when the processor has it. Scores: larger is better. */
 
 /* How vectors are compared: the index's declared metric. Cosine vectors are stored normalized and scored as dot. */
 enum { SIFT_VECTOR_DOT = 0, SIFT_VECTOR_L2 = 1 };
 
-/* The best `capacity` (score, rowid) pairs seen so far: a min-heap on (score, then larger rowid first). */
+/* The best `capacity` (score, rowid) pairs seen so far: a min-heap on (score, then larger rowid first). When
+ * `places` is set (`capacity` entries, beside the pairs), a scan also keeps where each kept pair's slot is:
+ * block * SIFT_VECTOR_PLACE_BLOCK + slot, the block being `block` (set by the caller before it scans each block). */
 typedef struct {
     float *scores;
     int64_t *rowids;
     int count;
     int capacity;
+    int64_t *places;
+    int64_t block;
 } sift_vector_top;
+
+/* A block's slots in a place (see sift_vector_top): more than any block holds. */
+#define SIFT_VECTOR_PLACE_BLOCK 4294967296LL
 
 /* Offers one pair; ties keep the smaller rowid. */
 void sift_vector_top_offer(sift_vector_top *top, float score, int64_t rowid);

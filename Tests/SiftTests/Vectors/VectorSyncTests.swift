@@ -34,7 +34,7 @@ class VectorSyncTests: SiftTestCase {
             let rows = try store.state()?.rows ?? 0
             for reading in [VectorStore.Reading.vectors] + (index.quantization == .none ? [] : [.codes]) {
                 func scan(_ cache: VectorBlockCache?) throws -> [VectorCandidate]? {
-                    try handle.inSnapshot { try store.nearest(prepared, limit: 12, reading: reading, filter: nil, cache: cache) }
+                    try handle.inSnapshot { try store.nearest(prepared, limit: 12, reading: reading, filter: nil, cache: cache)?.candidates }
                 }
                 let read = try scan(nil)
                 XCTAssertNotNil(read, "\(reading): the blocks read as exact", file: file, line: line)
@@ -45,6 +45,19 @@ class VectorSyncTests: SiftTestCase {
                 XCTAssertEqual(afterWrite, read, "\(reading): kept blocks from before the write", file: file, line: line)
                 XCTAssertEqual(kept, read, "\(reading): kept blocks", file: file, line: line)
                 XCTAssertLessThanOrEqual(cache.usage.bytes, Self.keptBytes, file: file, line: line)
+            }
+            // The re-rank of a codes scan from the float32 blocks kept (scanned above): the scores of the rows' own vectors.
+            if index.quantization != .none {
+                try handle.inSnapshot {
+                    guard let codes = try store.nearest(prepared, limit: 40, reading: .codes, filter: nil, cache: cache) else {
+                        return XCTFail("codes not read", file: file, line: line)
+                    }
+                    let fromRows = try store.rescored(prepared, codes, cache: nil)
+                    let fromKept = try store.rescored(prepared, codes, cache: cache)
+                    XCTAssertFalse(fromRows.kept, file: file, line: line)
+                    if rows > 0 { XCTAssertTrue(fromKept.kept, "scores from kept blocks", file: file, line: line) }
+                    XCTAssertEqual(fromKept.scores, fromRows.scores, "re-rank from kept blocks", file: file, line: line)
+                }
             }
         }
     }

@@ -54,7 +54,7 @@ extension Database {
         var candidates: [VectorCandidate]
         switch options.scan {
         case .exact:
-            candidates = try store.nearest(query, limit: wanted, reading: .vectors, filter: filter, cache: cache)
+            candidates = try store.nearest(query, limit: wanted, reading: .vectors, filter: filter, cache: cache).map(\.candidates)
                 .flatMap { found in
                     // The hits against their rows' own vectors: a block that holds other values than its rows is stale.
                     let exact = try store.exactScores(query, of: found.map(\.rowid))
@@ -68,8 +68,15 @@ extension Database {
             guard count >= 1, count <= 1_000_000 else {
                 throw pool.report(SiftError.misuse("The candidates to re-rank must be 1 to 1,000,000.", operation: .query))
             }
-            if let found = try store.nearest(query, limit: max(count, wanted), reading: .codes, filter: filter, cache: cache) {
-                candidates = Array(try store.exactScores(query, of: found.map(\.rowid)).prefix(wanted))
+            if let scan = try store.nearest(query, limit: max(count, wanted), reading: .codes, filter: filter, cache: cache) {
+                let (rescored, kept) = try store.rescored(query, scan, cache: cache)
+                candidates = Array(rescored.prefix(wanted))
+                if kept {
+                    // Scores from kept blocks, the hits checked against their rows' own vectors as an exact scan's are.
+                    let exact = try store.exactScores(query, of: candidates.map(\.rowid))
+                    candidates = Self.agree(candidates, exact)
+                        ? exact : Array(try store.exactScores(query, of: scan.candidates.map(\.rowid)).prefix(wanted))
+                }
             } else {
                 candidates = try store.nearestRows(query, limit: wanted, filter: filter)
             }

@@ -8,6 +8,14 @@ struct VectorCandidate: Equatable {
     let score: Float
 }
 
+/// What a scan of an index's blocks found: the best rows, best first; where each one's slot is (`places[i]`:
+/// block * `SIFT_VECTOR_PLACE_BLOCK` + slot); and each block's stamp (nil: none) and count as the snapshot held them.
+struct VectorScanResult {
+    let candidates: [VectorCandidate]
+    let places: [Int64]
+    let blocks: [(stamp: Int64?, count: Int)]
+}
+
 extension VectorStore {
     /// How a scan reads the blocks: the float32 vectors (exact) or the index's codes (approximate).
     enum Reading { case vectors, codes }
@@ -30,10 +38,12 @@ extension VectorStore {
     /// slots are scored. With a `cache`, a block whose copy it keeps at the block's stamp is scored from memory, and
     /// a block read from the file is kept when the cache has room (see `VectorBlockCache`).
     func nearest(_ query: [Float], limit: Int, reading: Reading, filter: VectorRowFilter?,
-                 cache: VectorBlockCache? = nil) throws -> [VectorCandidate]? {
-        guard let state = try state(), state.valid, limit > 0 else { return limit > 0 ? nil : [] }
+                 cache: VectorBlockCache? = nil) throws -> VectorScanResult? {
+        guard let state = try state(), state.valid, limit > 0 else {
+            return limit > 0 ? nil : VectorScanResult(candidates: [], places: [], blocks: [])
+        }
         guard let scan = ScanQuery(query, reading: reading, of: index) else { return nil }
-        let top = TopK(limit)
+        let top = TopK(limit, places: true)
         defer { top.deallocate() }
         let capacity = index.blockRows
         let q = SQLBuilder.quote
@@ -50,6 +60,7 @@ extension VectorStore {
         defer { sqlite3_blob_close(blob) }
         var mask = [UInt8](repeating: 1, count: capacity)
         var expected: Int64 = 0, total: Int64 = 0, sawPartial = false
+        var blocks: [(stamp: Int64?, count: Int)] = []
         let intact = try handle.withStatement(sql) { stmt -> Bool in
             while try handle.stepUnobserved(stmt) {
                 let block = sqlite3_column_int64(stmt, 0), count = sqlite3_column_int64(stmt, 1)
@@ -76,6 +87,8 @@ extension VectorStore {
                 }
                 // The block kept in memory at this stamp, else read from the file (into a copy to keep, room permitting).
                 let stamp = sqlite3_column_type(stmt, 4) == SQLITE_INTEGER ? sqlite3_column_int64(stmt, 4) : nil
+                blocks.append((stamp, n))
+                top.state.block = block
                 let key = VectorBlockCache.Key(index: index.name, codes: reading == .codes, block: block)
                 let bytes = n * scan.stride
                 if let cache, let stamp, let kept = cache.block(key, stamp: stamp, count: n, bytes: bytes) {
@@ -112,7 +125,40 @@ extension VectorStore {
         guard intact, total == state.rows else { return nil }
         // Copies of blocks past the last one are of blocks gone since.
         cache?.drop(index.name, codes: reading == .codes, from: expected)
-        return top.sorted()
+        let (candidates, places) = top.sortedWithPlaces()
+        return VectorScanResult(candidates: candidates, places: places, blocks: blocks)
+    }
+
+    /// The exact scores of a scan's candidates, best first (ties: the smaller rowid first): each from its block's
+    /// float32 vectors when `cache` keeps them at the stamp the scan read (the same bytes the rows' own vectors
+    /// give, scaled as stored), else from the row's own vector (`exactScores`). Also tells whether any came from
+    /// the cache.
+    func rescored(_ query: [Float], _ scan: VectorScanResult, cache: VectorBlockCache?) throws -> (scores: [VectorCandidate], kept: Bool) {
+        guard let cache, cache.limit > 0 else { return (try exactScores(query, of: scan.candidates.map(\.rowid)), false) }
+        let metric = index.metric == .l2 ? Int32(SIFT_VECTOR_L2) : Int32(SIFT_VECTOR_DOT)
+        var copies: [Int64: VectorBlockCache.Block] = [:]
+        var scored: [VectorCandidate] = [], missing: [Int64] = []
+        for (candidate, place) in zip(scan.candidates, scan.places) {
+            let block = place / SIFT_VECTOR_PLACE_BLOCK, slot = Int(place % SIFT_VECTOR_PLACE_BLOCK)
+            var copy = copies[block]
+            if copy == nil, block >= 0, block < scan.blocks.count, let stamp = scan.blocks[Int(block)].stamp {
+                let count = scan.blocks[Int(block)].count
+                copy = cache.block(VectorBlockCache.Key(index: index.name, codes: false, block: block), stamp: stamp, count: count,
+                                   bytes: count * index.vectorBytes)
+                copies[block] = copy
+            }
+            let score = copy.flatMap { copy in
+                slot < copy.count ? sift_vector_score_f32(query, copy.base + slot * index.vectorBytes, Int32(index.dimension), metric) : nil
+            }
+            guard let score, !score.isNaN else {
+                missing.append(candidate.rowid)
+                continue
+            }
+            scored.append(VectorCandidate(rowid: candidate.rowid, score: score))
+        }
+        let kept = !scored.isEmpty
+        if !missing.isEmpty { scored += try exactScores(query, of: missing) }
+        return (scored.sorted { $0.score != $1.score ? $0.score > $1.score : $0.rowid < $1.rowid }, kept)
     }
 
     /// The best `limit` rows for `query` scored from the rows' own blobs (every row, or those `filter` passes):
@@ -230,22 +276,33 @@ final class TopK {
     var state: sift_vector_top
     private let scores: UnsafeMutablePointer<Float>
     private let rowids: UnsafeMutablePointer<Int64>
+    private let places: UnsafeMutablePointer<Int64>?
 
-    init(_ capacity: Int) {
+    /// With `places`, a scan keeps where each kept pair's slot is (set `state.block` before each block).
+    init(_ capacity: Int, places: Bool = false) {
         scores = .allocate(capacity: max(capacity, 1))
         rowids = .allocate(capacity: max(capacity, 1))
-        state = sift_vector_top(scores: scores, rowids: rowids, count: 0, capacity: Int32(clamping: capacity))
+        self.places = places ? .allocate(capacity: max(capacity, 1)) : nil
+        state = sift_vector_top(scores: scores, rowids: rowids, count: 0, capacity: Int32(clamping: capacity),
+                                places: self.places, block: 0)
     }
 
     func deallocate() {
         scores.deallocate()
         rowids.deallocate()
+        places?.deallocate()
     }
 
     /// The kept pairs, best first.
     func sorted() -> [VectorCandidate] {
         sift_vector_top_sort(&state)
         return (0..<Int(state.count)).map { VectorCandidate(rowid: rowids[$0], score: scores[$0]) }
+    }
+
+    /// The kept pairs, best first, and their places (empty without `places`).
+    func sortedWithPlaces() -> ([VectorCandidate], [Int64]) {
+        let candidates = sorted()
+        return (candidates, places.map { places in (0..<Int(state.count)).map { places[$0] } } ?? [])
     }
 }
 
