@@ -226,13 +226,18 @@ SIFT_INLINE uint64_t scan_bits(const uint64_t *query, const void *bits, const vo
     size_t stride = (size_t)words * 8;
     uint64_t checksum = 0;
     for (int i = 0; i < count; i++) {
-        const uint8_t *b = base + (size_t)i * stride;
+        const sift_uu64 *w = (const sift_uu64 *)(base + (size_t)i * stride);
         int64_t rowid = ids[i];
-        checksum += (uint64_t)(first + i + 1) * slot_sum(b, stride, rowid);
-        if (mask && !mask[i]) continue;
-        const sift_uu64 *w = (const sift_uu64 *)b;
+        /* Each 64-bit word read once: its bits against the query's, and its two 32-bit halves into the word sum. */
         int distance = 0;
-        for (int j = 0; j < words; j++) distance += __builtin_popcountll(query[j] ^ w[j]);
+        uint64_t halves = 0;
+        for (int j = 0; j < words; j++) {
+            uint64_t word = w[j];
+            distance += __builtin_popcountll(query[j] ^ word);
+            halves += (word & 0xFFFFFFFFu) + (word >> 32);
+        }
+        checksum += (uint64_t)(first + i + 1) * ((uint32_t)halves + rowid_mix(rowid));
+        if (mask && !mask[i]) continue;
         offer(top, -(float)distance, rowid, first + i);
     }
     return checksum;
