@@ -123,7 +123,8 @@ extension Database {
     ///
     /// With a limit, the first search of an index keeps the blocks it reads (until the limit is reached) and the
     /// next searches score those in memory, at the memory's pace: 100,000 vectors of 384 float32 values take
-    /// 153.6 MB (their int8 codes, for ``VectorSearchOptions/Scan/quantized(candidates:)``, 39.2 MB). Results are the same
+    /// 153.6 MB (their int8 codes, for ``VectorSearchOptions/Scan/quantized(candidates:)``, 39.2 MB; binary codes
+    /// 4.8 MB). A quantized search re-ranks its candidates from the float32 blocks kept. Results are the same
     /// with or without: a kept block is used only while the snapshot searched holds that very block (each write of
     /// a block, by any connection or process, gives it a new stamp), and a changed block is read again.
     ///
