@@ -25,6 +25,11 @@ final class VectorBlockCache: Sendable {
         }
 
         deinit { base.deallocate() }
+
+        /// Whether this copy is of the block a snapshot records with `stamp`, `count` slots and `bytes` bytes.
+        func matches(stamp: Int64, count: Int, bytes: Int) -> Bool {
+            self.stamp == stamp && self.count == count && self.bytes == bytes
+        }
     }
 
     struct Key: Hashable {
@@ -36,10 +41,9 @@ final class VectorBlockCache: Sendable {
     private struct State {
         var limit = 0
         var used = 0
-        var blocks: [Key: Block] = [:]
-        /// Per index and reading, above the highest block kept since the last sweep (`drop(_:codes:from:)`): a scan
-        /// that ends below it sweeps, the others need not look.
-        var reach: [String: Int64] = [:]
+        /// Per index and reading (`listKey`), the kept blocks by block number (nil: not kept): a scan takes its list
+        /// once, not a lookup a block.
+        var lists: [String: [Block?]] = [:]
         /// Scans that used a kept block, and blocks kept (for the tests and the benchmarks).
         var hits = 0
         var fills = 0
@@ -47,13 +51,18 @@ final class VectorBlockCache: Sendable {
 
     private let state = Locked(State())
 
+    /// Block numbers a list holds at most: more than any index has blocks (a scan reads blocks 0, 1, 2... in order).
+    private static let maximumBlock: Int64 = 1 << 31
+
+    private static func listKey(_ index: String, codes: Bool) -> String { (codes ? "c" : "v") + index }
+
     /// The byte limit; lowering it below what is kept drops every kept block.
     var limit: Int {
         get { state.withLock { $0.limit } }
         set {
             state.withLock {
                 $0.limit = max(0, newValue)
-                if $0.used > $0.limit { ($0.blocks, $0.used, $0.reach) = ([:], 0, [:]) }
+                if $0.used > $0.limit { ($0.lists, $0.used) = ([:], 0) }
             }
         }
     }
@@ -61,10 +70,23 @@ final class VectorBlockCache: Sendable {
     /// Bytes kept now, and how many times a kept block was scored and a block was kept.
     var usage: (bytes: Int, hits: Int, fills: Int) { state.withLock { ($0.used, $0.hits, $0.fills) } }
 
+    /// The blocks of `index` kept for `codes` (or the float32 vectors), by block number, as they are now: what a scan
+    /// checks each block's record against (`Block.matches`).
+    func kept(_ index: String, codes: Bool) -> [Block?] {
+        state.withLock { $0.lists[Self.listKey(index, codes: codes)] ?? [] }
+    }
+
+    /// Counts `count` blocks scored from their kept copies.
+    func recordHits(_ count: Int) {
+        guard count > 0 else { return }
+        state.withLock { $0.hits += count }
+    }
+
     /// The kept copy of `key` when it has `stamp`, `count` slots and `bytes` bytes; nil otherwise.
     func block(_ key: Key, stamp: Int64, count: Int, bytes: Int) -> Block? {
         state.withLock {
-            guard let kept = $0.blocks[key], kept.stamp == stamp, kept.count == count, kept.bytes == bytes else { return nil }
+            guard let list = $0.lists[Self.listKey(key.index, codes: key.codes)], key.block >= 0, key.block < list.count,
+                  let kept = list[Int(key.block)], kept.matches(stamp: stamp, count: count, bytes: bytes) else { return nil }
             $0.hits += 1
             return kept
         }
@@ -74,45 +96,53 @@ final class VectorBlockCache: Sendable {
     /// out); nil when it does not, or the cache is off.
     func room(for key: Key, stamp: Int64, count: Int, bytes: Int) -> Block? {
         state.withLock {
-            let freed = $0.blocks[key]?.bytes ?? 0
-            guard $0.limit > 0, $0.used - freed + bytes <= $0.limit else { return nil }
+            let freed = Self.kept(key, in: $0)?.bytes ?? 0
+            guard $0.limit > 0, $0.used - freed + bytes <= $0.limit, key.block >= 0, key.block < Self.maximumBlock else { return nil }
             return Block(stamp: stamp, count: count, bytes: bytes)
         }
+    }
+
+    private static func kept(_ key: Key, in state: State) -> Block? {
+        guard let list = state.lists[listKey(key.index, codes: key.codes)], key.block >= 0, key.block < list.count else { return nil }
+        return list[Int(key.block)]
     }
 
     /// Keeps `block`, read and checked, for `key` (replacing an older copy), when the limit still leaves room.
     func keep(_ block: Block, for key: Key) {
         state.withLock {
-            let freed = $0.blocks[key]?.bytes ?? 0
-            guard $0.limit > 0, $0.used - freed + block.bytes <= $0.limit else { return }
-            $0.blocks[key] = block
+            let freed = Self.kept(key, in: $0)?.bytes ?? 0
+            guard $0.limit > 0, $0.used - freed + block.bytes <= $0.limit, key.block >= 0, key.block < Self.maximumBlock else { return }
+            let listKey = Self.listKey(key.index, codes: key.codes), at = Int(key.block)
+            var list = $0.lists.removeValue(forKey: listKey) ?? []
+            if list.count <= at { list += [Block?](repeating: nil, count: at + 1 - list.count) }
+            list[at] = block
+            $0.lists[listKey] = list
             $0.used += block.bytes - freed
             $0.fills += 1
-            let index = Self.reachKey(key.index, codes: key.codes)
-            $0.reach[index] = max($0.reach[index] ?? 0, key.block + 1)
         }
     }
 
-    /// Drops the copies of `index`'s blocks from `first` on (blocks a scan found gone); looks through the kept blocks
-    /// only when one that far was kept since the last time.
+    /// Drops the copies of `index`'s blocks from `first` on (blocks a scan found gone).
     func drop(_ index: String, codes: Bool, from first: Int64) {
         state.withLock {
-            let reachKey = Self.reachKey(index, codes: codes)
-            guard let reach = $0.reach[reachKey], reach > first else { return }
-            $0.reach[reachKey] = first
-            for (key, block) in $0.blocks where key.index == index && key.codes == codes && key.block >= first {
-                $0.blocks[key] = nil
-                $0.used -= block.bytes
-            }
+            let listKey = Self.listKey(index, codes: codes)
+            guard var list = $0.lists[listKey], first < list.count else { return }
+            $0.lists[listKey] = nil
+            for block in list[Int(max(0, first))...] { $0.used -= block?.bytes ?? 0 }
+            list.removeSubrange(Int(max(0, first))...)
+            if !list.isEmpty { $0.lists[listKey] = list }
         }
     }
-
-    private static func reachKey(_ index: String, codes: Bool) -> String { (codes ? "c" : "v") + index }
 
     /// Drops the copy of one block.
     func drop(_ index: String, codes: Bool, block: Int64) {
         state.withLock {
-            if let kept = $0.blocks.removeValue(forKey: Key(index: index, codes: codes, block: block)) { $0.used -= kept.bytes }
+            let listKey = Self.listKey(index, codes: codes)
+            guard var list = $0.lists[listKey], block >= 0, block < list.count, let kept = list[Int(block)] else { return }
+            $0.lists[listKey] = nil
+            list[Int(block)] = nil
+            $0.lists[listKey] = list
+            $0.used -= kept.bytes
         }
     }
 }

@@ -61,6 +61,9 @@ extension VectorStore {
         var mask = [UInt8](repeating: 1, count: capacity)
         var expected: Int64 = 0, total: Int64 = 0, sawPartial = false
         var blocks: [(stamp: Int64?, count: Int)] = []
+        let keptBlocks = cache?.kept(index.name, codes: reading == .codes) ?? []
+        var hits = 0
+        defer { cache?.recordHits(hits) }
         let intact = try handle.withStatement(sql) { stmt -> Bool in
             while try handle.stepUnobserved(stmt) {
                 let block = sqlite3_column_int64(stmt, 0), count = sqlite3_column_int64(stmt, 1)
@@ -91,7 +94,9 @@ extension VectorStore {
                 top.state.block = block
                 let key = VectorBlockCache.Key(index: index.name, codes: reading == .codes, block: block)
                 let bytes = n * scan.stride
-                if let cache, let stamp, let kept = cache.block(key, stamp: stamp, count: n, bytes: bytes) {
+                if let cache, let stamp, block < keptBlocks.count, let kept = keptBlocks[Int(block)],
+                   kept.matches(stamp: stamp, count: n, bytes: bytes) {
+                    hits += 1
                     guard score(kept.base, first: 0, count: n) == checksum else {
                         // The block as stored differs from the copy (damage the stamp did not show): the copy goes,
                         // and this search scores the rows.
