@@ -61,6 +61,13 @@ static uint64_t fnv_number(uint64_t hash, uint64_t value) {
     return fnv(hash, bytes, 8);
 }
 
+int64_t sift_bounds_check_blob(int64_t number, const void *blob, int bytes) {
+    uint64_t hash = fnv_number(fnv_number(FNV_OFFSET, SQLITE_INTEGER), (uint64_t)number);
+    hash = fnv_number(fnv_number(hash, SQLITE_BLOB), (uint64_t)(bytes > 0 ? bytes : 0));
+    if (blob && bytes > 0) hash = fnv(hash, blob, (size_t)bytes);
+    return (int64_t)hash;
+}
+
 static void bounds_check(sqlite3_context *context, int argc, sqlite3_value **argv) {
     uint64_t hash = FNV_OFFSET;
     for (int i = 0; i < argc; i++) {

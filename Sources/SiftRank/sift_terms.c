@@ -15,7 +15,9 @@ typedef struct {
     uint32_t length;
     uint32_t hash;
     uint32_t row;    /* the last row that counted the term (0: none) */
-    int64_t change;
+    int64_t change;  /* since the last reset */
+    int64_t encoded; /* the part of `change` sift_term_changes_encode wrote already */
+    uint32_t pass;   /* the encode pass that last listed the entry in `touched` (0: none) */
 } sift_term_entry;
 
 struct sift_term_changes {
@@ -27,12 +29,16 @@ struct sift_term_changes {
     uint32_t row;             /* the row being tokenized, from 1 */
     int sign;
     int failed;
+    uint32_t *touched;        /* the entries changed since the last encode, each once */
+    uint32_t touched_count, touched_capacity;
+    uint32_t pass;            /* from 1; advanced by each encode */
 };
 
 sift_term_changes *sift_term_changes_new(void) {
     sift_term_changes *changes = calloc(1, sizeof *changes);
     if (!changes) return NULL;
     changes->capacity = 256;
+    changes->pass = 1;
     changes->slots = calloc(changes->capacity, sizeof *changes->slots);
     changes->entries = malloc((changes->capacity / 2) * sizeof *changes->entries);
     if (!changes->slots || !changes->entries) {
@@ -47,6 +53,7 @@ void sift_term_changes_free(sift_term_changes *changes) {
     free(changes->entries);
     free(changes->slots);
     free(changes->bytes);
+    free(changes->touched);
     free(changes);
 }
 
@@ -57,6 +64,25 @@ void sift_term_changes_reset(sift_term_changes *changes) {
     changes->used = 0;
     changes->row = 0;
     changes->failed = 0;
+    changes->touched_count = 0;
+    changes->pass = 1;
+}
+
+/* Lists entry `index` in `touched` once a pass. */
+static int sift_terms_touch(sift_term_changes *changes, uint32_t index) {
+    sift_term_entry *entry = &changes->entries[index];
+    if (entry->pass == changes->pass) return SQLITE_OK;
+    if (changes->touched_count == changes->touched_capacity) {
+        uint32_t capacity = changes->touched_capacity ? 2 * changes->touched_capacity : 256;
+        if (capacity <= changes->touched_capacity) return SQLITE_NOMEM;
+        uint32_t *touched = realloc(changes->touched, (size_t)capacity * sizeof *touched);
+        if (!touched) return SQLITE_NOMEM;
+        changes->touched = touched;
+        changes->touched_capacity = capacity;
+    }
+    entry->pass = changes->pass;
+    changes->touched[changes->touched_count++] = index;
+    return SQLITE_OK;
 }
 
 static uint32_t sift_terms_hash(const char *term, int length) {
@@ -88,39 +114,49 @@ static int sift_terms_grow(sift_term_changes *changes) {
     return SQLITE_OK;
 }
 
-static int sift_terms_count(sift_term_changes *changes, const char *term, int length) {
-    if (length > SIFT_TERMS_LONGEST) length = SIFT_TERMS_LONGEST;
-    if (length < 0) return SQLITE_OK;
+/* The index of `term`'s entry (`length` bytes, at most SIFT_TERMS_LONGEST), added with no change when new; -1 when
+   out of memory. */
+static int64_t sift_terms_entry(sift_term_changes *changes, const char *term, int length) {
     uint32_t hash = sift_terms_hash(term, length);
     uint32_t slot = hash & (changes->capacity - 1);
     while (changes->slots[slot]) {
-        sift_term_entry *entry = &changes->entries[changes->slots[slot] - 1];
+        const sift_term_entry *entry = &changes->entries[changes->slots[slot] - 1];
         if (entry->hash == hash && entry->length == (uint32_t)length
-            && (length == 0 || memcmp(changes->bytes + entry->offset, term, (size_t)length) == 0)) {
-            /* A term counts once a row, however often the row holds it. */
-            if (entry->row != changes->row) {
-                entry->row = changes->row;
-                entry->change += changes->sign;
-            }
-            return SQLITE_OK;
-        }
+            && (length == 0 || memcmp(changes->bytes + entry->offset, term, (size_t)length) == 0))
+            return changes->slots[slot] - 1;
         slot = (slot + 1) & (changes->capacity - 1);
     }
-    if (changes->count >= changes->capacity / 2 || changes->used + (size_t)length > UINT32_MAX) return SQLITE_NOMEM;
+    if (changes->count >= changes->capacity / 2 || changes->used + (size_t)length > UINT32_MAX) return -1;
     if (changes->used + (size_t)length > changes->allocated) {
         size_t allocated = changes->allocated ? changes->allocated : 4096;
         while (allocated < changes->used + (size_t)length) allocated *= 2;
         unsigned char *bytes = realloc(changes->bytes, allocated);
-        if (!bytes) return SQLITE_NOMEM;
+        if (!bytes) return -1;
         changes->bytes = bytes;
         changes->allocated = allocated;
     }
     if (length > 0) memcpy(changes->bytes + changes->used, term, (size_t)length);
-    sift_term_entry entry = { (uint32_t)changes->used, (uint32_t)length, hash, changes->row, changes->sign };
+    sift_term_entry entry = { (uint32_t)changes->used, (uint32_t)length, hash, 0, 0, 0, 0 };
     changes->used += (size_t)length;
     changes->entries[changes->count] = entry;
     changes->slots[slot] = ++changes->count;
-    if (changes->count * 2 >= changes->capacity) return sift_terms_grow(changes);
+    uint32_t index = changes->count - 1;
+    if (changes->count * 2 >= changes->capacity && sift_terms_grow(changes) != SQLITE_OK) return -1;
+    return index;
+}
+
+static int sift_terms_count(sift_term_changes *changes, const char *term, int length) {
+    if (length > SIFT_TERMS_LONGEST) length = SIFT_TERMS_LONGEST;
+    if (length < 0) return SQLITE_OK;
+    int64_t index = sift_terms_entry(changes, term, length);
+    if (index < 0) return SQLITE_NOMEM;
+    /* A term counts once a row, however often the row holds it. */
+    sift_term_entry *entry = &changes->entries[index];
+    if (entry->row != changes->row) {
+        entry->row = changes->row;
+        entry->change += changes->sign;
+        return sift_terms_touch(changes, (uint32_t)index);
+    }
     return SQLITE_OK;
 }
 
@@ -161,23 +197,141 @@ static size_t sift_terms_varint(unsigned char *out, uint64_t value) {
     return (size_t)groups;
 }
 
-int sift_term_changes_encode(const sift_term_changes *changes, unsigned char **out, int *bytes) {
+int sift_term_changes_encode(sift_term_changes *changes, unsigned char **out, int *bytes) {
     *out = NULL;
     *bytes = 0;
     if (!changes) return SQLITE_MISUSE;
     size_t size = 9, terms = 0;
-    for (uint32_t i = 0; i < changes->count; i++) {
+    for (uint32_t k = 0; k < changes->touched_count; k++) {
+        const sift_term_entry *entry = &changes->entries[changes->touched[k]];
+        if (entry->change == entry->encoded) continue;
+        size += 18 + entry->length;
+        terms++;
+    }
+    unsigned char *buffer = NULL;
+    size_t at = 0;
+    if (terms > 0) {
+        if (size > 0x7FFFFFFF) return SQLITE_TOOBIG;
+        buffer = malloc(size);
+        if (!buffer) return SQLITE_NOMEM;
+        at = sift_terms_varint(buffer, terms);
+    }
+    for (uint32_t k = 0; k < changes->touched_count; k++) {
+        sift_term_entry *entry = &changes->entries[changes->touched[k]];
+        int64_t change = entry->change - entry->encoded;
+        entry->encoded = entry->change;
+        if (change == 0) continue;
+        at += sift_terms_varint(buffer + at, entry->length);
+        if (entry->length) memcpy(buffer + at, changes->bytes + entry->offset, entry->length);
+        at += entry->length;
+        uint64_t zigzag = ((uint64_t)change << 1) ^ (uint64_t)(change >> 63);
+        at += sift_terms_varint(buffer + at, zigzag);
+    }
+    /* The next pass lists its entries anew (every entry's pass starts again at a wrap). */
+    changes->touched_count = 0;
+    if (++changes->pass == 0) {
+        for (uint32_t i = 0; i < changes->count; i++) changes->entries[i].pass = 0;
+        changes->pass = 1;
+    }
+    *out = buffer;
+    *bytes = (int)at;
+    return SQLITE_OK;
+}
+
+/* An SQLite varint of `log` at `*at` (before `end`); 0 when it stops short. */
+static int sift_terms_read_varint(const unsigned char *log, size_t end, size_t *at, uint64_t *value) {
+    uint64_t v = 0;
+    for (int i = 0; i < 9; i++) {
+        if (*at >= end) return 0;
+        unsigned char byte = log[(*at)++];
+        if (i == 8) {
+            *value = (v << 8) | byte;
+            return 1;
+        }
+        v = (v << 7) | (byte & 0x7F);
+        if (!(byte & 0x80)) {
+            *value = v;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int sift_term_changes_add_log(sift_term_changes *changes, const unsigned char *log, int bytes) {
+    if (!changes || bytes < 0 || (!log && bytes > 0)) return SQLITE_MISUSE;
+    size_t at = 0, end = (size_t)bytes;
+    uint64_t terms = 0;
+    if (!sift_terms_read_varint(log, end, &at, &terms) || terms > end) return SQLITE_CORRUPT;
+    for (uint64_t t = 0; t < terms; t++) {
+        uint64_t length = 0, zigzag = 0;
+        if (!sift_terms_read_varint(log, end, &at, &length) || length > end - at || length > SIFT_TERMS_LONGEST)
+            return SQLITE_CORRUPT;
+        const char *term = (const char *)log + at;
+        at += (size_t)length;
+        if (!sift_terms_read_varint(log, end, &at, &zigzag)) return SQLITE_CORRUPT;
+        int64_t change = (int64_t)(zigzag >> 1) ^ -(int64_t)(zigzag & 1);
+        if (change < -(int64_t)INT32_MAX || change > (int64_t)INT32_MAX) return SQLITE_CORRUPT;
+        int64_t index = sift_terms_entry(changes, term, (int)length);
+        if (index < 0) return SQLITE_NOMEM;
+        changes->entries[index].change += change;
+        int rc = sift_terms_touch(changes, (uint32_t)index);
+        if (rc != SQLITE_OK) return rc;
+    }
+    return at == end ? SQLITE_OK : SQLITE_CORRUPT;
+}
+
+/* Whether entry a's term comes before entry b's in byte order. */
+static int sift_terms_before(const sift_term_changes *changes, uint32_t a, uint32_t b) {
+    const sift_term_entry *x = &changes->entries[a], *y = &changes->entries[b];
+    uint32_t shorter = x->length < y->length ? x->length : y->length;
+    int order = shorter ? memcmp(changes->bytes + x->offset, changes->bytes + y->offset, shorter) : 0;
+    return order < 0 || (order == 0 && x->length < y->length);
+}
+
+int sift_term_changes_encode_sorted(const sift_term_changes *changes, unsigned char **out, int *bytes) {
+    *out = NULL;
+    *bytes = 0;
+    if (!changes) return SQLITE_MISUSE;
+    uint32_t n = changes->count;
+    uint32_t *order = malloc((size_t)(n ? n : 1) * sizeof *order), *scratch = malloc((size_t)(n ? n : 1) * sizeof *scratch);
+    if (!order || !scratch) {
+        free(order);
+        free(scratch);
+        return SQLITE_NOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++) order[i] = i;
+    /* A bottom-up merge sort of the entries' indexes by their terms. */
+    for (uint32_t width = 1; width < n; width *= 2) {
+        for (uint32_t low = 0; low < n; low += 2 * width) {
+            uint32_t middle = low + width < n ? low + width : n, high = low + 2 * width < n ? low + 2 * width : n;
+            uint32_t i = low, j = middle, k = low;
+            while (i < middle && j < high) scratch[k++] = sift_terms_before(changes, order[j], order[i]) ? order[j++] : order[i++];
+            while (i < middle) scratch[k++] = order[i++];
+            while (j < high) scratch[k++] = order[j++];
+        }
+        uint32_t *swap = order;
+        order = scratch;
+        scratch = swap;
+    }
+    free(scratch);
+    size_t size = 9, terms = 0;
+    for (uint32_t i = 0; i < n; i++) {
         if (changes->entries[i].change == 0) continue;
         size += 18 + changes->entries[i].length;
         terms++;
     }
-    if (terms == 0) return SQLITE_OK;
-    if (size > 0x7FFFFFFF) return SQLITE_TOOBIG;
+    if (terms == 0 || size > 0x7FFFFFFF) {
+        free(order);
+        return terms == 0 ? SQLITE_OK : SQLITE_TOOBIG;
+    }
     unsigned char *buffer = malloc(size);
-    if (!buffer) return SQLITE_NOMEM;
+    if (!buffer) {
+        free(order);
+        return SQLITE_NOMEM;
+    }
     size_t at = sift_terms_varint(buffer, terms);
-    for (uint32_t i = 0; i < changes->count; i++) {
-        const sift_term_entry *entry = &changes->entries[i];
+    for (uint32_t k = 0; k < n; k++) {
+        const sift_term_entry *entry = &changes->entries[order[k]];
         if (entry->change == 0) continue;
         at += sift_terms_varint(buffer + at, entry->length);
         if (entry->length) memcpy(buffer + at, changes->bytes + entry->offset, entry->length);
@@ -185,7 +339,169 @@ int sift_term_changes_encode(const sift_term_changes *changes, unsigned char **o
         uint64_t zigzag = ((uint64_t)entry->change << 1) ^ (uint64_t)(entry->change >> 63);
         at += sift_terms_varint(buffer + at, zigzag);
     }
+    free(order);
     *out = buffer;
     *bytes = (int)at;
     return SQLITE_OK;
+}
+
+/* Whether `length` bytes at `text` are UTF-8 (no overlong forms, surrogates or scalars past U+10FFFF). */
+static int sift_terms_utf8(const unsigned char *text, size_t length) {
+    size_t i = 0;
+    while (i < length) {
+        unsigned char c = text[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        /* Continuation bytes after the lead byte. */
+        size_t n = (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xE ? 2 : (c >> 3) == 0x1E ? 3 : 0;
+        if (n == 0 || i + n >= length) return 0;
+        uint32_t scalar = n == 1 ? c & 0x1F : n == 2 ? c & 0x0F : c & 0x07;
+        for (size_t k = 1; k <= n; k++) {
+            if ((text[i + k] & 0xC0) != 0x80) return 0;
+            scalar = (scalar << 6) | (text[i + k] & 0x3F);
+        }
+        if ((n == 1 && scalar < 0x80) || (n == 2 && scalar < 0x800) || (n == 3 && scalar < 0x10000) || scalar > 0x10FFFF
+            || (scalar >= 0xD800 && scalar <= 0xDFFF))
+            return 0;
+        i += n + 1;
+    }
+    return 1;
+}
+
+/* A growing output buffer. */
+typedef struct {
+    unsigned char *bytes;
+    size_t used, allocated;
+} sift_terms_buffer;
+
+static int sift_terms_reserve(sift_terms_buffer *buffer, size_t more) {
+    if (buffer->used + more <= buffer->allocated) return 1;
+    size_t allocated = buffer->allocated ? buffer->allocated : 4096;
+    while (allocated < buffer->used + more) {
+        if (allocated > ((size_t)1 << 40)) return 0;
+        allocated *= 2;
+    }
+    unsigned char *bytes = realloc(buffer->bytes, allocated);
+    if (!bytes) return 0;
+    buffer->bytes = bytes;
+    buffer->allocated = allocated;
+    return 1;
+}
+
+/* Appends a term (front-coded against `previous`, which then becomes it) and its rows. */
+static int sift_terms_put(sift_terms_buffer *out, sift_terms_buffer *previous, const unsigned char *term, size_t length,
+                          uint64_t rows) {
+    size_t shared = 0;
+    while (shared < length && shared < previous->used && term[shared] == previous->bytes[shared]) shared++;
+    if (!sift_terms_reserve(out, 27 + length - shared)) return 0;
+    out->used += sift_terms_varint(out->bytes + out->used, shared);
+    out->used += sift_terms_varint(out->bytes + out->used, length - shared);
+    memcpy(out->bytes + out->used, term + shared, length - shared);
+    out->used += length - shared;
+    out->used += sift_terms_varint(out->bytes + out->used, rows);
+    previous->used = 0;
+    if (!sift_terms_reserve(previous, length ? length : 1)) return 0;
+    memcpy(previous->bytes, term, length);
+    previous->used = length;
+    return 1;
+}
+
+/* Byte order of two terms: negative, 0 or positive. */
+static int sift_terms_compare(const unsigned char *a, size_t a_length, const unsigned char *b, size_t b_length) {
+    size_t shorter = a_length < b_length ? a_length : b_length;
+    int order = shorter ? memcmp(a, b, shorter) : 0;
+    return order ? order : (a_length < b_length ? -1 : a_length > b_length);
+}
+
+int sift_term_list_fold(const unsigned char *list, int list_bytes, int terms, const unsigned char *changes, int change_bytes,
+                        unsigned char **out, int *out_bytes, int *out_terms) {
+    *out = NULL;
+    *out_bytes = 0;
+    *out_terms = 0;
+    if (list_bytes < 0 || terms < 0 || change_bytes < 0 || (!list && list_bytes) || (!changes && change_bytes))
+        return SQLITE_MISUSE;
+    sift_terms_buffer result = {0}, previous = {0}, current = {0}, last_change = {0};
+    int rc = SQLITE_CORRUPT, written = 0;
+    size_t at = 0, end = (size_t)list_bytes, c_at = 0, c_end = (size_t)change_bytes;
+    uint64_t change_count = 0, left = 0;
+    if (c_end > 0 && !sift_terms_read_varint(changes, c_end, &c_at, &change_count)) goto done;
+    left = change_count;
+    /* The next change: its term and rows gained. */
+    const unsigned char *c_term = NULL;
+    uint64_t c_length = 0;
+    int64_t c_change = 0;
+    int have_change = 0, seen_change = 0;
+#define NEXT_CHANGE()                                                                                                   \
+    do {                                                                                                                \
+        have_change = 0;                                                                                                \
+        if (left == 0) break;                                                                                           \
+        left--;                                                                                                         \
+        uint64_t zigzag = 0;                                                                                            \
+        if (!sift_terms_read_varint(changes, c_end, &c_at, &c_length) || c_length > c_end - c_at) goto done;            \
+        c_term = changes + c_at;                                                                                        \
+        c_at += (size_t)c_length;                                                                                       \
+        if (!sift_terms_read_varint(changes, c_end, &c_at, &zigzag)) goto done;                                         \
+        c_change = (int64_t)(zigzag >> 1) ^ -(int64_t)(zigzag & 1);                                                     \
+        /* In strictly increasing order. */                                                                             \
+        if (seen_change && sift_terms_compare(last_change.bytes, last_change.used, c_term, (size_t)c_length) >= 0)       \
+            goto done;                                                                                                  \
+        seen_change = 1;                                                                                                \
+        last_change.used = 0;                                                                                           \
+        if (!sift_terms_reserve(&last_change, c_length ? (size_t)c_length : 1)) { rc = SQLITE_NOMEM; goto done; }        \
+        memcpy(last_change.bytes, c_term, (size_t)c_length);                                                            \
+        last_change.used = (size_t)c_length;                                                                            \
+        have_change = 1;                                                                                                \
+    } while (0)
+/* Adds the new terms before `term` (all that are left, when NULL). */
+#define ADD_NEW_BEFORE(term, length)                                                                                    \
+    while (have_change && (!(term) || sift_terms_compare(c_term, (size_t)c_length, (term), (length)) < 0)) {            \
+        if (c_change <= 0 || !sift_terms_utf8(c_term, (size_t)c_length)) goto done;                                     \
+        if (!sift_terms_put(&result, &previous, c_term, (size_t)c_length, (uint64_t)c_change)) { rc = SQLITE_NOMEM; goto done; } \
+        written++;                                                                                                      \
+        NEXT_CHANGE();                                                                                                  \
+    }
+    NEXT_CHANGE();
+    for (int t = 0; t < terms; t++) {
+        uint64_t shared = 0, suffix = 0, rows = 0;
+        if (!sift_terms_read_varint(list, end, &at, &shared) || !sift_terms_read_varint(list, end, &at, &suffix)) goto done;
+        if (shared > current.used || suffix > end - at) goto done;
+        /* After the term before: the two share `shared` bytes, so their rests decide. */
+        if (t > 0 && sift_terms_compare(current.bytes + shared, current.used - (size_t)shared, list + at, (size_t)suffix) >= 0)
+            goto done;
+        current.used = (size_t)shared;
+        if (!sift_terms_reserve(&current, (size_t)suffix + 1)) { rc = SQLITE_NOMEM; goto done; }
+        memcpy(current.bytes + current.used, list + at, (size_t)suffix);
+        current.used += (size_t)suffix;
+        at += (size_t)suffix;
+        if (!sift_terms_read_varint(list, end, &at, &rows) || rows == 0 || rows > ((uint64_t)1 << 48)) goto done;
+        ADD_NEW_BEFORE(current.bytes, current.used)
+        int64_t now = (int64_t)rows;
+        if (have_change && sift_terms_compare(c_term, (size_t)c_length, current.bytes, current.used) == 0) {
+            now += c_change;
+            NEXT_CHANGE();
+        }
+        if (now < 0) goto done;
+        if (now > 0) {
+            if (!sift_terms_put(&result, &previous, current.bytes, current.used, (uint64_t)now)) { rc = SQLITE_NOMEM; goto done; }
+            written++;
+        }
+    }
+    if (at != end) goto done;
+    ADD_NEW_BEFORE(NULL, 0)
+    if (c_at != c_end || result.used > 0x7FFFFFFF) goto done;
+#undef NEXT_CHANGE
+#undef ADD_NEW_BEFORE
+    *out = result.bytes;
+    *out_bytes = (int)result.used;
+    *out_terms = written;
+    result.bytes = NULL;
+    rc = SQLITE_OK;
+done:
+    free(result.bytes);
+    free(previous.bytes);
+    free(current.bytes);
+    free(last_change.bytes);
+    return rc;
 }

@@ -1,6 +1,8 @@
 #ifndef SIFT_BOUND_H
 #define SIFT_BOUND_H
 
+#include <stdint.h>
+
 /*
  * The score bounds of Sift's pruned search, from the same arithmetic that scores a row (sift_score.h): the bound
  * and the score come from one formula, so a block's bound is the score of a row that reaches it in every field.
@@ -40,5 +42,9 @@ double sift_bound_block(const sift_bound_ranking *ranking, const unsigned char *
  */
 struct sqlite3;
 int sift_bound_register(struct sqlite3 *db);
+
+/* What sift_bounds_check(number, blob) gives, for an integer and a blob of `bytes` bytes (a zero-length blob counts
+   as one, as SQLite binds it). */
+int64_t sift_bounds_check_blob(int64_t number, const void *blob, int bytes);
 
 #endif

@@ -12,7 +12,8 @@ import SiftRank
 /// - Rows changed through the sync layer: each statement's net change of each term's row count goes into a log row
 ///   of its own in the statement's transaction (`Writer`), so that rollbacks and savepoints undo it with the index
 ///   writes. Once the log holds `foldRows` rows (an eighth of the terms, at least 1,024), the write that fills it
-///   folds it into the list.
+///   folds it into the list. The writer sums the changes it logs as it logs them, so that a fold of rows it wrote
+///   itself reads only the list (`Writer.Logged`).
 /// - Any other write of the index that Sift sees (a bulk load, rows written into the index itself, FTS5's
 ///   `'delete'` and `'delete-all'` commands) leaves it stale: searches read the vocabulary, as without it, until it
 ///   is built again. A program writing the FTS5 table without Sift goes unseen, as it does by the score bounds:
@@ -78,17 +79,21 @@ enum TermDictionaryStore {
 
     /// Writes `list` as the whole stored dictionary (header and pieces), the log emptied.
     private static func write(_ list: TermList, index: String, on handle: Handle) throws {
+        try write(encode(list), terms: list.count, index: index, on: handle)
+    }
+
+    /// Writes a list of `terms` terms encoded as `encode` does as the whole stored dictionary, the log emptied.
+    private static func write(_ bytes: [UInt8], terms: Int, index: String, on handle: Handle) throws {
         let quoted = SQLBuilder.quote(table(index))
         for sql in ["CREATE TABLE IF NOT EXISTS \(quoted)(id INTEGER PRIMARY KEY, data BLOB NOT NULL, checksum INTEGER NOT NULL)",
                     "DELETE FROM \(quoted)"] {
             try handle.withStatement(sql) { stmt in while try handle.stepUnobserved(stmt) {} }
         }
-        let bytes = encode(list)
         let pieces = stride(from: 0, to: bytes.count, by: pieceBytes).map { Array(bytes[$0..<min(bytes.count, $0 + pieceBytes)]) }
         var header: [UInt8] = []
         let fewest = handle.pool.attachment(FullTextSettings.init).dictionaryFoldRows.withLock { $0 }
-        let foldRows = max(1, fewest, list.count / 8)
-        for value in [layout, Int64(list.count), Int64(bytes.count), Int64(pieces.count), Int64(foldRows)] {
+        let foldRows = max(1, fewest, terms / 8)
+        for value in [layout, Int64(terms), Int64(bytes.count), Int64(pieces.count), Int64(foldRows)] {
             appendVarint(UInt64(value), to: &header)
         }
         try handle.withStatement("INSERT INTO \(quoted)(id, data, checksum) VALUES(?1, ?2, sift_bounds_check(?1, ?2))") { stmt in
@@ -112,9 +117,22 @@ enum TermDictionaryStore {
 
     /// The stored dictionary with its log applied; throws `Unusable` when it is stale or not what Sift wrote.
     private static func read(_ index: String, on handle: Handle) throws -> TermDictionary {
+        let stored = try readStored(index, on: handle)
+        var changes: TermChanges = [:]
+        let log = try summed(stored.log)
+        if !log.isEmpty { try decodeLog(log, into: &changes) }
+        let base = try decodeList(stored.list, terms: stored.terms)
+        let dictionary = TermDictionary(base: base, added: TermList(TermList.Builder()), adjusted: [], letters: base.letterCounts())
+        guard let applied = changes.isEmpty ? dictionary : dictionary.applying(changes) else { throw Unusable() }
+        return applied
+    }
+
+    /// The stored list's bytes and term count, and its log's rows; throws `Unusable` when it is stale or not what
+    /// Sift wrote (the log rows' contents are checked as they are decoded).
+    private static func readStored(_ index: String, on handle: Handle) throws -> (list: [UInt8], terms: Int, log: [[UInt8]]) {
         var header: [UInt8]?
         var pieces: [Int: [UInt8]] = [:]
-        var changes: TermChanges = [:]
+        var log: [[UInt8]] = []
         try handle.withStatement("SELECT id, data, sift_bounds_check(min(id, 0), data) = checksum FROM \(SQLBuilder.quote(table(index)))") { stmt in
             while try handle.stepUnobserved(stmt) {
                 let id = sqlite3_column_int64(stmt, 0)
@@ -126,7 +144,7 @@ enum TermDictionaryStore {
                 } else if id < headerID {
                     pieces[Int(-2 - id)] = data
                 } else {
-                    try decodeLog(data, into: &changes)
+                    log.append(data)
                 }
             }
         }
@@ -148,10 +166,75 @@ enum TermDictionaryStore {
             guard let piece = pieces[k], piece.count == min(pieceBytes, bytes - k * pieceBytes) else { throw Unusable() }
             list += piece
         }
-        let base = try decodeList(list, terms: terms)
-        let dictionary = TermDictionary(base: base, added: TermList(TermList.Builder()), adjusted: [], letters: base.letterCounts())
-        guard let applied = changes.isEmpty ? dictionary : dictionary.applying(changes) else { throw Unusable() }
-        return applied
+        return (list, terms, log)
+    }
+
+    /// Folds the log into the list, term by term in byte order (the list's order), without making the dictionary
+    /// searches read (each term's scalars, the letter counts): a fold costs a pass over the list's bytes, which at
+    /// a fold every eighth of the terms in log rows keeps a row-by-row load within a few percent of one without the
+    /// dictionary. Throws `Unusable` when the list or the log is not what Sift writes, or the log's changes do not
+    /// follow from the list (a count below 0, a new term without rows or not valid UTF-8).
+    private static func fold(_ index: String, logged: Writer.Logged? = nil, on handle: Handle) throws {
+        let stored = try readStored(index, on: handle)
+        // The writer's own sum when the log holds exactly the rows it appended since its last reset (their number and
+        // their checksums' sum): otherwise every row is read and summed (another connection wrote some, or a
+        // rollback took some away).
+        let changed = try logged.flatMap { logged in
+            try logCount(index, on: handle) == (logged.rows, logged.checksums) ? try logged.sorted() : nil
+        } ?? summed(stored.log)
+        // Merged in C, a pass over the list's bytes.
+        var out: UnsafeMutablePointer<UInt8>?
+        var bytes: Int32 = 0, terms: Int32 = 0
+        let rc = stored.list.withUnsafeBufferPointer { list in
+            changed.withUnsafeBufferPointer { changes in
+                sift_term_list_fold(list.baseAddress, Int32(list.count), Int32(stored.terms), changes.baseAddress,
+                                    Int32(changes.count), &out, &bytes, &terms)
+            }
+        }
+        defer { free(out) }
+        if rc == SQLITE_CORRUPT { throw Unusable() }
+        guard rc == SQLITE_OK else {
+            throw SiftError(code: SiftError.Code(rawValue: rc), message: "Out of memory for the term dictionary.", operation: .tokenize)
+        }
+        let folded = out.map { Array(UnsafeBufferPointer(start: $0, count: Int(bytes))) } ?? []
+        try write(folded, terms: Int(terms), index: index, on: handle)
+    }
+
+    /// The log's rows and their checksums' sum (modulo 2^64).
+    private static func logCount(_ index: String, on handle: Handle) throws -> (Int, UInt64) {
+        try handle.withStatement("SELECT checksum FROM \(SQLBuilder.quote(table(index))) WHERE id >= 0") { stmt in
+            var rows = 0, checksums: UInt64 = 0
+            while try handle.stepUnobserved(stmt) {
+                rows += 1
+                checksums &+= UInt64(bitPattern: sqlite3_column_int64(stmt, 0))
+            }
+            return (rows, checksums)
+        }
+    }
+
+    /// The changes of every log row summed, as one log row with its terms in byte order (empty when no term
+    /// changed): summed in C, where a Swift dictionary keyed by byte arrays cost most of a row-by-row load's folds.
+    /// Throws `Unusable` when a row is not what Sift writes.
+    private static func summed(_ log: [[UInt8]]) throws -> [UInt8] {
+        guard let summed = sift_term_changes_new() else {
+            throw SiftError(code: .noMemory, message: "Out of memory for the term dictionary's log.", operation: .tokenize)
+        }
+        defer { sift_term_changes_free(summed) }
+        for row in log {
+            let rc = row.withUnsafeBufferPointer { sift_term_changes_add_log(summed, $0.baseAddress, Int32($0.count)) }
+            if rc == SQLITE_CORRUPT { throw Unusable() }
+            guard rc == SQLITE_OK else {
+                throw SiftError(code: SiftError.Code(rawValue: rc), message: "The term dictionary's log could not be read.", operation: .tokenize)
+            }
+        }
+        var out: UnsafeMutablePointer<UInt8>?
+        var count: Int32 = 0
+        let rc = sift_term_changes_encode_sorted(summed, &out, &count)
+        defer { free(out) }
+        guard rc == SQLITE_OK else {
+            throw SiftError(code: SiftError.Code(rawValue: rc), message: "Out of memory for the term dictionary's log.", operation: .tokenize)
+        }
+        return out.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
     }
 
     /// What `verify(index:)` reports of the stored dictionary: that it cannot be read, or where it and FTS5's
@@ -198,14 +281,44 @@ enum TermDictionaryStore {
         /// Whether the statement under way logs its changes (nil: not looked up yet), and `foldRows` then.
         private var logging: Bool?
         private var foldRows = 0
-        /// The statement's net changes so far, counted in C.
+        /// The statement's net changes so far, counted in C; while the statements are logged, also every change
+        /// logged since the last fold (`Logged`), which a fold then need not read back from the log.
         private var collected: OpaquePointer?
+        /// The log rows appended since `collected` was last reset, and their checksums' sum.
+        private var loggedRows = 0
+        private var loggedChecksums: UInt64 = 0
+
+        /// What this writer logged since its last reset, summed: `rows` log rows whose checksums sum to `checksums`.
+        struct Logged {
+            let rows: Int
+            let checksums: UInt64
+            let changes: OpaquePointer
+
+            /// The changes as one log row, terms in byte order (empty when none).
+            func sorted() throws -> [UInt8] {
+                var out: UnsafeMutablePointer<UInt8>?
+                var count: Int32 = 0
+                let rc = sift_term_changes_encode_sorted(changes, &out, &count)
+                defer { free(out) }
+                guard rc == SQLITE_OK else {
+                    throw SiftError(code: SiftError.Code(rawValue: rc), message: "Out of memory for the term dictionary's log.",
+                                    operation: .tokenize)
+                }
+                return out.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
+            }
+        }
         /// A row's indexed values for `sift_term_changes_add_row`, reused from row to row.
         private var texts: [UnsafePointer<CChar>?] = []
         private var lengths: [Int32] = []
 
         init(_ index: SyncedIndex) {
             self.index = index
+        }
+
+        /// Forgets every change counted and logged.
+        private func reset() {
+            sift_term_changes_reset(collected)
+            (loggedRows, loggedChecksums) = (0, 0)
         }
 
         deinit {
@@ -291,11 +404,13 @@ enum TermDictionaryStore {
         /// The statement's index writes are applied: its net changes go into one log row (a full log is then folded),
         /// and are returned when `decoding` (for the dictionary kept in memory).
         func statementApplied(decoding: Bool, on handle: Handle) throws -> TermChanges? {
+            let logs = logging == true
             defer {
                 logging = nil
-                sift_term_changes_reset(collected)
+                // Not logged: nothing to keep for a fold.
+                if !logs { reset() }
             }
-            guard let collected, logging == true || decoding else { return nil }
+            guard let collected, logs || decoding else { return nil }
             var out: UnsafeMutablePointer<UInt8>?
             var count: Int32 = 0
             let rc = sift_term_changes_encode(collected, &out, &count)
@@ -313,11 +428,15 @@ enum TermDictionaryStore {
                     defer { sqlite3_reset(append) }
                     sqlite3_bind_blob(append, 1, out, count, sift_sqlite_transient())
                     while try handle.stepUnobserved(append) {}
+                    loggedRows += 1
+                    loggedChecksums &+= UInt64(bitPattern: sift_bounds_check_blob(0, out, count))
                 }
                 if sqlite3_last_insert_rowid(handle.raw) + 1 >= Int64(foldRows) {
-                    if let dictionary = try? TermDictionaryStore.read(index.index, on: handle) {
-                        try TermDictionaryStore.write(TermDictionaryStore.merged(dictionary), index: index.index, on: handle)
-                    } else {
+                    defer { reset() }
+                    do {
+                        try TermDictionaryStore.fold(index.index, logged: Logged(rows: loggedRows, checksums: loggedChecksums,
+                                                                               changes: collected), on: handle)
+                    } catch is Unusable {
                         try TermDictionaryStore.markStale(index.index, on: handle)
                     }
                 }
@@ -334,25 +453,33 @@ enum TermDictionaryStore {
     /// A term list: per term in term order, the bytes it shares with the one before, the length of the rest, the
     /// rest (UTF-8), and its row count; SQLite varints.
     static func encode(_ list: TermList) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var previous: [UInt8] = []
-        for position in 0..<list.count {
-            let term = Array(list.text(position).utf8)
-            var shared = 0
-            while shared < min(term.count, previous.count), term[shared] == previous[shared] { shared += 1 }
-            appendVarint(UInt64(shared), to: &bytes)
-            appendVarint(UInt64(term.count - shared), to: &bytes)
-            bytes += term[shared...]
-            appendVarint(UInt64(max(0, list.rows[position])), to: &bytes)
-            previous = term
-        }
-        return bytes
+        var encoder = ListEncoder()
+        for position in 0..<list.count { encoder.append(Array(list.text(position).utf8)[...], rows: list.rows[position]) }
+        return encoder.bytes
     }
 
-    /// `terms` terms from `bytes` (see `encode`): each after the one before in byte order (so in scalar order:
-    /// every term is valid UTF-8, checked), held by at least one row; nothing left over.
-    private static func decodeList(_ bytes: [UInt8], terms: Int) throws -> TermList {
-        var builder = TermList.Builder()
+    /// Writes a term list (see `encode`) a term at a time, in term order.
+    struct ListEncoder {
+        private(set) var bytes: [UInt8] = []
+        private(set) var count = 0
+        private var previous: [UInt8] = []
+
+        mutating func append(_ term: ArraySlice<UInt8>, rows: Int64) {
+            var shared = 0
+            while shared < min(term.count, previous.count), term[term.startIndex + shared] == previous[shared] { shared += 1 }
+            appendVarint(UInt64(shared), to: &bytes)
+            appendVarint(UInt64(term.count - shared), to: &bytes)
+            bytes += term.dropFirst(shared)
+            appendVarint(UInt64(max(0, rows)), to: &bytes)
+            previous.replaceSubrange(previous.indices, with: term)
+            count += 1
+        }
+    }
+
+    /// Calls `body` with each of the `terms` terms of `bytes` (see `encode`) and its row count, in order, checking
+    /// that each comes after the one before in byte order (so in scalar order), is held by at least one row, and
+    /// that nothing is left over: throws `Unusable` otherwise. The terms' UTF-8 is not checked here.
+    private static func forEachTerm(_ bytes: [UInt8], terms: Int, _ body: (ArraySlice<UInt8>, Int64) throws -> Void) throws {
         var previous: [UInt8] = []
         var at = 0
         func number() throws -> Int64 {
@@ -363,17 +490,27 @@ enum TermDictionaryStore {
         for index in 0..<terms {
             let shared = try number(), suffix = try number()
             guard shared <= Int64(previous.count), suffix <= Int64(bytes.count - at) else { throw Unusable() }
-            var term = Array(previous[..<Int(shared)])
-            term += bytes[at..<(at + Int(suffix))]
+            // After the term before: the two share their first `shared` bytes, so their rests decide.
+            let rest = bytes[at..<(at + Int(suffix))]
+            guard index == 0 || previous[Int(shared)...].lexicographicallyPrecedes(rest) else { throw Unusable() }
+            previous.replaceSubrange(Int(shared)..., with: rest)
             at += Int(suffix)
             let rows = try number()
             // At most 2^48 rows: applying a log's changes (each within Int32) then cannot overflow.
-            guard rows > 0, rows <= 1 << 48, index == 0 || previous.lexicographicallyPrecedes(term), let text = validUTF8(term[...])
-            else { throw Unusable() }
-            builder.append(text.unicodeScalars, rows: rows)
-            previous = term
+            guard rows > 0, rows <= 1 << 48 else { throw Unusable() }
+            try body(previous[...], rows)
         }
         guard at == bytes.count else { throw Unusable() }
+    }
+
+    /// `terms` terms from `bytes` (see `encode`): each after the one before in byte order (so in scalar order:
+    /// every term is valid UTF-8, checked), held by at least one row; nothing left over.
+    private static func decodeList(_ bytes: [UInt8], terms: Int) throws -> TermList {
+        var builder = TermList.Builder()
+        try forEachTerm(bytes, terms: terms) { term, rows in
+            guard let text = validUTF8(term) else { throw Unusable() }
+            builder.append(text.unicodeScalars, rows: rows)
+        }
         return TermList(builder)
     }
 
