@@ -9,6 +9,7 @@
 #include "sift_score.h"
 #include "sift_facet.h"
 #include "sift_topk.h"
+#include "sift_varint.h"
 
 #define MAX_COLUMNS 64
 
@@ -372,24 +373,6 @@ static int decode_term(const unsigned char *at, int bytes, int columns, int64_t 
     return n;
 }
 
-/* A number in FTS5's varint format (SQLite's: big-endian groups of 7 bits, the ninth byte whole). */
-static int fts5_varint(const unsigned char **at, const unsigned char *end, uint64_t *value) {
-    uint64_t v = 0;
-    for (int i = 0; i < 9; i++) {
-        if (*at >= end) return 0;
-        unsigned char byte = *(*at)++;
-        if (i == 8) {
-            *value = (v << 8) | byte;
-            return 1;
-        }
-        v = (v << 7) | (byte & 0x7F);
-        if (!(byte & 0x80)) {
-            *value = v;
-            return 1;
-        }
-    }
-    return 0;
-}
 
 /* The row's score: the counts of the terms at it (the bits of `present`, term t's at counts[t]) and column sizes
    `lengths`. */
@@ -648,7 +631,7 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
                     const unsigned char *stop = at ? at + sqlite3_column_bytes(q->docsize, 0) : NULL;
                     for (int c = 0; c < columns; c++) {
                         uint64_t size = 0;
-                        lengths[c] = at && fts5_varint(&at, stop, &size) && size < INT32_MAX ? (int)size : 0;
+                        lengths[c] = at && sift_sqlite_varint(&at, stop, &size) && size < INT32_MAX ? (int)size : 0;
                     }
                     rc = SQLITE_OK;
                 } else if (rc == SQLITE_DONE) {

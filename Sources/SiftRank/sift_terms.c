@@ -6,6 +6,7 @@
 #include "../CSQLite/shim.h"
 
 #include "sift_terms.h"
+#include "sift_varint.h"
 
 /* FTS5 cuts longer tokens to this many bytes (FTS5_MAX_TOKEN_SIZE). */
 #define SIFT_TERMS_LONGEST 32768
@@ -240,21 +241,10 @@ int sift_term_changes_encode(sift_term_changes *changes, unsigned char **out, in
 
 /* An SQLite varint of `log` at `*at` (before `end`); 0 when it stops short. */
 static int sift_terms_read_varint(const unsigned char *log, size_t end, size_t *at, uint64_t *value) {
-    uint64_t v = 0;
-    for (int i = 0; i < 9; i++) {
-        if (*at >= end) return 0;
-        unsigned char byte = log[(*at)++];
-        if (i == 8) {
-            *value = (v << 8) | byte;
-            return 1;
-        }
-        v = (v << 7) | (byte & 0x7F);
-        if (!(byte & 0x80)) {
-            *value = v;
-            return 1;
-        }
-    }
-    return 0;
+    const unsigned char *p = log + *at;
+    int found = sift_sqlite_varint(&p, log + end, value);
+    *at = (size_t)(p - log);
+    return found;
 }
 
 int sift_term_changes_add_log(sift_term_changes *changes, const unsigned char *log, int bytes) {

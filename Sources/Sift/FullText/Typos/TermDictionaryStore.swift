@@ -227,9 +227,14 @@ enum TermDictionaryStore {
                 throw SiftError(code: SiftError.Code(rawValue: rc), message: "The term dictionary's log could not be read.", operation: .tokenize)
             }
         }
+        return try sorted(summed)
+    }
+
+    /// Every change `changes` holds (not 0) as one log row, terms in byte order (empty when none).
+    private static func sorted(_ changes: OpaquePointer) throws -> [UInt8] {
         var out: UnsafeMutablePointer<UInt8>?
         var count: Int32 = 0
-        let rc = sift_term_changes_encode_sorted(summed, &out, &count)
+        let rc = sift_term_changes_encode_sorted(changes, &out, &count)
         defer { free(out) }
         guard rc == SQLITE_OK else {
             throw SiftError(code: SiftError.Code(rawValue: rc), message: "Out of memory for the term dictionary's log.", operation: .tokenize)
@@ -295,17 +300,7 @@ enum TermDictionaryStore {
             let changes: OpaquePointer
 
             /// The changes as one log row, terms in byte order (empty when none).
-            func sorted() throws -> [UInt8] {
-                var out: UnsafeMutablePointer<UInt8>?
-                var count: Int32 = 0
-                let rc = sift_term_changes_encode_sorted(changes, &out, &count)
-                defer { free(out) }
-                guard rc == SQLITE_OK else {
-                    throw SiftError(code: SiftError.Code(rawValue: rc), message: "Out of memory for the term dictionary's log.",
-                                    operation: .tokenize)
-                }
-                return out.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
-            }
+            func sorted() throws -> [UInt8] { try TermDictionaryStore.sorted(changes) }
         }
         /// A row's indexed values for `sift_term_changes_add_row`, reused from row to row.
         private var texts: [UnsafePointer<CChar>?] = []
