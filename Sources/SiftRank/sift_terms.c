@@ -278,63 +278,6 @@ static int sift_terms_before(const sift_term_changes *changes, uint32_t a, uint3
     return order < 0 || (order == 0 && x->length < y->length);
 }
 
-int sift_term_changes_encode_sorted(const sift_term_changes *changes, unsigned char **out, int *bytes) {
-    *out = NULL;
-    *bytes = 0;
-    if (!changes) return SQLITE_MISUSE;
-    uint32_t n = changes->count;
-    uint32_t *order = malloc((size_t)(n ? n : 1) * sizeof *order), *scratch = malloc((size_t)(n ? n : 1) * sizeof *scratch);
-    if (!order || !scratch) {
-        free(order);
-        free(scratch);
-        return SQLITE_NOMEM;
-    }
-    for (uint32_t i = 0; i < n; i++) order[i] = i;
-    /* A bottom-up merge sort of the entries' indexes by their terms. */
-    for (uint32_t width = 1; width < n; width *= 2) {
-        for (uint32_t low = 0; low < n; low += 2 * width) {
-            uint32_t middle = low + width < n ? low + width : n, high = low + 2 * width < n ? low + 2 * width : n;
-            uint32_t i = low, j = middle, k = low;
-            while (i < middle && j < high) scratch[k++] = sift_terms_before(changes, order[j], order[i]) ? order[j++] : order[i++];
-            while (i < middle) scratch[k++] = order[i++];
-            while (j < high) scratch[k++] = order[j++];
-        }
-        uint32_t *swap = order;
-        order = scratch;
-        scratch = swap;
-    }
-    free(scratch);
-    size_t size = 9, terms = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (changes->entries[i].change == 0) continue;
-        size += 18 + changes->entries[i].length;
-        terms++;
-    }
-    if (terms == 0 || size > 0x7FFFFFFF) {
-        free(order);
-        return terms == 0 ? SQLITE_OK : SQLITE_TOOBIG;
-    }
-    unsigned char *buffer = malloc(size);
-    if (!buffer) {
-        free(order);
-        return SQLITE_NOMEM;
-    }
-    size_t at = sift_terms_varint(buffer, terms);
-    for (uint32_t k = 0; k < n; k++) {
-        const sift_term_entry *entry = &changes->entries[order[k]];
-        if (entry->change == 0) continue;
-        at += sift_terms_varint(buffer + at, entry->length);
-        if (entry->length) memcpy(buffer + at, changes->bytes + entry->offset, entry->length);
-        at += entry->length;
-        uint64_t zigzag = ((uint64_t)entry->change << 1) ^ (uint64_t)(entry->change >> 63);
-        at += sift_terms_varint(buffer + at, zigzag);
-    }
-    free(order);
-    *out = buffer;
-    *bytes = (int)at;
-    return SQLITE_OK;
-}
-
 /* Whether `length` bytes at `text` are UTF-8 (no overlong forms, surrogates or scalars past U+10FFFF). */
 static int sift_terms_utf8(const unsigned char *text, size_t length) {
     size_t i = 0;
@@ -405,93 +348,129 @@ static int sift_terms_compare(const unsigned char *a, size_t a_length, const uns
     return order ? order : (a_length < b_length ? -1 : a_length > b_length);
 }
 
-int sift_term_list_fold(const unsigned char *list, int list_bytes, int terms, const unsigned char *changes, int change_bytes,
-                        unsigned char **out, int *out_bytes, int *out_terms) {
+/* The index of `term`'s entry, or -1 when the collection has none. */
+static int64_t sift_terms_find(const sift_term_changes *changes, const unsigned char *term, size_t length) {
+    uint32_t hash = sift_terms_hash((const char *)term, (int)length);
+    uint32_t slot = hash & (changes->capacity - 1);
+    while (changes->slots[slot]) {
+        const sift_term_entry *entry = &changes->entries[changes->slots[slot] - 1];
+        if (entry->hash == hash && entry->length == (uint32_t)length
+            && (length == 0 || memcmp(changes->bytes + entry->offset, term, length) == 0))
+            return changes->slots[slot] - 1;
+        slot = (slot + 1) & (changes->capacity - 1);
+    }
+    return -1;
+}
+
+/* Reads the list's next term into `current` (front-coded against the one before, checked to come after it) and its
+   rows; 0 when the list is not in its format. */
+static int sift_terms_next(const unsigned char *list, size_t end, size_t *at, int first, sift_terms_buffer *current,
+                           uint64_t *rows, int *nomem) {
+    uint64_t shared = 0, suffix = 0;
+    if (!sift_terms_read_varint(list, end, at, &shared) || !sift_terms_read_varint(list, end, at, &suffix)) return 0;
+    if (shared > current->used || suffix > end - *at) return 0;
+    /* After the term before: the two share `shared` bytes, so their rests decide. */
+    if (!first && sift_terms_compare(current->bytes + shared, current->used - (size_t)shared, list + *at, (size_t)suffix) >= 0)
+        return 0;
+    current->used = (size_t)shared;
+    if (!sift_terms_reserve(current, (size_t)suffix + 1)) {
+        *nomem = 1;
+        return 0;
+    }
+    memcpy(current->bytes + current->used, list + *at, (size_t)suffix);
+    current->used += (size_t)suffix;
+    *at += (size_t)suffix;
+    return sift_terms_read_varint(list, end, at, rows) && *rows > 0 && *rows <= ((uint64_t)1 << 48);
+}
+
+int sift_term_changes_fold(sift_term_changes *changes, const unsigned char *list, int list_bytes, int terms,
+                           unsigned char **out, int *out_bytes, int *out_terms) {
     *out = NULL;
     *out_bytes = 0;
     *out_terms = 0;
-    if (list_bytes < 0 || terms < 0 || change_bytes < 0 || (!list && list_bytes) || (!changes && change_bytes))
-        return SQLITE_MISUSE;
-    sift_terms_buffer result = {0}, previous = {0}, current = {0}, last_change = {0};
-    int rc = SQLITE_CORRUPT, written = 0;
-    size_t at = 0, end = (size_t)list_bytes, c_at = 0, c_end = (size_t)change_bytes;
-    uint64_t change_count = 0, left = 0;
-    if (c_end > 0 && !sift_terms_read_varint(changes, c_end, &c_at, &change_count)) goto done;
-    left = change_count;
-    /* The next change: its term and rows gained. */
-    const unsigned char *c_term = NULL;
-    uint64_t c_length = 0;
-    int64_t c_change = 0;
-    int have_change = 0, seen_change = 0;
-#define NEXT_CHANGE()                                                                                                   \
-    do {                                                                                                                \
-        have_change = 0;                                                                                                \
-        if (left == 0) break;                                                                                           \
-        left--;                                                                                                         \
-        uint64_t zigzag = 0;                                                                                            \
-        if (!sift_terms_read_varint(changes, c_end, &c_at, &c_length) || c_length > c_end - c_at) goto done;            \
-        c_term = changes + c_at;                                                                                        \
-        c_at += (size_t)c_length;                                                                                       \
-        if (!sift_terms_read_varint(changes, c_end, &c_at, &zigzag)) goto done;                                         \
-        c_change = (int64_t)(zigzag >> 1) ^ -(int64_t)(zigzag & 1);                                                     \
-        /* In strictly increasing order. */                                                                             \
-        if (seen_change && sift_terms_compare(last_change.bytes, last_change.used, c_term, (size_t)c_length) >= 0)       \
-            goto done;                                                                                                  \
-        seen_change = 1;                                                                                                \
-        last_change.used = 0;                                                                                           \
-        if (!sift_terms_reserve(&last_change, c_length ? (size_t)c_length : 1)) { rc = SQLITE_NOMEM; goto done; }        \
-        memcpy(last_change.bytes, c_term, (size_t)c_length);                                                            \
-        last_change.used = (size_t)c_length;                                                                            \
-        have_change = 1;                                                                                                \
-    } while (0)
-/* Adds the new terms before `term` (all that are left, when NULL). */
-#define ADD_NEW_BEFORE(term, length)                                                                                    \
-    while (have_change && (!(term) || sift_terms_compare(c_term, (size_t)c_length, (term), (length)) < 0)) {            \
-        if (c_change <= 0 || !sift_terms_utf8(c_term, (size_t)c_length)) goto done;                                     \
-        if (!sift_terms_put(&result, &previous, c_term, (size_t)c_length, (uint64_t)c_change)) { rc = SQLITE_NOMEM; goto done; } \
-        written++;                                                                                                      \
-        NEXT_CHANGE();                                                                                                  \
-    }
-    NEXT_CHANGE();
+    if (!changes || list_bytes < 0 || terms < 0 || (!list && list_bytes)) return SQLITE_MISUSE;
+    sift_terms_buffer result = {0}, previous = {0}, current = {0};
+    uint32_t *fresh = NULL, *scratch = NULL;
+    int rc = SQLITE_CORRUPT, nomem = 0, written = 0;
+    size_t end = (size_t)list_bytes, at = 0;
+    uint64_t rows = 0;
+    /* First pass: mark the entries of terms the list holds (pass 0: the mark survives no encode, as none follows). */
+    for (uint32_t i = 0; i < changes->count; i++) changes->entries[i].pass = 1;
     for (int t = 0; t < terms; t++) {
-        uint64_t shared = 0, suffix = 0, rows = 0;
-        if (!sift_terms_read_varint(list, end, &at, &shared) || !sift_terms_read_varint(list, end, &at, &suffix)) goto done;
-        if (shared > current.used || suffix > end - at) goto done;
-        /* After the term before: the two share `shared` bytes, so their rests decide. */
-        if (t > 0 && sift_terms_compare(current.bytes + shared, current.used - (size_t)shared, list + at, (size_t)suffix) >= 0)
-            goto done;
-        current.used = (size_t)shared;
-        if (!sift_terms_reserve(&current, (size_t)suffix + 1)) { rc = SQLITE_NOMEM; goto done; }
-        memcpy(current.bytes + current.used, list + at, (size_t)suffix);
-        current.used += (size_t)suffix;
-        at += (size_t)suffix;
-        if (!sift_terms_read_varint(list, end, &at, &rows) || rows == 0 || rows > ((uint64_t)1 << 48)) goto done;
-        ADD_NEW_BEFORE(current.bytes, current.used)
-        int64_t now = (int64_t)rows;
-        if (have_change && sift_terms_compare(c_term, (size_t)c_length, current.bytes, current.used) == 0) {
-            now += c_change;
-            NEXT_CHANGE();
+        if (!sift_terms_next(list, end, &at, t == 0, &current, &rows, &nomem)) goto done;
+        int64_t index = sift_terms_find(changes, current.bytes, current.used);
+        if (index >= 0) changes->entries[index].pass = 0;
+    }
+    if (at != end) goto done;
+    /* The new terms (changed, not in the list), sorted by a bottom-up merge sort of their indexes. */
+    uint32_t n = 0;
+    fresh = malloc(((size_t)changes->count + 1) * sizeof *fresh);
+    scratch = malloc(((size_t)changes->count + 1) * sizeof *scratch);
+    if (!fresh || !scratch) {
+        nomem = 1;
+        goto done;
+    }
+    for (uint32_t i = 0; i < changes->count; i++) {
+        const sift_term_entry *entry = &changes->entries[i];
+        if (entry->pass == 0 || entry->change == 0) continue;
+        if (entry->change < 0 || !sift_terms_utf8(changes->bytes + entry->offset, entry->length)) goto done;
+        fresh[n++] = i;
+    }
+    for (uint32_t width = 1; width < n; width *= 2) {
+        for (uint32_t low = 0; low < n; low += 2 * width) {
+            uint32_t middle = low + width < n ? low + width : n, high = low + 2 * width < n ? low + 2 * width : n;
+            uint32_t i = low, j = middle, k = low;
+            while (i < middle && j < high) scratch[k++] = sift_terms_before(changes, fresh[j], fresh[i]) ? fresh[j++] : fresh[i++];
+            while (i < middle) scratch[k++] = fresh[i++];
+            while (j < high) scratch[k++] = fresh[j++];
         }
+        uint32_t *swap = fresh;
+        fresh = scratch;
+        scratch = swap;
+    }
+    /* Second pass: the list's terms with their changes, the new ones put in order between them. */
+    at = 0;
+    current.used = 0;
+    uint32_t next = 0;
+    for (int t = 0; t <= terms; t++) {
+        int last = t == terms;
+        if (!last && !sift_terms_next(list, end, &at, t == 0, &current, &rows, &nomem)) goto done;
+        while (next < n) {
+            const sift_term_entry *entry = &changes->entries[fresh[next]];
+            if (!last && sift_terms_compare(changes->bytes + entry->offset, entry->length, current.bytes, current.used) >= 0) break;
+            if (!sift_terms_put(&result, &previous, changes->bytes + entry->offset, entry->length, (uint64_t)entry->change)) {
+                nomem = 1;
+                goto done;
+            }
+            written++;
+            next++;
+        }
+        if (last) break;
+        int64_t index = sift_terms_find(changes, current.bytes, current.used);
+        int64_t now = (int64_t)rows + (index >= 0 ? changes->entries[index].change : 0);
         if (now < 0) goto done;
         if (now > 0) {
-            if (!sift_terms_put(&result, &previous, current.bytes, current.used, (uint64_t)now)) { rc = SQLITE_NOMEM; goto done; }
+            if (!sift_terms_put(&result, &previous, current.bytes, current.used, (uint64_t)now)) {
+                nomem = 1;
+                goto done;
+            }
             written++;
         }
     }
-    if (at != end) goto done;
-    ADD_NEW_BEFORE(NULL, 0)
-    if (c_at != c_end || result.used > 0x7FFFFFFF) goto done;
-#undef NEXT_CHANGE
-#undef ADD_NEW_BEFORE
+    if (result.used > 0x7FFFFFFF) goto done;
     *out = result.bytes;
     *out_bytes = (int)result.used;
     *out_terms = written;
     result.bytes = NULL;
     rc = SQLITE_OK;
 done:
+    /* The marks are gone: every entry is listed anew by the next encode. */
+    for (uint32_t i = 0; i < changes->count; i++) changes->entries[i].pass = 0;
+    changes->touched_count = 0;
+    free(fresh);
+    free(scratch);
     free(result.bytes);
     free(previous.bytes);
     free(current.bytes);
-    free(last_change.bytes);
-    return rc;
+    return nomem ? SQLITE_NOMEM : rc;
 }

@@ -16,22 +16,19 @@
  *       the terms whose change since the last encode (or reset) is not 0, as one log row of TermDictionaryStore:
  *       the term count, then per term its byte count, its bytes and that change (zigzag), SQLite varints; malloc'd
  *       (free it), NULL and 0 bytes when no term changed. The collection keeps every term's change since the last
- *       reset (what sift_term_changes_encode_sorted writes), so that the log rows of many statements are summed as
- *       they are made. Returns an SQLite result code.
+ *       reset (what sift_term_changes_fold applies), so that the log rows of many statements are summed as they
+ *       are made. Returns an SQLite result code.
  *   sift_term_changes_add_log(changes, log, bytes)
  *       adds the changes of one log row (the format sift_term_changes_encode writes) to `changes`, term by term.
  *       SQLITE_CORRUPT when the row is not in that format (a count or a length past its end, a change beyond
  *       +-INT32_MAX, bytes left over), the changes added so far kept.
- *   sift_term_changes_encode_sorted(changes, &out, &bytes)
- *       every term's change since the last reset (not 0) in the same format, the terms in byte order (shorter
- *       first when one begins the other).
- *   sift_term_list_fold(list, list_bytes, terms, changes, change_bytes, &out, &out_bytes, &out_terms)
- *       a term list of TermDictionaryStore (per term in byte order: the bytes it shares with the one before, the
- *       rest's length, the rest, its row count; SQLite varints) with `changes` (a log row, terms in byte order, as
- *       sift_term_changes_encode_sorted writes) applied: counts changed, terms reaching 0 left out, new terms put in
- *       order. malloc'd into *out (free it). SQLITE_CORRUPT when either is not in its format or they do not follow
- *       from each other (terms out of order, a count of 0 or past 2^48 in the list, one going below 0, a new term
- *       without rows or not UTF-8).
+ *   sift_term_changes_fold(changes, list, list_bytes, terms, &out, &out_bytes, &out_terms)
+ *       a term list of TermDictionaryStore (`terms` terms in byte order, each as the bytes it shares with the one
+ *       before, the rest's length, the rest and its row count; SQLite varints) with every change `changes` holds
+ *       since its last reset applied: counts changed, terms reaching 0 left out, new terms put in order; malloc'd
+ *       into *out (free it). SQLITE_CORRUPT when the list is not in its format (terms out of order, a count of 0
+ *       or past 2^48) or the changes do not follow from it (a count below 0, a new term losing rows or not UTF-8).
+ *       Leaves the changes' encode marks cleared: reset the collection after it.
  *   sift_term_changes_reset(changes)        forgets every term (the memory is kept for the next statement).
  *   sift_term_changes_free(changes)
  */
@@ -43,9 +40,8 @@ int sift_term_changes_add_row(sift_term_changes *changes, void *tokenizer, const
                               int columns, int sign);
 int sift_term_changes_encode(sift_term_changes *changes, unsigned char **out, int *bytes);
 int sift_term_changes_add_log(sift_term_changes *changes, const unsigned char *log, int bytes);
-int sift_term_changes_encode_sorted(const sift_term_changes *changes, unsigned char **out, int *bytes);
-int sift_term_list_fold(const unsigned char *list, int list_bytes, int terms, const unsigned char *changes, int change_bytes,
-                        unsigned char **out, int *out_bytes, int *out_terms);
+int sift_term_changes_fold(sift_term_changes *changes, const unsigned char *list, int list_bytes, int terms,
+                           unsigned char **out, int *out_bytes, int *out_terms);
 void sift_term_changes_reset(sift_term_changes *changes);
 void sift_term_changes_free(sift_term_changes *changes);
 

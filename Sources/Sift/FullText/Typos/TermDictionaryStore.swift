@@ -119,8 +119,7 @@ enum TermDictionaryStore {
     private static func read(_ index: String, on handle: Handle) throws -> TermDictionary {
         let stored = try readStored(index, on: handle)
         var changes: TermChanges = [:]
-        let log = try summed(stored.log)
-        if !log.isEmpty { try decodeLog(log, into: &changes) }
+        for row in stored.log { try decodeLog(row, into: &changes) }
         let base = try decodeList(stored.list, terms: stored.terms)
         let dictionary = TermDictionary(base: base, added: TermList(TermList.Builder()), adjusted: [], letters: base.letterCounts())
         guard let applied = changes.isEmpty ? dictionary : dictionary.applying(changes) else { throw Unusable() }
@@ -169,27 +168,39 @@ enum TermDictionaryStore {
         return (list, terms, log)
     }
 
-    /// Folds the log into the list, term by term in byte order (the list's order), without making the dictionary
-    /// searches read (each term's scalars, the letter counts): a fold costs a pass over the list's bytes, which at
-    /// a fold every eighth of the terms in log rows keeps a row-by-row load within a few percent of one without the
-    /// dictionary. Throws `Unusable` when the list or the log is not what Sift writes, or the log's changes do not
-    /// follow from the list (a count below 0, a new term without rows or not valid UTF-8).
+    /// Folds the log into the list in C (`sift_term_changes_fold`), without making the dictionary searches read (each
+    /// term's scalars, the letter counts). Throws `Unusable` when the list or the log is not what Sift writes, or the
+    /// log's changes do not follow from the list (a count below 0, a new term losing rows or not valid UTF-8).
     private static func fold(_ index: String, logged: Writer.Logged? = nil, on handle: Handle) throws {
         let stored = try readStored(index, on: handle)
         // The writer's own sum when the log holds exactly the rows it appended since its last reset (their number and
         // their checksums' sum): otherwise every row is read and summed (another connection wrote some, or a
         // rollback took some away).
-        let changed = try logged.flatMap { logged in
-            try logCount(index, on: handle) == (logged.rows, logged.checksums) ? try logged.sorted() : nil
-        } ?? summed(stored.log)
-        // Merged in C, a pass over the list's bytes.
+        var owned: OpaquePointer?
+        defer { sift_term_changes_free(owned) }
+        let changes: OpaquePointer
+        if let logged, try logCount(index, on: handle) == (logged.rows, logged.checksums) {
+            changes = logged.changes
+        } else {
+            guard let summed = sift_term_changes_new() else {
+                throw SiftError(code: .noMemory, message: "Out of memory for the term dictionary's log.", operation: .tokenize)
+            }
+            owned = summed
+            for row in stored.log {
+                let rc = row.withUnsafeBufferPointer { sift_term_changes_add_log(summed, $0.baseAddress, Int32($0.count)) }
+                if rc == SQLITE_CORRUPT { throw Unusable() }
+                guard rc == SQLITE_OK else {
+                    throw SiftError(code: SiftError.Code(rawValue: rc), message: "The term dictionary's log could not be read.",
+                                    operation: .tokenize)
+                }
+            }
+            changes = summed
+        }
+        // Merged in C: the list's terms looked up among the changes, the new terms sorted and put between them.
         var out: UnsafeMutablePointer<UInt8>?
         var bytes: Int32 = 0, terms: Int32 = 0
         let rc = stored.list.withUnsafeBufferPointer { list in
-            changed.withUnsafeBufferPointer { changes in
-                sift_term_list_fold(list.baseAddress, Int32(list.count), Int32(stored.terms), changes.baseAddress,
-                                    Int32(changes.count), &out, &bytes, &terms)
-            }
+            sift_term_changes_fold(changes, list.baseAddress, Int32(list.count), Int32(stored.terms), &out, &bytes, &terms)
         }
         defer { free(out) }
         if rc == SQLITE_CORRUPT { throw Unusable() }
@@ -210,36 +221,6 @@ enum TermDictionaryStore {
             }
             return (rows, checksums)
         }
-    }
-
-    /// The changes of every log row summed, as one log row with its terms in byte order (empty when no term
-    /// changed): summed in C, where a Swift dictionary keyed by byte arrays cost most of a row-by-row load's folds.
-    /// Throws `Unusable` when a row is not what Sift writes.
-    private static func summed(_ log: [[UInt8]]) throws -> [UInt8] {
-        guard let summed = sift_term_changes_new() else {
-            throw SiftError(code: .noMemory, message: "Out of memory for the term dictionary's log.", operation: .tokenize)
-        }
-        defer { sift_term_changes_free(summed) }
-        for row in log {
-            let rc = row.withUnsafeBufferPointer { sift_term_changes_add_log(summed, $0.baseAddress, Int32($0.count)) }
-            if rc == SQLITE_CORRUPT { throw Unusable() }
-            guard rc == SQLITE_OK else {
-                throw SiftError(code: SiftError.Code(rawValue: rc), message: "The term dictionary's log could not be read.", operation: .tokenize)
-            }
-        }
-        return try sorted(summed)
-    }
-
-    /// Every change `changes` holds (not 0) as one log row, terms in byte order (empty when none).
-    private static func sorted(_ changes: OpaquePointer) throws -> [UInt8] {
-        var out: UnsafeMutablePointer<UInt8>?
-        var count: Int32 = 0
-        let rc = sift_term_changes_encode_sorted(changes, &out, &count)
-        defer { free(out) }
-        guard rc == SQLITE_OK else {
-            throw SiftError(code: SiftError.Code(rawValue: rc), message: "Out of memory for the term dictionary's log.", operation: .tokenize)
-        }
-        return out.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
     }
 
     /// What `verify(index:)` reports of the stored dictionary: that it cannot be read, or where it and FTS5's
@@ -298,9 +279,6 @@ enum TermDictionaryStore {
             let rows: Int
             let checksums: UInt64
             let changes: OpaquePointer
-
-            /// The changes as one log row, terms in byte order (empty when none).
-            func sorted() throws -> [UInt8] { try TermDictionaryStore.sorted(changes) }
         }
         /// A row's indexed values for `sift_term_changes_add_row`, reused from row to row.
         private var texts: [UnsafePointer<CChar>?] = []
