@@ -89,6 +89,12 @@ static int sift_terms_touch(sift_term_changes *changes, uint32_t index) {
 static uint32_t sift_terms_hash(const char *term, int length) {
     uint32_t hash = 2166136261u; /* FNV-1a, 32 bits */
     for (int i = 0; i < length; i++) hash = (hash ^ (unsigned char)term[i]) * 16777619u;
+    /* MurmurHash3's finalizer: FNV-1a's low bits, which pick the slot, depend only on the bytes' low bits. */
+    hash ^= hash >> 16;
+    hash *= 0x85EBCA6Bu;
+    hash ^= hash >> 13;
+    hash *= 0xC2B2AE35u;
+    hash ^= hash >> 16;
     return hash;
 }
 

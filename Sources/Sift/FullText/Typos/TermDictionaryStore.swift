@@ -308,7 +308,7 @@ enum TermDictionaryStore {
                 let quoted = SQLBuilder.quote(TermDictionaryStore.table(index.index))
                 probe = try handle.prepareUnmanaged("SELECT data FROM \(quoted) WHERE id = -1")
                 append = try handle.prepareUnmanaged(
-                    "INSERT INTO \(quoted)(data, checksum) VALUES(?1, sift_bounds_check(0, ?1))")
+                    "INSERT INTO \(quoted)(data, checksum) VALUES(?1, ?2)")
             }
             if let probe {
                 defer { sqlite3_reset(probe) }
@@ -399,10 +399,13 @@ enum TermDictionaryStore {
                 defer { sqlite3_set_last_insert_rowid(handle.raw, lastRowid) }
                 do {
                     defer { sqlite3_reset(append) }
+                    // The checksum readers compare with sift_bounds_check(0, data), computed once here.
+                    let checksum = sift_bounds_check_blob(0, out, count)
                     sqlite3_bind_blob(append, 1, out, count, sift_sqlite_transient())
+                    sqlite3_bind_int64(append, 2, checksum)
                     while try handle.stepUnobserved(append) {}
                     loggedRows += 1
-                    loggedChecksums &+= UInt64(bitPattern: sift_bounds_check_blob(0, out, count))
+                    loggedChecksums &+= UInt64(bitPattern: checksum)
                 }
                 if sqlite3_last_insert_rowid(handle.raw) + 1 >= Int64(foldRows) {
                     defer { reset() }
