@@ -146,7 +146,7 @@ final class FullTextSettings: Sendable {
     let termDictionaryLoads = Locked(0)
     /// The fewest log rows that fold a stored term dictionary's log into its list (`TermDictionaryStore`); tests
     /// lower it.
-    let dictionaryFoldRows = Locked(1_024)
+    let dictionaryFoldRows = Locked(8_192)
     /// Each index's synonym list normalized by its tokenizer, with the list's generation and the tokenizer it was
     /// normalized with (`SynonymSet`).
     let synonymSets = Locked<[String: (generation: Int64, tokenizer: [String], set: SynonymSet)]>([:])
