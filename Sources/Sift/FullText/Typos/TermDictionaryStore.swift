@@ -432,33 +432,25 @@ enum TermDictionaryStore {
     /// A term list: per term in term order, the bytes it shares with the one before, the length of the rest, the
     /// rest (UTF-8), and its row count; SQLite varints.
     static func encode(_ list: TermList) -> [UInt8] {
-        var encoder = ListEncoder()
-        for position in 0..<list.count { encoder.append(Array(list.text(position).utf8)[...], rows: list.rows[position]) }
-        return encoder.bytes
-    }
-
-    /// Writes a term list (see `encode`) a term at a time, in term order.
-    struct ListEncoder {
-        private(set) var bytes: [UInt8] = []
-        private(set) var count = 0
-        private var previous: [UInt8] = []
-
-        mutating func append(_ term: ArraySlice<UInt8>, rows: Int64) {
+        var bytes: [UInt8] = []
+        var previous: [UInt8] = []
+        for position in 0..<list.count {
+            let term = Array(list.text(position).utf8)
             var shared = 0
-            while shared < min(term.count, previous.count), term[term.startIndex + shared] == previous[shared] { shared += 1 }
+            while shared < min(term.count, previous.count), term[shared] == previous[shared] { shared += 1 }
             appendVarint(UInt64(shared), to: &bytes)
             appendVarint(UInt64(term.count - shared), to: &bytes)
-            bytes += term.dropFirst(shared)
-            appendVarint(UInt64(max(0, rows)), to: &bytes)
-            previous.replaceSubrange(previous.indices, with: term)
-            count += 1
+            bytes += term[shared...]
+            appendVarint(UInt64(max(0, list.rows[position])), to: &bytes)
+            previous = term
         }
+        return bytes
     }
 
-    /// Calls `body` with each of the `terms` terms of `bytes` (see `encode`) and its row count, in order, checking
-    /// that each comes after the one before in byte order (so in scalar order), is held by at least one row, and
-    /// that nothing is left over: throws `Unusable` otherwise. The terms' UTF-8 is not checked here.
-    private static func forEachTerm(_ bytes: [UInt8], terms: Int, _ body: (ArraySlice<UInt8>, Int64) throws -> Void) throws {
+    /// `terms` terms from `bytes` (see `encode`): each after the one before in byte order (so in scalar order:
+    /// every term is valid UTF-8, checked), held by at least one row; nothing left over.
+    private static func decodeList(_ bytes: [UInt8], terms: Int) throws -> TermList {
+        var builder = TermList.Builder()
         var previous: [UInt8] = []
         var at = 0
         func number() throws -> Int64 {
@@ -469,27 +461,17 @@ enum TermDictionaryStore {
         for index in 0..<terms {
             let shared = try number(), suffix = try number()
             guard shared <= Int64(previous.count), suffix <= Int64(bytes.count - at) else { throw Unusable() }
-            // After the term before: the two share their first `shared` bytes, so their rests decide.
-            let rest = bytes[at..<(at + Int(suffix))]
-            guard index == 0 || previous[Int(shared)...].lexicographicallyPrecedes(rest) else { throw Unusable() }
-            previous.replaceSubrange(Int(shared)..., with: rest)
+            var term = Array(previous[..<Int(shared)])
+            term += bytes[at..<(at + Int(suffix))]
             at += Int(suffix)
             let rows = try number()
             // At most 2^48 rows: applying a log's changes (each within Int32) then cannot overflow.
-            guard rows > 0, rows <= 1 << 48 else { throw Unusable() }
-            try body(previous[...], rows)
+            guard rows > 0, rows <= 1 << 48, index == 0 || previous.lexicographicallyPrecedes(term), let text = validUTF8(term[...])
+            else { throw Unusable() }
+            builder.append(text.unicodeScalars, rows: rows)
+            previous = term
         }
         guard at == bytes.count else { throw Unusable() }
-    }
-
-    /// `terms` terms from `bytes` (see `encode`): each after the one before in byte order (so in scalar order:
-    /// every term is valid UTF-8, checked), held by at least one row; nothing left over.
-    private static func decodeList(_ bytes: [UInt8], terms: Int) throws -> TermList {
-        var builder = TermList.Builder()
-        try forEachTerm(bytes, terms: terms) { term, rows in
-            guard let text = validUTF8(term) else { throw Unusable() }
-            builder.append(text.unicodeScalars, rows: rows)
-        }
         return TermList(builder)
     }
 
