@@ -69,6 +69,20 @@ void sift_term_changes_reset(sift_term_changes *changes) {
     changes->pass = 1;
 }
 
+void sift_term_changes_discard(sift_term_changes *changes) {
+    if (!changes) return;
+    for (uint32_t k = 0; k < changes->touched_count; k++) {
+        sift_term_entry *entry = &changes->entries[changes->touched[k]];
+        entry->change = entry->encoded;
+    }
+    /* As after an encode: the next pass lists its entries anew. */
+    changes->touched_count = 0;
+    if (++changes->pass == 0) {
+        for (uint32_t i = 0; i < changes->count; i++) changes->entries[i].pass = 0;
+        changes->pass = 1;
+    }
+}
+
 /* Lists entry `index` in `touched` once a pass. */
 static int sift_terms_touch(sift_term_changes *changes, uint32_t index) {
     sift_term_entry *entry = &changes->entries[index];

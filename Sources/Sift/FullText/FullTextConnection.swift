@@ -49,13 +49,15 @@ final class FullTextConnection: ConnectionObserver {
     }
 
     /// From `fullTextBulkThreshold` rows on, a content table's rows are indexed after the insert, in one pass.
+    /// Below the threshold, the rows are indexed one by one, and the stored term dictionaries log the batch once.
     func batchWillBegin(inserting count: Int, into table: String, on handle: Handle) {
-        guard handle.isObserved, count >= handle.pool.attachment(FullTextSettings.init).bulkThreshold else { return }
-        bulk = tracker.beginBulk(content: table)
+        guard handle.isObserved else { return }
+        if count >= handle.pool.attachment(FullTextSettings.init).bulkThreshold { bulk = tracker.beginBulk(content: table) }
+        if !bulk { tracker.batchBegan(content: table) }
     }
 
     func batchDidEnd(completed: Bool, on handle: Handle) throws {
-        guard bulk else { return }
+        guard bulk else { return try tracker.batchEnded(completed: completed, on: handle) }
         bulk = false
         if completed { try tracker.finishBulk(on: handle) } else { tracker.endBulk() }
     }

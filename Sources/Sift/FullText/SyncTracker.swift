@@ -366,6 +366,29 @@ final class SyncTracker {
         while try handle.stepUnobserved(stmt) {}
     }
 
+    // MARK: - Batches of inserts
+
+    /// A batch of inserts into `content`, each row indexed as it comes (below the bulk threshold), begins: the
+    /// stored term dictionaries of its indexes log the batch's changes once, when it ends (`batchEnded`).
+    func batchBegan(content: String) {
+        for target in targets where target.content == content {
+            if case .text(_, let statements) = target.owner { statements.dictionary.batchBegan() }
+        }
+    }
+
+    /// The batch begun by `batchBegan` ended: `completed` (its transaction still open), or failed and being rolled
+    /// back.
+    func batchEnded(completed: Bool, on handle: Handle) throws {
+        for target in targets {
+            guard case .text(let index, let statements) = target.owner else { continue }
+            let following = completed && dictionaries.isFollowing(index.index)
+            if let changes = try statements.dictionary.batchEnded(completed: completed, decoding: following, on: handle),
+               following {
+                dictionaries.statementChanged(index.index, changes)
+            }
+        }
+    }
+
     // MARK: - Bulk loading
 
     /// Starts collecting the rowids of rows inserted into `content` instead of indexing them one by one; false

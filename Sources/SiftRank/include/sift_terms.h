@@ -29,6 +29,9 @@
  *       into *out (free it). SQLITE_CORRUPT when the list is not in its format (terms out of order, a count of 0
  *       or past 2^48) or the changes do not follow from it (a count below 0, a new term losing rows or not UTF-8).
  *       Leaves the changes' encode marks cleared: reset the collection after it.
+ *   sift_term_changes_discard(changes)
+ *       takes back every change since the last encode (or reset): what a batch of statements that failed counted,
+ *       before its log row was made. The changes encoded before it stay.
  *   sift_term_changes_reset(changes)        forgets every term (the memory is kept for the next statement).
  *   sift_term_changes_free(changes)
  */
@@ -42,6 +45,7 @@ int sift_term_changes_encode(sift_term_changes *changes, unsigned char **out, in
 int sift_term_changes_add_log(sift_term_changes *changes, const unsigned char *log, int bytes);
 int sift_term_changes_fold(sift_term_changes *changes, const unsigned char *list, int list_bytes, int terms,
                            unsigned char **out, int *out_bytes, int *out_terms);
+void sift_term_changes_discard(sift_term_changes *changes);
 void sift_term_changes_reset(sift_term_changes *changes);
 void sift_term_changes_free(sift_term_changes *changes);
 

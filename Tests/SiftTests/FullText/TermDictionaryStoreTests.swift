@@ -90,6 +90,24 @@ final class TermDictionaryStoreTests: SiftTestCase {
         XCTAssertEqual(try database.read { try $0.count("SELECT count(*) FROM posts_fts_sift_dictionary WHERE id >= 0") }, 3)
     }
 
+    /// A batch of inserts below the bulk threshold is indexed row by row and logged once; a batch that changes many
+    /// terms (at least 1,024, or an eighth of the list's) is folded into the list at once.
+    func testABatchLogsOneRowAndALargeOneFolds() throws {
+        let database = try corpus()
+        database.fullTextBulkThreshold = 10_000
+        let logRows = { try database.read { try $0.count("SELECT count(*) FROM articles_fts_sift_dictionary WHERE id >= 0") } }
+        XCTAssertEqual(try logRows(), 1, "the corpus's three rows")
+        try database.insert(objects: (10..<20).map { Article($0, "hypersonic \($0)", "flow") }, intoTable: "articles")
+        XCTAssertEqual(try logRows(), 2)
+        let words = (0..<1_100).map { "term\($0)" }
+        try database.insert(objects: stride(from: 0, to: 1_100, by: 10).map { Article(100 + $0, words[$0..<($0 + 10)].joined(separator: " "), "") },
+                            intoTable: "articles")
+        XCTAssertEqual(try logRows(), 0)
+        XCTAssertEqual(try stored(database)?.rows(of: Array("term1099".unicodeScalars)), 1)
+        XCTAssertEqual(try stored(database)?.rows(of: Array("hypersonic".unicodeScalars)), 10)
+        XCTAssertTrue(try database.verify(index: "articles_fts").isConsistent)
+    }
+
     func testWritesBesideTheSyncLayerLeaveItStaleUntilOptimize() throws {
         let database = try corpus()
         XCTAssertNotNil(try stored(database))
