@@ -53,7 +53,7 @@ final class FullTextConnection: ConnectionObserver {
     func batchWillBegin(inserting count: Int, into table: String, on handle: Handle) {
         guard handle.isObserved else { return }
         if count >= handle.pool.attachment(FullTextSettings.init).bulkThreshold { bulk = tracker.beginBulk(content: table) }
-        if !bulk { tracker.batchBegan(content: table) }
+        if !bulk { tracker.batchBegan(inserting: count, into: table) }
     }
 
     func batchDidEnd(completed: Bool, on handle: Handle) throws {

@@ -291,7 +291,8 @@ final class SyncTracker {
             // row is tokenized once for the stored dictionary's log and the one kept in memory.
             let logging = try statements.dictionary.isLogging(on: handle)
             if try dictionaries.follows(index, on: handle) || logging {
-                try statements.dictionary.rowChanged(old: change.oldCount > 0, new: change.newCount > 0, text: text, on: handle)
+                try statements.dictionary.rowChanged(old: change.oldCount > 0 ? change.oldRowid : nil,
+                                                     new: change.newCount > 0 ? change.newRowid : nil, text: text, on: handle)
             }
             if change.oldCount > 0 {
                 if statements.delete == nil { statements.delete = try handle.prepareUnmanaged(index.deleteSQL) }
@@ -368,11 +369,11 @@ final class SyncTracker {
 
     // MARK: - Batches of inserts
 
-    /// A batch of inserts into `content`, each row indexed as it comes (below the bulk threshold), begins: the
-    /// stored term dictionaries of its indexes log the batch's changes once, when it ends (`batchEnded`).
-    func batchBegan(content: String) {
+    /// A batch of `rows` inserts into `content`, each row indexed as it comes (below the bulk threshold), begins:
+    /// the stored term dictionaries of its indexes log the batch's changes once, when it ends (`batchEnded`).
+    func batchBegan(inserting rows: Int, into content: String) {
         for target in targets where target.content == content {
-            if case .text(_, let statements) = target.owner { statements.dictionary.batchBegan() }
+            if case .text(_, let statements) = target.owner { statements.dictionary.batchBegan(rows: rows) }
         }
     }
 

@@ -329,6 +329,51 @@ final class TermDictionaryFollowerTests: SiftTestCase {
         XCTAssertTrue(try database.search("hypersonc", in: "articles_fts", of: Article.self).hits.isEmpty)
     }
 
+    /// Batches large enough to be counted on a worker thread (`TermDictionaryStore.Writer.overlappedRows`), indexed
+    /// row by row (under the bulk threshold): completed alone and inside a transaction, failed at their last row alone
+    /// and inside a transaction that commits what it wrote around them. After each, the dictionary kept in memory and
+    /// the one stored beside the index are the vocabulary's.
+    func testLargeBatchesCountedOnAWorkerThread() throws {
+        var rng = SplitMix(seed: 0xB47C)
+        let database = try corpus(&rng)
+        database.fullTextBulkThreshold = 100_000
+        settings(database).dictionaryFoldRows.withLock { $0 = 3 }
+        try database.optimize(index: "articles_fts")  // the corpus's bulk load left the stored dictionary stale
+        _ = try searched(database)
+        let rows = TermDictionaryStore.Writer.overlappedRows + 100
+        var next = 10_000
+        func batch(failing: Bool) -> [Article] {
+            var articles = (0..<rows).map { _ in
+                next += 1
+                return Article(next, Self.text(&rng, words: 2), Self.text(&rng, words: 5) + " w\(next % 3_000)")
+            }
+            if failing, let first = articles.first { articles.append(Article(first.id ?? 0, "again", "again")) }
+            return articles
+        }
+        func check(_ step: String) throws {
+            let (kept, reread) = try searched(database)
+            XCTAssertFalse(reread, "\(step): the batch went through the sync layer, the dictionary is kept")
+            let expected = try fresh(database)
+            assertSame(kept, expected, words: ["turbin", "w12"], step)
+            guard let stored = try database.read({ try TermDictionaryStore.load("articles_fts", on: $0) }) else {
+                return XCTFail("\(step): the stored dictionary is stale")
+            }
+            assertSame(stored, expected, words: ["turbin"], step + ", stored")
+        }
+        try database.insert(objects: batch(failing: false), intoTable: "articles")
+        try check("a batch")
+        XCTAssertThrowsError(try database.insert(objects: batch(failing: true), intoTable: "articles"))
+        try check("a failed batch")
+        try database.run(transaction: {
+            try database.insertOrReplace(objects: [Article(1, "replaced", "before")], intoTable: "articles")
+            try database.insert(objects: batch(failing: false), intoTable: "articles")
+            XCTAssertThrowsError(try database.insert(objects: batch(failing: true), intoTable: "articles"))
+            try database.delete(fromTable: "articles", where: Article.Properties.id == 2)
+        })
+        try check("batches inside a transaction")
+        XCTAssertTrue(try database.verify(index: "articles_fts").isConsistent)
+    }
+
     /// A savepoint left open when its transaction commits ends with it: a later `ROLLBACK TO` its name fails and
     /// undoes nothing, and the kept dictionary keeps every change of the transaction the statement failed in.
     func testASavepointEndsWithItsTransaction() throws {

@@ -108,6 +108,29 @@ final class TermDictionaryStoreTests: SiftTestCase {
         XCTAssertTrue(try database.verify(index: "articles_fts").isConsistent)
     }
 
+    /// A statement whose log row cannot be written fails and is rolled back: what the writer had summed for the
+    /// next fold goes with it, so that the fold holds what the log holds and no more.
+    func testAFailedLogRowLeavesNothingForTheNextFold() throws {
+        let database = try corpus()
+        settings(database).dictionaryFoldRows.withLock { $0 = 2 }
+        // A trigger that refuses the log's rows while a flag is set (setting it changes no schema).
+        try database.exec(sql: "CREATE TABLE flags(refuse INTEGER)")
+        try database.exec(sql: "INSERT INTO flags VALUES(0)")
+        try database.exec(sql: "CREATE TRIGGER refuse BEFORE INSERT ON articles_fts_sift_dictionary WHEN (SELECT refuse FROM flags) "
+                          + "BEGIN SELECT RAISE(ABORT, 'refused'); END")
+        try database.optimize(index: "articles_fts")
+        try database.exec(sql: "UPDATE flags SET refuse = 1")
+        XCTAssertThrowsError(try database.insert(objects: [Article(10, "phantom", "ghost")], intoTable: "articles"))
+        try database.exec(sql: "UPDATE flags SET refuse = 0")
+        try database.insert(objects: [Article(11, "hypersonic", "flow")], intoTable: "articles")
+        try database.insert(objects: [Article(12, "supersonic", "flow")], intoTable: "articles")
+        XCTAssertEqual(try database.read { try $0.count("SELECT count(*) FROM articles_fts_sift_dictionary WHERE id >= 0") }, 0,
+                       "two log rows fold")
+        XCTAssertEqual(try stored(database)?.rows(of: Array("phantom".unicodeScalars)), 0)
+        XCTAssertEqual(try stored(database)?.rows(of: Array("flow".unicodeScalars)), 2)
+        XCTAssertTrue(try database.verify(index: "articles_fts").isConsistent)
+    }
+
     func testWritesBesideTheSyncLayerLeaveItStaleUntilOptimize() throws {
         let database = try corpus()
         XCTAssertNotNil(try stored(database))

@@ -1,5 +1,4 @@
 import CSQLite
-import Dispatch
 import Foundation
 import SiftRank
 
@@ -34,22 +33,13 @@ final class ImpactsCollector: @unchecked Sendable {
     private var fed: Int64
     /// Rows read and counted at a time.
     private let pieceRows: Int
-    /// The worker: a thread of its own (started by the first piece), which inherits the caller's scheduling
-    /// priority (libdispatch's pool threads run at the default one).
+    /// The worker (`OverlappedWork`), made by the first piece when overlapping.
     private let overlapping: Bool
-    private var thread: Thread?
-    /// Guards `pending`, `workerIsCounting` and `closed`, shared with the worker.
-    private let condition = NSCondition()
-    /// Pieces handed to the worker and not counted yet: at most `Self.queued` (their text is held meanwhile).
-    private var pending: [ImpactRows] = []
-    private var workerIsCounting = false
-    private var closed = false
-    private let exited = DispatchSemaphore(value: 0)
+    private var worker: OverlappedWork<ImpactRows>?
+    /// Pieces waiting for the worker, at most (their text is held meanwhile).
     private static let queued = 4
     /// A piece stops at this much text (or `pieceRows` rows).
     private static let pieceBytes = 4 << 20
-    /// The worker's first failure.
-    private let failure = Locked<Error?>(nil)
 
     /// A collector of the rows above the impacts' watermark up to `top`, or nil when the index has no valid
     /// impacts. `listing` gives the terms when the impacts are being built (their tables just made, watermark 0).
@@ -87,18 +77,13 @@ final class ImpactsCollector: @unchecked Sendable {
     /// Stops the worker once it has counted what it was handed, and waits for it: `finish` does, and whoever
     /// drops a collector that may have a worker without finishing it must (the worker holds the collector).
     func close() {
-        guard thread != nil else { return }
-        thread = nil
-        condition.lock()
-        closed = true
-        condition.broadcast()
-        condition.unlock()
-        exited.wait()
+        worker?.close()
+        worker = nil
     }
 
     /// Tokenizers that keep all their state in their instance (SQLite's own and SiftICU's), which a worker thread
     /// may run while the connection works; any other one is run on the caller's thread.
-    private static func runsAnywhere(_ arguments: [String]) -> Bool {
+    static func runsAnywhere(_ arguments: [String]) -> Bool {
         let known: Set<String> = ["unicode61", "ascii", "trigram", "sift_icu"]
         guard let name = arguments.first?.lowercased() else { return false }
         if name == "porter" { return arguments.count == 1 || known.contains(arguments[1].lowercased()) }
@@ -155,58 +140,14 @@ final class ImpactsCollector: @unchecked Sendable {
                 }
             }
             fed = piece.rowids.count < pieceRows && !full ? last : piece.rowids.last ?? last
-            if let failure = failure.withLock({ $0 }) { throw failure }
+            if let failure = worker?.firstFailure { throw failure }
             if overlapping {
-                hand(piece)
+                if worker == nil { worker = OverlappedWork(name: "sift.impacts", queued: Self.queued) { [self] in try count($0) } }
+                worker?.hand(piece)
             } else {
                 try count(piece)
             }
         }
-    }
-
-    /// Queues a piece for the worker (waiting while `queued` pieces wait), starting the worker if needed.
-    private func hand(_ piece: ImpactRows) {
-        if thread == nil {
-            let thread = Thread { [self] in runWorker() }
-            thread.name = "sift.impacts"
-            self.thread = thread
-            thread.start()
-        }
-        condition.lock()
-        while pending.count >= Self.queued { condition.wait() }
-        pending.append(piece)
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// The worker's loop: counts the pieces in order until the collector closes.
-    private func runWorker() {
-        defer { exited.signal() }
-        while true {
-            condition.lock()
-            while pending.isEmpty && !closed { condition.wait() }
-            guard !pending.isEmpty else {
-                condition.unlock()
-                return
-            }
-            let piece = pending.removeFirst()
-            workerIsCounting = true
-            condition.broadcast()
-            condition.unlock()
-            do { try count(piece) } catch { failure.withLock { $0 = $0 ?? error } }
-            condition.lock()
-            workerIsCounting = false
-            condition.broadcast()
-            condition.unlock()
-        }
-    }
-
-    /// Waits until the worker has counted every piece handed to it.
-    private func waitForWorker() throws {
-        condition.lock()
-        while !pending.isEmpty || workerIsCounting { condition.wait() }
-        condition.unlock()
-        if let failure = failure.withLock({ $0 }) { throw failure }
     }
 
     /// Counts the listed terms of a piece's rows into the chunks.
@@ -227,7 +168,7 @@ final class ImpactsCollector: @unchecked Sendable {
     func finish(on handle: Handle) throws {
         defer { close() }
         try add(through: top, on: handle)
-        try waitForWorker()
+        try worker?.wait()
         let q = SQLBuilder.quote
         // The partial chunk's row is updated in place (a REPLACE deletes and reinserts it, index entry included).
         let save = "INSERT INTO \(q(TopKImpacts.termsTable(index.index)))(term, chunk, df, cf, blocks, postings, checksum) "
