@@ -6,7 +6,7 @@ import Foundation
 ///
 /// The caller hands pieces in order (`hand`, which waits while `queued` pieces wait); the thread runs `body` on each,
 /// in the same order, touching only what `body` captures (never a connection). The caller reads what `body` wrote
-/// only after `wait()`, which returns once every piece handed is done and rethrows the first failure. `close()`
+/// only after `waitUntilDone()`, which returns once every piece handed is done and rethrows the first failure. `close()`
 /// ends the thread once its pieces are done; whoever drops the work must close it. The thread, started by the
 /// first piece, inherits the caller's scheduling priority (libdispatch's pool threads run at the default one).
 final class OverlappedWork<Piece: Sendable>: @unchecked Sendable {
@@ -48,7 +48,7 @@ final class OverlappedWork<Piece: Sendable>: @unchecked Sendable {
     }
 
     /// Waits until every piece handed is done; rethrows the first failure.
-    func wait() throws {
+    func waitUntilDone() throws {
         condition.lock()
         while !pending.isEmpty || working { condition.wait() }
         condition.unlock()

@@ -168,7 +168,7 @@ final class ImpactsCollector: @unchecked Sendable {
     func finish(on handle: Handle) throws {
         defer { close() }
         try add(through: top, on: handle)
-        try worker?.wait()
+        try worker?.waitUntilDone()
         let q = SQLBuilder.quote
         // The partial chunk's row is updated in place (a REPLACE deletes and reinserts it, index entry included).
         let save = "INSERT INTO \(q(TopKImpacts.termsTable(index.index)))(term, chunk, df, cf, blocks, postings, checksum) "

@@ -467,7 +467,7 @@ enum TermDictionaryStore {
             var failure: Error?
             if let overlapped {
                 if completed && !piece.added.isEmpty { overlapped.hand(piece) }
-                do { try overlapped.wait() } catch { failure = error }
+                do { try overlapped.waitUntilDone() } catch { failure = error }
                 overlapped.close()
                 self.overlapped = nil
             }
