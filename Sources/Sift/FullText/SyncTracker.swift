@@ -250,9 +250,8 @@ final class SyncTracker {
         var touched: Set<Int> = []
         var refused: SiftError?
         for change in pending {
-            let target = targets[change.target]
-            guard case .text(let index, let statements) = target.owner else {
-                if case .vectors(let follower) = target.owner {
+            guard case .text(let index, let statements) = targets[change.target].owner else {
+                if case .vectors(let follower) = targets[change.target].owner {
                     try follower.rowChanged(old: change.oldCount > 0 ? change.oldRowid : nil,
                                             new: change.newCount > 0 ? change.newRowid : nil,
                                             value: change.newCount > 0 ? values[change.start + change.oldCount] : nil, on: handle)
@@ -261,7 +260,7 @@ final class SyncTracker {
                 continue
             }
             touched.insert(change.target)
-            let facets = target.hasFacets
+            let facets = targets[change.target].hasFacets
             if change.facetsOnly {
                 statements.facets.rowChanged(old: change.oldRowid, new: change.newRowid)
                 continue
@@ -306,7 +305,7 @@ final class SyncTracker {
             }
             try statements.bounds.rowChanged(old: change.oldCount > 0 ? change.oldRowid : nil,
                                              new: change.newCount > 0 ? change.newRowid : nil,
-                                             columns: target.positions.count, text: text, on: handle)
+                                             columns: targets[change.target].positions.count, text: text, on: handle)
         }
         // The bounds and the facets follow once the changes are applied (what they step is observed: the recorded
         // values go first).
@@ -314,7 +313,7 @@ final class SyncTracker {
         for t in touched {
             guard case .text(let index, let statements) = targets[t].owner else { continue }
             try statements.bounds.statementApplied(on: handle)
-            try statements.facets.statementApplied(on: handle)
+            if targets[t].hasFacets { try statements.facets.statementApplied(on: handle) }
             let following = dictionaries.isFollowing(index.index)
             if let changes = try statements.dictionary.statementApplied(decoding: following, on: handle), following {
                 dictionaries.statementChanged(index.index, changes)

@@ -84,11 +84,12 @@ final class ImpactsCollector: @unchecked Sendable {
     /// Tokenizers that keep all their state in their instance (SQLite's own and SiftICU's), which a worker thread
     /// may run while the connection works; any other one is run on the caller's thread.
     static func runsAnywhere(_ arguments: [String]) -> Bool {
-        let known: Set<String> = ["unicode61", "ascii", "trigram", "sift_icu"]
         guard let name = arguments.first?.lowercased() else { return false }
-        if name == "porter" { return arguments.count == 1 || known.contains(arguments[1].lowercased()) }
-        return known.contains(name)
+        if name == "porter" { return arguments.count == 1 || keepStateInInstance.contains(arguments[1].lowercased()) }
+        return keepStateInInstance.contains(name)
     }
+
+    private static let keepStateInInstance: Set<String> = ["unicode61", "ascii", "trigram", "sift_icu"]
 
     /// The chunks the new rows share with rows counted before (the watermark's chunk), as stored.
     private func loadPartialChunks(on handle: Handle) throws {

@@ -288,6 +288,8 @@ enum TermDictionaryStore {
         private var overlapped: OverlappedWork<TopKImpacts.RowChanges>?
         private var piece = TopKImpacts.RowChanges()
         private var arguments: [String] = []
+        /// Whether the tokenizer may run on a worker (`ImpactsCollector.runsAnywhere`).
+        private var overlappable = false
         static let overlappedRows = 1_024
         private static let pieceRows = 1_024
         /// The statement's net changes so far, counted in C; while the statements are logged, also every change
@@ -378,13 +380,14 @@ enum TermDictionaryStore {
                 let info = try FTSTableInfo.load(index.index, on: handle)
                 tokenizer = try handle.tokenizer(info.tokenizer)
                 arguments = info.tokenizer
+                overlappable = ImpactsCollector.runsAnywhere(info.tokenizer)
                 indexed = index.columns.map { !info.unindexedColumns.contains($0) }
             }
             if collected == nil { collected = sift_term_changes_new() }
             guard let tokenizer, let collected else {
                 throw SiftError(code: .noMemory, message: "Out of memory for a statement's term changes.", operation: .tokenize)
             }
-            if inBatch, batchRows >= Self.overlappedRows, ImpactsCollector.runsAnywhere(arguments) {
+            if inBatch, batchRows >= Self.overlappedRows, overlappable {
                 return try overlap(old: old, new: new, text: text, into: collected, on: handle)
             }
             if texts.count != indexed.count {
@@ -424,7 +427,13 @@ enum TermDictionaryStore {
             }
             if piece.added.count >= Self.pieceRows {
                 overlapped?.hand(piece)
+                // The next piece takes about as much room: reserved once, not grown by doubling.
+                let (bytes, ranges) = (piece.rows.bytes.count, piece.rows.ranges.count)
                 piece = TopKImpacts.RowChanges()
+                piece.rows.bytes.reserveCapacity(bytes + bytes / 4)
+                piece.rows.ranges.reserveCapacity(ranges)
+                piece.rows.rowids.reserveCapacity(Self.pieceRows)
+                piece.added.reserveCapacity(Self.pieceRows)
             }
         }
 
