@@ -11,12 +11,15 @@ import SiftRank
 ///   index created, `rebuild(index:)`, migrations, recovery, a raw `'rebuild'`), and by `optimize(index:)`.
 /// - Rows changed through the sync layer: each statement's net change of each term's row count goes into a log row
 ///   of its own in the statement's transaction (`Writer`), so that rollbacks and savepoints undo it with the index
-///   writes. Once the log holds `foldRows` rows (an eighth of the terms, at least 8,192), the write that fills it
-///   folds it into the list. The writer sums the changes it logs as it logs them, so that a fold of rows it wrote
-///   itself reads only the list (`Writer.Logged`). A fold costs a pass over the list, so the fewer folds the
-///   cheaper a row-by-row load: 100,000 rows inserted one by one took 1.84x raw FTS5's time with at least 1,024
-///   log rows a fold, 1.72x with 8,192 (`sift-bench throughput`); a search that loads the dictionary cold reads
-///   up to that many log rows beside the list.
+///   writes; a batch of inserts (`insert(objects:)` under the bulk threshold) makes one log row when it ends, its
+///   rows counted on a worker thread when there are at least 1,024. Once the log holds `foldRows` rows (an eighth
+///   of the terms, at least 8,192), or a row changes at least an eighth of the terms, the write folds the log into
+///   the list. The writer sums the changes it logs as it logs them, so that a fold of rows it wrote itself reads
+///   only the list (`Writer.Logged`). A fold costs a pass over the list, so the fewer folds the cheaper a
+///   row-by-row load; a search that loads the dictionary cold reads up to `foldRows` log rows beside the list.
+///   100,000 rows inserted one by one through `insert(objects:)` took 1.72x raw FTS5's time with a log row and a
+///   count on the connection's thread per row, 1.19x-1.27x with the batch's one row counted on a worker
+///   (`sift-bench throughput`).
 /// - Any other write of the index that Sift sees (a bulk load, rows written into the index itself, FTS5's
 ///   `'delete'` and `'delete-all'` commands) leaves it stale: searches read the vocabulary, as without it, until it
 ///   is built again. A program writing the FTS5 table without Sift goes unseen, as it does by the score bounds:
