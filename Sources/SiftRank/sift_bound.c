@@ -99,7 +99,25 @@ static void bounds_check(sqlite3_context *context, int argc, sqlite3_value **arg
     sqlite3_result_int64(context, (sqlite3_int64)hash);
 }
 
+/* sift_sum64(x): the sum of the integers x modulo 2^64 (SQLite's sum() fails when it overflows); NULLs skipped. */
+static void sum64_step(sqlite3_context *context, int argc, sqlite3_value **argv) {
+    (void)argc;
+    uint64_t *sum = sqlite3_aggregate_context(context, sizeof *sum);
+    if (!sum) {
+        sqlite3_result_error_nomem(context);
+        return;
+    }
+    if (sqlite3_value_type(argv[0]) != SQLITE_NULL) *sum += (uint64_t)sqlite3_value_int64(argv[0]);
+}
+
+static void sum64_final(sqlite3_context *context) {
+    uint64_t *sum = sqlite3_aggregate_context(context, 0);
+    sqlite3_result_int64(context, sum ? (sqlite3_int64)*sum : 0);
+}
+
 int sift_bound_register(struct sqlite3 *db) {
-    return sqlite3_create_function_v2(db, "sift_bounds_check", -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-                                      NULL, bounds_check, NULL, NULL, NULL);
+    int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+    int rc = sqlite3_create_function_v2(db, "sift_bounds_check", -1, flags, NULL, bounds_check, NULL, NULL, NULL);
+    if (rc != SQLITE_OK) return rc;
+    return sqlite3_create_function_v2(db, "sift_sum64", 1, flags, NULL, NULL, sum64_step, sum64_final, NULL);
 }

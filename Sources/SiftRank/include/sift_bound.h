@@ -38,7 +38,8 @@ double sift_bound_block(const sift_bound_ranking *ranking, const unsigned char *
  * sift_bounds_check(value, ...): FNV-1a (64 bits) over the values' types and bytes, as an integer: the checksum
  * every row of the bounds' tables carries over its values, so that a row damaged on disk (or written by anything
  * but Sift) reads as stale bounds rather than as truth, the way Lucene's files carry checksums in their footers.
- * Not cryptographic: it finds damage, not forgery. Registered on a connection by sift_bound_register().
+ * Not cryptographic: it finds damage, not forgery. Registered on a connection by sift_bound_register(), with
+ * sift_sum64(x), an aggregate: the sum of the integers x modulo 2^64 (SQLite's sum() fails when it overflows).
  */
 struct sqlite3;
 int sift_bound_register(struct sqlite3 *db);

@@ -39,9 +39,13 @@ class VectorSyncTests: SiftTestCase {
                 let read = try scan(nil)
                 XCTAssertNotNil(read, "\(reading): the blocks read as exact", file: file, line: line)
                 let afterWrite = try scan(cache)
-                let hitsBefore = cache.usage.hits
+                let (hitsBefore, wholeBefore) = (cache.usage.hits, cache.wholeScans)
                 let kept = try scan(cache)
-                if rows > 0 { XCTAssertGreaterThan(cache.usage.hits, hitsBefore, "blocks scored from memory", file: file, line: line) }
+                if rows > 0 {
+                    XCTAssertGreaterThan(cache.usage.hits, hitsBefore, "blocks scored from memory", file: file, line: line)
+                    // Every block kept and unchanged: none of their records read one by one.
+                    XCTAssertEqual(cache.wholeScans, wholeBefore + 1, "\(reading): every block from memory", file: file, line: line)
+                }
                 XCTAssertEqual(afterWrite, read, "\(reading): kept blocks from before the write", file: file, line: line)
                 XCTAssertEqual(kept, read, "\(reading): kept blocks", file: file, line: line)
                 XCTAssertLessThanOrEqual(cache.usage.bytes, Self.keptBytes, file: file, line: line)

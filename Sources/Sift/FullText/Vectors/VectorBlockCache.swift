@@ -10,21 +10,32 @@ import Foundation
 /// file as without the cache, into a copy that is kept when its checksum is right and the limit leaves room: the
 /// first scan fills the cache and the next ones read memory, without a copy out of SQLite's pages.
 final class VectorBlockCache: Sendable {
-    /// One block's data as read and checked: `bytes` bytes at `base`, for `count` slots, at `stamp`.
+    /// One block's data as read and checked: `bytes` bytes at `base`, for `count` slots, at `stamp`; the slots'
+    /// rowids (8 bytes each, as stored) at `rowids`, and the checksum the block's record held (`checksum`), so that a
+    /// scan finding every block kept at the stamps and checksums their records hold reads no record one by one.
     final class Block: @unchecked Sendable {
         let stamp: Int64
         let count: Int
         let bytes: Int
         let base: UnsafeMutableRawPointer
+        let rowids: UnsafeMutableRawPointer
+        var checksum: UInt64 = 0
 
         init(stamp: Int64, count: Int, bytes: Int) {
             self.stamp = stamp
             self.count = count
             self.bytes = bytes
             base = .allocate(byteCount: max(bytes, 1), alignment: 64)
+            rowids = .allocate(byteCount: max(8 * count, 1), alignment: 8)
         }
 
-        deinit { base.deallocate() }
+        deinit {
+            base.deallocate()
+            rowids.deallocate()
+        }
+
+        /// What the copy takes of the limit: its data and its rowids.
+        var footprint: Int { bytes + 8 * count }
 
         /// Whether this copy is of the block a snapshot records with `stamp`, `count` slots and `bytes` bytes.
         func matches(stamp: Int64, count: Int, bytes: Int) -> Bool {
@@ -44,9 +55,11 @@ final class VectorBlockCache: Sendable {
         /// Per index and reading (`listKey`), the kept blocks by block number (nil: not kept): a scan takes its list
         /// once, not a lookup a block.
         var lists: [String: [Block?]] = [:]
-        /// Scans that used a kept block, and blocks kept (for the tests and the benchmarks).
+        /// Scans that used a kept block, blocks kept, and scans that took every block from memory without reading
+        /// their records (for the tests and the benchmarks).
         var hits = 0
         var fills = 0
+        var wholeScans = 0
     }
 
     private let state = Locked(State())
@@ -76,6 +89,14 @@ final class VectorBlockCache: Sendable {
         state.withLock { $0.lists[Self.listKey(index, codes: codes)] ?? [] }
     }
 
+    /// Scans that took every block from memory without reading their records (`VectorStore.keptWhole`).
+    var wholeScans: Int { state.withLock { $0.wholeScans } }
+
+    /// Counts a scan that took every block from memory without reading their records.
+    func recordWholeScan() {
+        state.withLock { $0.wholeScans += 1 }
+    }
+
     /// Counts `count` blocks scored from their kept copies.
     func recordHits(_ count: Int) {
         guard count > 0 else { return }
@@ -92,12 +113,13 @@ final class VectorBlockCache: Sendable {
         }
     }
 
-    /// A new copy to read `key` into, when the limit leaves room for `bytes` more (the copy it replaces counted
-    /// out); nil when it does not, or the cache is off.
+    /// A new copy to read `key` into, when the limit leaves room for its `bytes` and its rowids (the copy it replaces
+    /// counted out); nil when it does not, or the cache is off.
     func room(for key: Key, stamp: Int64, count: Int, bytes: Int) -> Block? {
         state.withLock {
-            let freed = Self.kept(key, in: $0)?.bytes ?? 0
-            guard $0.limit > 0, $0.used - freed + bytes <= $0.limit, key.block >= 0, key.block < Self.maximumBlock else { return nil }
+            let freed = Self.kept(key, in: $0)?.footprint ?? 0
+            guard $0.limit > 0, $0.used - freed + bytes + 8 * count <= $0.limit, key.block >= 0, key.block < Self.maximumBlock
+            else { return nil }
             return Block(stamp: stamp, count: count, bytes: bytes)
         }
     }
@@ -110,14 +132,15 @@ final class VectorBlockCache: Sendable {
     /// Keeps `block`, read and checked, for `key` (replacing an older copy), when the limit still leaves room.
     func keep(_ block: Block, for key: Key) {
         state.withLock {
-            let freed = Self.kept(key, in: $0)?.bytes ?? 0
-            guard $0.limit > 0, $0.used - freed + block.bytes <= $0.limit, key.block >= 0, key.block < Self.maximumBlock else { return }
+            let freed = Self.kept(key, in: $0)?.footprint ?? 0
+            guard $0.limit > 0, $0.used - freed + block.footprint <= $0.limit, key.block >= 0, key.block < Self.maximumBlock
+            else { return }
             let listKey = Self.listKey(key.index, codes: key.codes), at = Int(key.block)
             var list = $0.lists.removeValue(forKey: listKey) ?? []
             if list.count <= at { list += [Block?](repeating: nil, count: at + 1 - list.count) }
             list[at] = block
             $0.lists[listKey] = list
-            $0.used += block.bytes - freed
+            $0.used += block.footprint - freed
             $0.fills += 1
         }
     }
@@ -128,7 +151,7 @@ final class VectorBlockCache: Sendable {
             let listKey = Self.listKey(index, codes: codes)
             guard var list = $0.lists[listKey], first < list.count else { return }
             $0.lists[listKey] = nil
-            for block in list[Int(max(0, first))...] { $0.used -= block?.bytes ?? 0 }
+            for block in list[Int(max(0, first))...] { $0.used -= block?.footprint ?? 0 }
             list.removeSubrange(Int(max(0, first))...)
             if !list.isEmpty { $0.lists[listKey] = list }
         }
@@ -142,7 +165,7 @@ final class VectorBlockCache: Sendable {
             $0.lists[listKey] = nil
             list[Int(block)] = nil
             $0.lists[listKey] = list
-            $0.used -= kept.bytes
+            $0.used -= kept.footprint
         }
     }
 }
@@ -154,7 +177,7 @@ extension Database {
     /// With a limit, the first search of an index keeps the blocks it reads (until the limit is reached) and the
     /// next searches score those in memory, at the memory's pace: 100,000 vectors of 384 float32 values take
     /// 153.6 MB (their int8 codes, for ``VectorSearchOptions/Scan/quantized(candidates:)``, 39.2 MB; binary codes
-    /// 4.8 MB). A quantized search re-ranks its candidates from the float32 blocks kept. Results are the same
+    /// 4.8 MB), and their rowids 0.8 MB beside each. A quantized search re-ranks its candidates from the float32 blocks kept. Results are the same
     /// with or without: a kept block is used only while the snapshot searched holds that very block (each write of
     /// a block, by any connection or process, gives it a new stamp), and a changed block is read again.
     ///

@@ -64,6 +64,24 @@ extension VectorStore {
         let keptBlocks = cache?.kept(index.name, codes: reading == .codes) ?? []
         var hits = 0
         defer { cache?.recordHits(hits) }
+        if index.stamped, let whole = try keptWhole(keptBlocks, reading: reading, rows: state.rows, stride: scan.stride) {
+            // Every block from memory, no record read one by one (the copies were checked as they were kept).
+            for (block, kept) in whole.enumerated() {
+                top.state.block = Int64(block)
+                if let filter {
+                    for i in 0..<kept.count {
+                        mask[i] = filter.contains(Int64(littleEndian: kept.rowids.loadUnaligned(fromByteOffset: 8 * i, as: Int64.self))) ? 1 : 0
+                    }
+                }
+                _ = mask.withUnsafeBufferPointer { maskBuffer in
+                    scan.scan(kept.base, rowids: kept.rowids, mask: filter == nil ? nil : maskBuffer.baseAddress, count: kept.count, into: top)
+                }
+            }
+            hits += whole.count
+            cache?.recordWholeScan()
+            let (candidates, places) = top.sortedWithPlaces()
+            return VectorScanResult(candidates: candidates, places: places, blocks: whole.map { ($0.stamp, $0.count) })
+        }
         let intact = try handle.withStatement(sql) { stmt -> Bool in
             while try handle.stepUnobserved(stmt) {
                 let block = sqlite3_column_int64(stmt, 0), count = sqlite3_column_int64(stmt, 1)
@@ -123,7 +141,11 @@ extension VectorStore {
                     found &+= score(target, first: first, count: length)
                 }
                 guard found == checksum else { return false }
-                if let copy { cache?.keep(copy, for: key) }
+                if let copy {
+                    copy.rowids.copyMemory(from: rowids, byteCount: 8 * n)
+                    copy.checksum = checksum
+                    cache?.keep(copy, for: key)
+                }
             }
             return true
         }
@@ -132,6 +154,38 @@ extension VectorStore {
         cache?.drop(index.name, codes: reading == .codes, from: expected)
         let (candidates, places) = top.sortedWithPlaces()
         return VectorScanResult(candidates: candidates, places: places, blocks: blocks)
+    }
+
+    /// Every block's kept copy, in block order, when the snapshot's blocks are those copies: as many blocks as copies,
+    /// numbered from 0, each stamped, full but the last, and their slots, stamps and checksums summed (`sift_sum64`,
+    /// in one statement) as the copies' are. Each write of a block gives it a new random stamp, so a block written
+    /// since its copy was kept changes the stamps' sum (but with odds of 2^-64), and a block changed behind Sift's
+    /// back, its stamp kept, the checksums' sum. Nil otherwise: the scan reads the blocks' records one by one. At
+    /// 100,000 vectors of 384 those records took about 2 us a block, a fifth to a third of a scan of codes kept.
+    private func keptWhole(_ kept: [VectorBlockCache.Block?], reading: Reading, rows: Int64,
+                           stride: Int) throws -> [VectorBlockCache.Block]? {
+        guard !kept.isEmpty else { return nil }
+        var whole: [VectorBlockCache.Block] = []
+        whole.reserveCapacity(kept.count)
+        var slots: Int64 = 0, stamps: UInt64 = 0, checksums: UInt64 = 0
+        for (block, copy) in kept.enumerated() {
+            guard let copy, (1...index.blockRows).contains(copy.count), copy.bytes == copy.count * stride,
+                  block == kept.count - 1 || copy.count == index.blockRows else { return nil }
+            whole.append(copy)
+            slots += Int64(copy.count)
+            stamps &+= UInt64(bitPattern: copy.stamp)
+            checksums &+= copy.checksum
+        }
+        guard slots == rows else { return nil }
+        let sum = reading == .vectors ? "vector_sum" : "code_sum"
+        let sql = "SELECT count(*), count(stamp), min(block), max(block), sum(count), sift_sum64(stamp), sift_sum64(\(sum)) "
+            + "FROM \(SQLBuilder.quote(index.blocksTable))"
+        return try handle.withStatement(sql) { stmt in
+            guard try handle.stepUnobserved(stmt) else { return nil }
+            let count = Int64(whole.count)
+            let found = (0..<7).map { sqlite3_column_int64(stmt, Int32($0)) }
+            return found == [count, count, 0, count - 1, rows, Int64(bitPattern: stamps), Int64(bitPattern: checksums)] ? whole : nil
+        }
     }
 
     /// The exact scores of a scan's candidates, best first (ties: the smaller rowid first): each from its block's
