@@ -10,6 +10,15 @@ final class VectorBlockCacheTests: SiftTestCase {
 
     private func cache(_ database: Database) -> VectorBlockCache { database.pool.attachment(VectorBlockCache.init) }
 
+    /// A database of `rows` random vectors, blocks kept up to 1 MiB, searched once (which keeps them).
+    private func searchedWithBlocksKept(_ rows: Int, metric: VectorMetric, _ generator: inout SplitMix) throws -> Database {
+        let database = try makeVectorDatabase(dimension: dimension, metric: metric)
+        try database.insert(objects: (1...rows).map { Passage($0, randomVector(dimension, &generator)) }, intoTable: "passage")
+        database.vectorCacheLimit = 1 << 20
+        try assertNearest(database, randomVector(dimension, &generator), metric: metric, dimension: dimension)
+        return database
+    }
+
     func testOffByDefaultAndKeptWithinTheLimit() throws {
         var generator = SplitMix(seed: 41)
         let database = try makeVectorDatabase(dimension: dimension, metric: .dot)
@@ -59,10 +68,7 @@ final class VectorBlockCacheTests: SiftTestCase {
     /// records, which keep the block again, and the next scan is whole again.
     func testEveryBlockKeptIsScannedWithoutTheirRecordsUntilAStampChanges() throws {
         var generator = SplitMix(seed: 44)
-        let database = try makeVectorDatabase(dimension: dimension, metric: .dot)
-        try database.insert(objects: (1...600).map { Passage($0, randomVector(dimension, &generator)) }, intoTable: "passage")
-        database.vectorCacheLimit = 1 << 20
-        try assertNearest(database, randomVector(dimension, &generator), metric: .dot, dimension: dimension)
+        let database = try searchedWithBlocksKept(600, metric: .dot, &generator)
         XCTAssertEqual(cache(database).wholeScans, 0, "the first scan reads the records and keeps the blocks")
         try assertNearest(database, randomVector(dimension, &generator), metric: .dot, dimension: dimension)
         XCTAssertEqual(cache(database).wholeScans, 1)
@@ -76,10 +82,7 @@ final class VectorBlockCacheTests: SiftTestCase {
 
     func testAKeptBlockDisagreeingWithTheFileIsDropped() throws {
         var generator = SplitMix(seed: 43)
-        let database = try makeVectorDatabase(dimension: dimension, metric: .l2)
-        try database.insert(objects: (1...300).map { Passage($0, randomVector(dimension, &generator)) }, intoTable: "passage")
-        database.vectorCacheLimit = 1 << 20
-        try assertNearest(database, randomVector(dimension, &generator), metric: .l2, dimension: dimension)
+        let database = try searchedWithBlocksKept(300, metric: .l2, &generator)
         XCTAssertEqual(cache(database).usage.bytes, 300 * 40)
         // A checksum changed behind Sift's back, its stamp kept: the copy is dropped, the search scores the rows.
         try database.exec(sql: "UPDATE passage_vectors_blocks SET vector_sum = vector_sum + 1 WHERE block = 0")

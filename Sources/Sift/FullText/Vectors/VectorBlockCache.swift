@@ -11,7 +11,7 @@ import Foundation
 /// first scan fills the cache and the next ones read memory, without a copy out of SQLite's pages.
 final class VectorBlockCache: Sendable {
     /// One block's data as read and checked: `bytes` bytes at `base`, for `count` slots, at `stamp`; the slots'
-    /// rowids (8 bytes each, as stored) at `rowids`, and the checksum the block's record held (`checksum`), so that a
+    /// rowids (8 bytes each, as stored) at `rowids`, and the checksum the block's record held (`recordChecksum`), so that a
     /// scan finding every block kept at the stamps and checksums their records hold reads no record one by one.
     final class Block: @unchecked Sendable {
         let stamp: Int64
@@ -19,7 +19,7 @@ final class VectorBlockCache: Sendable {
         let bytes: Int
         let base: UnsafeMutableRawPointer
         let rowids: UnsafeMutableRawPointer
-        var checksum: UInt64 = 0
+        var recordChecksum: UInt64 = 0
 
         init(stamp: Int64, count: Int, bytes: Int) {
             self.stamp = stamp

@@ -143,7 +143,7 @@ extension VectorStore {
                 guard found == checksum else { return false }
                 if let copy {
                     copy.rowids.copyMemory(from: rowids, byteCount: 8 * n)
-                    copy.checksum = checksum
+                    copy.recordChecksum = checksum
                     cache?.keep(copy, for: key)
                 }
             }
@@ -174,7 +174,7 @@ extension VectorStore {
             whole.append(copy)
             slots += Int64(copy.count)
             stamps &+= UInt64(bitPattern: copy.stamp)
-            checksums &+= copy.checksum
+            checksums &+= copy.recordChecksum
         }
         guard slots == rows else { return nil }
         let sum = reading == .vectors ? "vector_sum" : "code_sum"
