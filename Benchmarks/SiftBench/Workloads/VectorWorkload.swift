@@ -206,8 +206,8 @@ struct VectorWorkload {
                             floorP50: Double) throws -> [String] {
         var output: [String] = []
         let options = VectorSearchOptions(limit: limit)
-        // Room for both indexes' float32 blocks, the int8 codes and the binary codes.
-        database.vectorCacheLimit = rows * (2 * dimension * 4 + dimension + 8 + (dimension + 63) / 64 * 8 + 8) + (1 << 20)
+        // Room for both indexes' float32 blocks, the int8 codes and the binary codes, each block with its rowids.
+        database.vectorCacheLimit = rows * (2 * dimension * 4 + dimension + 8 + (dimension + 63) / 64 * 8 + 8 + 4 * 8) + (1 << 20)
         defer { database.vectorCacheLimit = 0 }
         let first = try Self.times(1) { _ in
             _ = try database.search(nearest: Embedding(queryVectors[0]), in: "rows_vectors", of: VectorBenchRow.self, options: options)
