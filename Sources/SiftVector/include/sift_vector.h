@@ -33,6 +33,11 @@ void sift_vector_top_sort(sift_vector_top *top);
 
 /* The score of one float32 vector against the query (dot product, or minus the squared Euclidean distance). */
 float sift_vector_score_f32(const float *query, const void *vector, int dim, int metric);
+/* The scores of `count` float32 vectors (vectors[i], `dim` values each) into scores[i], each the very one
+ * sift_vector_score_f32 gives; the next vectors' bytes are asked of the memory while one is scored (a re-rank's
+ * candidates lie anywhere in the blocks kept). */
+void sift_vector_score_f32_many(const float *query, const void *const *vectors, int count, int dim, int metric,
+                                float *scores);
 
 /* The score of a row's own blob (`bytes` bytes of little-endian float32) against the query as the index compares it:
  * the blob scaled to unit length first when `unit` (cosine), then as sift_vector_score_f32. NAN when the blob holds

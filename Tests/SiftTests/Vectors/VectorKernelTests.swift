@@ -143,4 +143,30 @@ final class VectorKernelTests: XCTestCase {
             }
         }
     }
+
+    /// The re-rank's batch scores (`sift_vector_score_f32_many`) are, bit for bit, the ones `sift_vector_score_f32`
+    /// gives one vector at a time (and so the rows' own, `sift_vector_score_blob`), at every dimension and metric.
+    func testBatchScoresMatchOneAtATime() {
+        var generator = SplitMix(seed: 11)
+        for dimension in Self.dimensions {
+            for metric in [Int32(SIFT_VECTOR_DOT), Int32(SIFT_VECTOR_L2)] {
+                let query = randomVector(dimension, &generator)
+                let vectors = (0..<9).map { _ in randomVector(dimension, &generator) }
+                let pointers = vectors.map { vector -> UnsafeMutableRawPointer in
+                    let pointer = UnsafeMutableRawPointer.allocate(byteCount: 4 * dimension + 1, alignment: 4)
+                    // One byte off an aligned address, as a blob may lie.
+                    vector.withUnsafeBytes { (pointer + 1).copyMemory(from: $0.baseAddress!, byteCount: 4 * dimension) }
+                    return pointer
+                }
+                defer { pointers.forEach { $0.deallocate() } }
+                var scores = [Float](repeating: .nan, count: vectors.count)
+                let bases: [UnsafeRawPointer?] = pointers.map { UnsafeRawPointer($0 + 1) }
+                sift_vector_score_f32_many(query, bases, Int32(vectors.count), Int32(dimension), metric, &scores)
+                for (i, base) in bases.enumerated() {
+                    let one = sift_vector_score_f32(query, base, Int32(dimension), metric)
+                    XCTAssertEqual(scores[i].bitPattern, one.bitPattern, "dimension \(dimension), metric \(metric)")
+                }
+            }
+        }
+    }
 }

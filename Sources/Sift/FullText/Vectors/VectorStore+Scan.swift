@@ -196,7 +196,7 @@ extension VectorStore {
         guard let cache, cache.limit > 0 else { return (try exactScores(query, of: scan.candidates.map(\.rowid)), false) }
         let metric = index.metric == .l2 ? Int32(SIFT_VECTOR_L2) : Int32(SIFT_VECTOR_DOT)
         var copies: [Int64: VectorBlockCache.Block] = [:]
-        var scored: [VectorCandidate] = [], missing: [Int64] = []
+        var fromKept: [(rowid: Int64, vector: UnsafeRawPointer)] = [], missing: [Int64] = []
         for (candidate, place) in zip(scan.candidates, scan.places) {
             let block = place / SIFT_VECTOR_PLACE_BLOCK, slot = Int(place % SIFT_VECTOR_PLACE_BLOCK)
             var copy = copies[block]
@@ -206,15 +206,21 @@ extension VectorStore {
                                    bytes: count * index.vectorBytes)
                 copies[block] = copy
             }
-            let score = copy.flatMap { copy in
-                slot < copy.count ? sift_vector_score_f32(query, copy.base + slot * index.vectorBytes, Int32(index.dimension), metric) : nil
-            }
-            guard let score, !score.isNaN else {
+            guard let copy, slot < copy.count else {
                 missing.append(candidate.rowid)
                 continue
             }
-            scored.append(VectorCandidate(rowid: candidate.rowid, score: score))
+            fromKept.append((candidate.rowid, UnsafeRawPointer(copy.base + slot * index.vectorBytes)))
         }
+        // Scored in one call, the next candidates' vectors asked of the memory meanwhile (`copies` holds the blocks).
+        var scores = [Float](repeating: .nan, count: fromKept.count)
+        let vectors: [UnsafeRawPointer?] = fromKept.map(\.vector)
+        sift_vector_score_f32_many(query, vectors, Int32(fromKept.count), Int32(index.dimension), metric, &scores)
+        var scored: [VectorCandidate] = []
+        for (candidate, score) in zip(fromKept, scores) {
+            if score.isNaN { missing.append(candidate.rowid) } else { scored.append(VectorCandidate(rowid: candidate.rowid, score: score)) }
+        }
+        withExtendedLifetime(copies) {}
         let kept = !scored.isEmpty
         if !missing.isEmpty { scored += try exactScores(query, of: missing) }
         return (scored.sorted { $0.score != $1.score ? $0.score > $1.score : $0.rowid < $1.rowid }, kept)
