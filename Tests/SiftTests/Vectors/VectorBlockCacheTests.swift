@@ -45,7 +45,8 @@ final class VectorBlockCacheTests: SiftTestCase {
         var generator = SplitMix(seed: 42)
         let database = try makeVectorDatabase(dimension: dimension, quantization: .int8)
         try database.insert(objects: (1...100).map { Passage($0, randomVector(dimension, &generator)) }, intoTable: "passage")
-        // An index made before blocks had stamps.
+        // An index made before blocks had stamps (and an index of their sums).
+        try database.exec(sql: "DROP INDEX passage_vectors_blocks_sums")
         try database.exec(sql: "ALTER TABLE passage_vectors_blocks DROP COLUMN stamp")
         database.vectorCacheLimit = 1 << 20
         try database.insert(objects: (101...120).map { Passage($0, randomVector(dimension, &generator)) }, intoTable: "passage")
