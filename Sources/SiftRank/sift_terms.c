@@ -75,18 +75,22 @@ void sift_term_changes_reset(sift_term_changes *changes) {
     changes->pass = 1;
 }
 
+/* Empties `touched`: the next pass lists its entries anew (every entry's pass starts again at a wrap). */
+static void sift_terms_next_pass(sift_term_changes *changes) {
+    changes->touched_count = 0;
+    if (++changes->pass == 0) {
+        for (uint32_t i = 0; i < changes->count; i++) changes->entries[i].pass = 0;
+        changes->pass = 1;
+    }
+}
+
 void sift_term_changes_discard(sift_term_changes *changes) {
     if (!changes) return;
     for (uint32_t k = 0; k < changes->touched_count; k++) {
         sift_term_entry *entry = &changes->entries[changes->touched[k]];
         entry->change = entry->encoded;
     }
-    /* As after an encode: the next pass lists its entries anew. */
-    changes->touched_count = 0;
-    if (++changes->pass == 0) {
-        for (uint32_t i = 0; i < changes->count; i++) changes->entries[i].pass = 0;
-        changes->pass = 1;
-    }
+    sift_terms_next_pass(changes);
 }
 
 /* Lists entry `index` in `touched` once a pass. */
@@ -143,21 +147,23 @@ static int sift_terms_grow(sift_term_changes *changes) {
     return SQLITE_OK;
 }
 
+/* The slot of `term` (`length` bytes, hashed to `hash`): the one holding it, else the empty one it would go in. */
+static uint32_t sift_terms_probe(const sift_term_changes *changes, const char *term, size_t length, uint32_t hash) {
+    uint32_t slot = hash & (changes->capacity - 1);
+    for (uint64_t found; (found = changes->slots[slot]); slot = (slot + 1) & (changes->capacity - 1)) {
+        if (SIFT_SLOT_HASH(found) != hash) continue;
+        const sift_term_entry *entry = &changes->entries[SIFT_SLOT_INDEX(found)];
+        if (entry->length == length && (length == 0 || memcmp(changes->bytes + entry->offset, term, length) == 0)) break;
+    }
+    return slot;
+}
+
 /* The index of `term`'s entry (`length` bytes, at most SIFT_TERMS_LONGEST), added with no change when new; -1 when
    out of memory. */
 static int64_t sift_terms_entry(sift_term_changes *changes, const char *term, int length) {
     uint32_t hash = sift_terms_hash(term, length);
-    uint32_t slot = hash & (changes->capacity - 1);
-    while (changes->slots[slot]) {
-        uint64_t found = changes->slots[slot];
-        if (SIFT_SLOT_HASH(found) == hash) {
-            const sift_term_entry *entry = &changes->entries[SIFT_SLOT_INDEX(found)];
-            if (entry->length == (uint32_t)length
-                && (length == 0 || memcmp(changes->bytes + entry->offset, term, (size_t)length) == 0))
-                return SIFT_SLOT_INDEX(found);
-        }
-        slot = (slot + 1) & (changes->capacity - 1);
-    }
+    uint32_t slot = sift_terms_probe(changes, term, (size_t)length, hash);
+    if (changes->slots[slot]) return SIFT_SLOT_INDEX(changes->slots[slot]);
     if (changes->count >= changes->capacity / 2 || changes->used + (size_t)length > UINT32_MAX) return -1;
     if (changes->used + (size_t)length > changes->allocated) {
         size_t allocated = changes->allocated ? changes->allocated : 4096;
@@ -229,9 +235,10 @@ static size_t sift_terms_varint(unsigned char *out, uint64_t value) {
     return (size_t)groups;
 }
 
-int sift_term_changes_encode(sift_term_changes *changes, unsigned char **out, int *bytes) {
+int sift_term_changes_encode(sift_term_changes *changes, unsigned char **out, int *bytes, int *written) {
     *out = NULL;
     *bytes = 0;
+    *written = 0;
     if (!changes) return SQLITE_MISUSE;
     size_t size = 9, terms = 0;
     for (uint32_t k = 0; k < changes->touched_count; k++) {
@@ -259,14 +266,10 @@ int sift_term_changes_encode(sift_term_changes *changes, unsigned char **out, in
         uint64_t zigzag = ((uint64_t)change << 1) ^ (uint64_t)(change >> 63);
         at += sift_terms_varint(buffer + at, zigzag);
     }
-    /* The next pass lists its entries anew (every entry's pass starts again at a wrap). */
-    changes->touched_count = 0;
-    if (++changes->pass == 0) {
-        for (uint32_t i = 0; i < changes->count; i++) changes->entries[i].pass = 0;
-        changes->pass = 1;
-    }
+    sift_terms_next_pass(changes);
     *out = buffer;
     *bytes = (int)at;
+    *written = (int)terms;
     return SQLITE_OK;
 }
 
@@ -381,18 +384,8 @@ static int sift_terms_compare(const unsigned char *a, size_t a_length, const uns
 
 /* The index of `term`'s entry, or -1 when the collection has none. */
 static int64_t sift_terms_find(const sift_term_changes *changes, const unsigned char *term, size_t length) {
-    uint32_t hash = sift_terms_hash((const char *)term, (int)length);
-    uint32_t slot = hash & (changes->capacity - 1);
-    while (changes->slots[slot]) {
-        uint64_t found = changes->slots[slot];
-        if (SIFT_SLOT_HASH(found) == hash) {
-            const sift_term_entry *entry = &changes->entries[SIFT_SLOT_INDEX(found)];
-            if (entry->length == (uint32_t)length && (length == 0 || memcmp(changes->bytes + entry->offset, term, length) == 0))
-                return SIFT_SLOT_INDEX(found);
-        }
-        slot = (slot + 1) & (changes->capacity - 1);
-    }
-    return -1;
+    uint32_t slot = sift_terms_probe(changes, (const char *)term, length, sift_terms_hash((const char *)term, (int)length));
+    return changes->slots[slot] ? (int64_t)SIFT_SLOT_INDEX(changes->slots[slot]) : -1;
 }
 
 /* Reads the list's next term into `current` (front-coded against the one before, checked to come after it) and its

@@ -12,9 +12,9 @@
  *       tokenizer (a sift_fts5_tokenizer *, see CSQLite/shim.h), tokens cut at 32,768 bytes as FTS5 cuts them,
  *       and adds `sign` (1: a row added, -1: a row removed) to each distinct term's change, once however often the
  *       row holds it. Returns an SQLite result code.
- *   sift_term_changes_encode(changes, &out, &bytes)
- *       the terms whose change since the last encode (or reset) is not 0, as one log row of TermDictionaryStore:
- *       the term count, then per term its byte count, its bytes and that change (zigzag), SQLite varints; malloc'd
+ *   sift_term_changes_encode(changes, &out, &bytes, &terms)
+ *       the terms (their number in *terms) whose change since the last encode (or reset) is not 0, as one log row
+ *       of TermDictionaryStore: the term count, then per term its byte count, its bytes and that change (zigzag), SQLite varints; malloc'd
  *       (free it), NULL and 0 bytes when no term changed. The collection keeps every term's change since the last
  *       reset (what sift_term_changes_fold applies), so that the log rows of many statements are summed as they
  *       are made. Returns an SQLite result code.
@@ -41,7 +41,7 @@ typedef struct sift_term_changes sift_term_changes;
 sift_term_changes *sift_term_changes_new(void);
 int sift_term_changes_add_row(sift_term_changes *changes, void *tokenizer, const char *const *texts, const int *lengths,
                               int columns, int sign);
-int sift_term_changes_encode(sift_term_changes *changes, unsigned char **out, int *bytes);
+int sift_term_changes_encode(sift_term_changes *changes, unsigned char **out, int *bytes, int *terms);
 int sift_term_changes_add_log(sift_term_changes *changes, const unsigned char *log, int bytes);
 int sift_term_changes_fold(sift_term_changes *changes, const unsigned char *list, int list_bytes, int terms,
                            unsigned char **out, int *out_bytes, int *out_terms);

@@ -221,6 +221,24 @@ struct ImpactRows: Sendable {
     var ranges: [Range<Int>?] = []
     var bytes: [UInt8] = []
 
+    /// Calls `body(r, texts, lengths)` for each row `r`, in order, with its `columns` values as the C counters take
+    /// them: a pointer into `bytes` (nil for NULL) and a byte count per column.
+    func forEachRow(columns: Int, _ body: (Int, [UnsafePointer<CChar>?], [Int32]) throws -> Void) rethrows {
+        var texts = [UnsafePointer<CChar>?](repeating: nil, count: columns)
+        var lengths = [Int32](repeating: 0, count: columns)
+        try bytes.withUnsafeBufferPointer { bytes in
+            let base = bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+            for r in rowids.indices {
+                for c in 0..<columns {
+                    let range = ranges[r * columns + c]
+                    texts[c] = range.flatMap { range in base.map { $0 + range.lowerBound } }
+                    lengths[c] = Int32(range?.count ?? 0)
+                }
+                try body(r, texts, lengths)
+            }
+        }
+    }
+
     /// Adds a row whose column `c` has the text `text(c)` (nil for NULL).
     mutating func append(_ rowid: Int64, columns: Int, _ text: (Int) -> UnsafeBufferPointer<UInt8>?) {
         rowids.append(rowid)
@@ -272,27 +290,17 @@ final class ListedTermCounter: @unchecked Sendable {
     /// the column's size in tokens as FTS5 counts it; 0 where the term is absent).
     func count(_ rows: ImpactRows, with tokenizer: TokenizerInstance,
                _ body: (Int, Int, UnsafePointer<Int32>) throws -> Void) throws {
-        var texts = [UnsafePointer<CChar>?](repeating: nil, count: columns)
-        var lengths = [Int32](repeating: 0, count: columns)
-        try rows.bytes.withUnsafeBufferPointer { bytes in
-            let base = bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
-            for r in rows.rowids.indices {
-                for c in 0..<columns {
-                    let range = rows.ranges[r * columns + c]
-                    texts[c] = range.flatMap { range in base.map { $0 + range.lowerBound } }
-                    lengths[c] = Int32(range?.count ?? 0)
-                }
-                var touched: Int32 = 0
-                let rc = tokenizer.withRawTokenizer { raw in
-                    sift_topk_collect_row(set, raw, texts, lengths, Int32(columns), &indexes, &stats, &touched)
-                }
-                guard rc == SQLITE_OK else {
-                    throw SiftError(code: SiftError.Code(rawValue: rc), message: "The tokenizer failed.", operation: .tokenize)
-                }
-                try stats.withUnsafeBufferPointer { stats in
-                    guard let stats = stats.baseAddress else { return }
-                    for k in 0..<Int(touched) { try body(r, Int(indexes[k]), stats + 2 * columns * k) }
-                }
+        try rows.forEachRow(columns: columns) { r, texts, lengths in
+            var touched: Int32 = 0
+            let rc = tokenizer.withRawTokenizer { raw in
+                sift_topk_collect_row(set, raw, texts, lengths, Int32(columns), &indexes, &stats, &touched)
+            }
+            guard rc == SQLITE_OK else {
+                throw SiftError(code: SiftError.Code(rawValue: rc), message: "The tokenizer failed.", operation: .tokenize)
+            }
+            try stats.withUnsafeBufferPointer { stats in
+                guard let stats = stats.baseAddress else { return }
+                for k in 0..<Int(touched) { try body(r, Int(indexes[k]), stats + 2 * columns * k) }
             }
         }
     }

@@ -443,22 +443,12 @@ enum TermDictionaryStore {
         /// Counts a piece's rows into `collected` (on the worker).
         private static func count(_ piece: TopKImpacts.RowChanges, columns: Int, with tokenizer: TokenizerInstance,
                                   into collected: OpaquePointer) throws {
-            var texts = [UnsafePointer<CChar>?](repeating: nil, count: columns)
-            var lengths = [Int32](repeating: 0, count: columns)
-            try piece.rows.bytes.withUnsafeBufferPointer { bytes in
-                let base = bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
-                for r in piece.added.indices {
-                    for c in 0..<columns {
-                        let range = piece.rows.ranges[r * columns + c]
-                        texts[c] = range.flatMap { range in base.map { $0 + range.lowerBound } }
-                        lengths[c] = Int32(range?.count ?? 0)
-                    }
-                    let rc = tokenizer.withRawTokenizer { raw in
-                        sift_term_changes_add_row(collected, raw, texts, lengths, Int32(columns), piece.added[r] ? 1 : -1)
-                    }
-                    guard rc == SQLITE_OK else {
-                        throw SiftError(code: SiftError.Code(rawValue: rc), message: "The tokenizer failed.", operation: .tokenize)
-                    }
+            try piece.rows.forEachRow(columns: columns) { r, texts, lengths in
+                let rc = tokenizer.withRawTokenizer { raw in
+                    sift_term_changes_add_row(collected, raw, texts, lengths, Int32(columns), piece.added[r] ? 1 : -1)
+                }
+                guard rc == SQLITE_OK else {
+                    throw SiftError(code: SiftError.Code(rawValue: rc), message: "The tokenizer failed.", operation: .tokenize)
                 }
             }
         }
@@ -514,8 +504,8 @@ enum TermDictionaryStore {
             }
             guard let collected, logs || decoding else { return nil }
             var out: UnsafeMutablePointer<UInt8>?
-            var count: Int32 = 0
-            let rc = sift_term_changes_encode(collected, &out, &count)
+            var count: Int32 = 0, changed: Int32 = 0
+            let rc = sift_term_changes_encode(collected, &out, &count, &changed)
             defer { free(out) }
             guard rc == SQLITE_OK else {
                 throw SiftError(code: SiftError.Code(rawValue: rc), message: "Out of memory for a statement's term changes.",
@@ -538,9 +528,7 @@ enum TermDictionaryStore {
                 }
                 // A full log folds; so does a row of many changes (a batch's): a fold costs a pass over the list, so
                 // a row changing at least an eighth of its terms pays for it, and a cold load reads less.
-                let head = Array(UnsafeBufferPointer(start: out, count: min(9, Int(count))))
-                let changed = PageFile.varint(head, at: 0, end: head.count)?.value ?? 0
-                if sqlite3_last_insert_rowid(handle.raw) + 1 >= Int64(foldRows) || changed >= Int64(max(1_024, listTerms / 8)) {
+                if sqlite3_last_insert_rowid(handle.raw) + 1 >= Int64(foldRows) || Int(changed) >= max(1_024, listTerms / 8) {
                     defer { reset() }
                     do {
                         try TermDictionaryStore.fold(index.index, logged: Logged(rows: loggedRows, checksums: loggedChecksums,

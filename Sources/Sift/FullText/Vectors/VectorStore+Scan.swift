@@ -59,6 +59,21 @@ extension VectorStore {
         var blob: OpaquePointer?
         defer { sqlite3_blob_close(blob) }
         var mask = [UInt8](repeating: 1, count: capacity)
+        /// Marks which of a block's `count` slots (their rowids at `rowids`) `filter` passes.
+        func mark(_ rowids: UnsafeRawPointer, count: Int) {
+            guard let filter else { return }
+            for i in 0..<count {
+                mask[i] = filter.contains(Int64(littleEndian: rowids.loadUnaligned(fromByteOffset: 8 * i, as: Int64.self))) ? 1 : 0
+            }
+        }
+        /// Scores `count` slots of a block from slot `first` (their data at `slots`, the block's rowids at `rowids`),
+        /// the marked ones when filtered; returns their part of the block's checksum.
+        func score(_ slots: UnsafeRawPointer, rowids: UnsafeRawPointer, first: Int = 0, count: Int) -> UInt64 {
+            mask.withUnsafeBufferPointer { maskBuffer in
+                scan.scan(slots, rowids: rowids + 8 * first, mask: filter == nil ? nil : maskBuffer.baseAddress.map { $0 + first },
+                          first: first, count: count, into: top)
+            }
+        }
         var expected: Int64 = 0, total: Int64 = 0, sawPartial = false
         var blocks: [(stamp: Int64?, count: Int)] = []
         let keptBlocks = cache?.kept(index.name, codes: reading == .codes) ?? []
@@ -68,14 +83,8 @@ extension VectorStore {
             // Every block from memory, no record read one by one (the copies were checked as they were kept).
             for (block, kept) in whole.enumerated() {
                 top.state.block = Int64(block)
-                if let filter {
-                    for i in 0..<kept.count {
-                        mask[i] = filter.contains(Int64(littleEndian: kept.rowids.loadUnaligned(fromByteOffset: 8 * i, as: Int64.self))) ? 1 : 0
-                    }
-                }
-                _ = mask.withUnsafeBufferPointer { maskBuffer in
-                    scan.scan(kept.base, rowids: kept.rowids, mask: filter == nil ? nil : maskBuffer.baseAddress, count: kept.count, into: top)
-                }
+                mark(kept.rowids, count: kept.count)
+                _ = score(kept.base, rowids: kept.rowids, count: kept.count)
             }
             hits += whole.count
             cache?.recordWholeScan()
@@ -95,17 +104,7 @@ extension VectorStore {
                 expected += 1
                 total += count
                 let n = Int(count)
-                if let filter {
-                    for i in 0..<n {
-                        mask[i] = filter.contains(Int64(littleEndian: rowids.loadUnaligned(fromByteOffset: 8 * i, as: Int64.self))) ? 1 : 0
-                    }
-                }
-                func score(_ slots: UnsafeRawPointer, first: Int, count: Int) -> UInt64 {
-                    mask.withUnsafeBufferPointer { maskBuffer in
-                        scan.scan(slots, rowids: rowids + 8 * first, mask: filter == nil ? nil : maskBuffer.baseAddress.map { $0 + first },
-                                  first: first, count: count, into: top)
-                    }
-                }
+                mark(rowids, count: n)
                 // The block kept in memory at this stamp, else read from the file (into a copy to keep, room permitting).
                 let stamp = sqlite3_column_type(stmt, 4) == SQLITE_INTEGER ? sqlite3_column_int64(stmt, 4) : nil
                 blocks.append((stamp, n))
@@ -115,7 +114,7 @@ extension VectorStore {
                 if let cache, let stamp, block < keptBlocks.count, let kept = keptBlocks[Int(block)],
                    kept.matches(stamp: stamp, count: n, bytes: bytes) {
                     hits += 1
-                    guard score(kept.base, first: 0, count: n) == checksum else {
+                    guard score(kept.base, rowids: rowids, count: n) == checksum else {
                         // The block as stored differs from the copy (damage the stamp did not show): the copy goes,
                         // and this search scores the rows.
                         cache.drop(index.name, codes: reading == .codes, block: block)
@@ -138,7 +137,7 @@ extension VectorStore {
                     let target = copy.map { $0.base + first * scan.stride } ?? buffer
                     let rc = sqlite3_blob_read(blob, target, Int32(length * scan.stride), Int32(first * scan.stride))
                     guard rc == SQLITE_OK else { throw handle.error(rc, sql: nil, operation: .step) }
-                    found &+= score(target, first: first, count: length)
+                    found &+= score(target, rowids: rowids, first: first, count: length)
                 }
                 guard found == checksum else { return false }
                 if let copy {
