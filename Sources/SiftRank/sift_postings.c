@@ -1,4 +1,5 @@
 /* Sift's postings evaluator: the top k of a query of listed terms from the impacts' postings (see sift_topk.h). */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -341,6 +342,68 @@ static int merge_changes(const term_rows *from, int read, int columns, const int
     }
 }
 
+static int compare_rowids(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Reads every row of the postings at `at` (as decode_term does) but keeps in `rows`, from row *n on, only those
+   whose rowid is in `only` up to `only_end` (ascending): in an all-terms query whose rare group's rows are all
+   known (`sift_topk_postings`), a frequent term's other rows cannot match, and passing over them costs a byte
+   compare rather than a row written and walked again. Returns the rows read; stops at the end of the postings, at
+   a damaged row, or when `room` rows are kept. */
+static int filter_rows(const unsigned char **at, const unsigned char *end, int columns, int64_t *rowid,
+                       const int64_t *only, const int64_t *only_end, term_rows *rows, int *n, int room) {
+    const unsigned char *p = *at;
+    const int packed = packed_bytes(columns);
+    int64_t r = *rowid;
+    int k = *n, read = 0;
+    int32_t counts[MAX_COLUMNS];
+    while (k < room) {
+        /* Rows of two bytes (one or two columns): four of them a word, passed over together while none of them
+           can be a row kept (their distances' sum stays short of the next rowid kept) and each is a one-byte
+           distance with packed counts. */
+        while (packed == 1 && end - p >= 8 && r < INT64_MAX - 1024) {
+            uint64_t word;
+            memcpy(&word, p, 8);
+            SWAP_TO_LITTLE_ENDIAN(word);
+            const uint64_t lanes = UINT64_C(0x00FF00FF00FF00FF), ones = UINT64_C(0x0001000100010001);
+            uint64_t distances = word & lanes, packs = word >> 8 & lanes;
+            /* A distance of 0x80 or more (longer), of 0 (damage), or counts written in full (0xFF). */
+            if ((distances & UINT64_C(0x0080008000800080)) |
+                ((distances - ones) & ~distances & UINT64_C(0x8000800080008000)) |
+                ((packs + ones) & UINT64_C(0x0100010001000100)))
+                break;
+            int64_t sum = (int64_t)((distances * ones) >> 48);
+            if (only < only_end && *only <= r + sum) break;
+            r += sum;
+            p += 8;
+            read += 4;
+        }
+        /* A row of a one-byte distance and packed counts (nearly every row of a frequent term). */
+        if (end - p > packed && p[0] != 0 && !(p[0] & 0x80) && p[1] != 0xFF && r < INT64_MAX - 128) {
+            r += p[0];
+            read++;
+            const unsigned char *row = p + 1;
+            p += 1 + packed;
+            while (only < only_end && *only < r) only++;
+            if (only == only_end || *only != r) continue;
+            int32_t *out = rows->counts + (size_t)k * (size_t)columns;
+            for (int c = 0; c < columns; c++) out[c] = (int32_t)(row[c / 2] >> (4 * (c & 1)) & 0xF);
+            rows->rowids[k++] = r;
+            continue;
+        }
+        if (!next_row(&p, end, columns, &r, counts)) break;
+        read++;
+        while (only < only_end && *only < r) only++;
+        if (only == only_end || *only != r) continue;
+        memcpy(rows->counts + (size_t)k * (size_t)columns, counts, sizeof *counts * (size_t)columns);
+        rows->rowids[k++] = r;
+    }
+    *at = p, *rowid = r, *n = k;
+    return read;
+}
+
 /* Decodes a chunk's postings of a term (`bytes` of them at `at`, the rows after `base`) into `rows`, which has room
    for `room` rows and the INT64_MAX after them: rows listed in `changed` are left out, and `extra`'s rows (changed
    rows holding the term now) are put in their place with their counts. Returns the rows written, or -1 when the
@@ -350,7 +413,7 @@ static int merge_changes(const term_rows *from, int read, int columns, const int
    place. */
 static int decode_term(const unsigned char *at, int bytes, int columns, int64_t base, int64_t last, int64_t expected,
                        const int64_t *changed, const int64_t *changed_end, const sift_postings_extra *extra,
-                       term_rows *rows, int room) {
+                       const int64_t *only, const int64_t *only_end, term_rows *rows, int room) {
     const unsigned char *end = at + bytes;
     const int64_t *x = extra && extra->count > 0 ? extra->rowids : NULL, *x_end = x ? x + extra->count : NULL;
     const int32_t *x_counts = x ? extra->counts : NULL;
@@ -358,14 +421,19 @@ static int decode_term(const unsigned char *at, int bytes, int columns, int64_t 
     if (space < 1) return -1;
     term_rows read_rows = {rows->rowids + added, rows->counts + (size_t)added * (size_t)columns, 0, 0};
     int64_t rowid = base;
-    int n = 0;
-    for (;;) {
-        read_short_rows(&at, end, columns, &rowid, &read_rows, &n, space);
-        if (n >= space || !next_row(&at, end, columns, &rowid, read_rows.counts + (size_t)n * (size_t)columns)) break;
-        read_rows.rowids[n++] = rowid;
+    int n = 0, read;
+    if (only) {
+        read = filter_rows(&at, end, columns, &rowid, only, only_end, &read_rows, &n, space);
+    } else {
+        for (;;) {
+            read_short_rows(&at, end, columns, &rowid, &read_rows, &n, space);
+            if (n >= space || !next_row(&at, end, columns, &rowid, read_rows.counts + (size_t)n * (size_t)columns)) break;
+            read_rows.rowids[n++] = rowid;
+        }
+        read = n;
     }
-    const int read = n;
-    if (changed || x) n = merge_changes(&read_rows, read, columns, changed, changed_end, x, x_end, x_counts, rows);
+    const int kept = n;
+    if (changed || x) n = merge_changes(&read_rows, kept, columns, changed, changed_end, x, x_end, x_counts, rows);
     rows->rowids[n] = INT64_MAX;
     rows->at = 0;
     rows->count = n;
@@ -612,13 +680,26 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
                         }
                         coefficients_block = block;
                     }
-                    /* The row's bound: without its sizes (a statement), from its counts and the coefficients. */
+                    /* The row's bound: without its sizes (a statement), from its counts and the coefficients. A
+                       column's size is at least the shortest size there of each term the row holds there, so the
+                       smallest of those terms' coefficients bounds every term's counts in the column: a term
+                       without blocks (a rare term's rows, handed in as extras) is bounded by the sizes of the
+                       listed terms beside it. */
+                    double least[MAX_COLUMNS];
+                    for (int c = 0; c < columns; c++) least[c] = HUGE_VAL;
+                    for (unsigned p = present; p; p &= p - 1) {
+                        int t = __builtin_ctz(p);
+                        for (int c = 0; c < columns; c++)
+                            if (counts[t][c] > 0 && coefficients[t * columns + c] < least[c])
+                                least[c] = coefficients[t * columns + c];
+                    }
                     double bound = 0;
                     for (unsigned p = present; p; p &= p - 1) {
                         int t = __builtin_ctz(p);
                         if (q->qtf[t] <= 0) continue;
                         double pseudo = 0;
-                        for (int c = 0; c < columns; c++) pseudo += coefficients[t * columns + c] * counts[t][c];
+                        for (int c = 0; c < columns; c++)
+                            if (counts[t][c] > 0) pseudo += least[c] * counts[t][c];
                         if (pseudo > 0) bound += sift_score_saturate(q->qtf[t], q->idf[t], pseudo, q->k1);
                     }
                     if (bound * (1 + 1e-12) <= limit) continue;
@@ -683,9 +764,48 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
         free(counts);
         return SQLITE_NOMEM;
     }
+    /* With all terms required, a group none of whose terms has postings here holds only its extras' rows (a rare
+       term's rows read through FTS5, changed rows): every match is one of them, so the other terms keep only those
+       rows of their postings (the group of the fewest, `only`; a union made when the group has several terms). */
+    int driver = -1;
+    int64_t driver_rows = INT64_MAX;
+    if (q->requires_all && extras) {
+        for (int t = 0; t < terms; t++) {
+            int group = q->group ? q->group[t] : t, known = 1;
+            int64_t held = 0;
+            for (int u = 0; u < terms; u++) {
+                if ((q->group ? q->group[u] : u) != group) continue;
+                if (postings[u] && bytes[u] > 0) known = 0;
+                held += extras[u].count > 0 ? extras[u].count : 0;
+            }
+            if (known && held < driver_rows) driver = group, driver_rows = held;
+        }
+    }
+    const int64_t *only = NULL, *only_end = NULL;
+    int64_t *joined = NULL;
+    int rc = SQLITE_OK;
+    if (driver >= 0) {
+        int with_rows = 0, last_with = -1;
+        for (int t = 0; t < terms; t++)
+            if ((q->group ? q->group[t] : t) == driver && extras[t].count > 0) with_rows++, last_with = t;
+        if (with_rows <= 1) {
+            only = last_with >= 0 ? extras[last_with].rowids : (const int64_t *)rowids;
+            only_end = last_with >= 0 ? only + extras[last_with].count : only;
+        } else if ((joined = malloc((size_t)driver_rows * sizeof *joined))) {
+            int64_t k = 0;
+            for (int t = 0; t < terms; t++)
+                if ((q->group ? q->group[t] : t) == driver && extras[t].count > 0) {
+                    memcpy(joined + k, extras[t].rowids, (size_t)extras[t].count * sizeof *joined);
+                    k += extras[t].count;
+                }
+            qsort(joined, (size_t)k, sizeof *joined, compare_rowids);
+            only = joined, only_end = joined + k;
+        } else {
+            rc = SQLITE_NOMEM;
+        }
+    }
     term_rows rows[SIFT_POSTINGS_MAX_TERMS];
     size_t used = 0;
-    int rc = SQLITE_OK;
     for (int t = 0; t < terms && rc == SQLITE_OK; t++) {
         rows[t].rowids = rowids + used;
         rows[t].counts = counts + used * (size_t)columns;
@@ -693,12 +813,14 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
         int n = postings[t] && bytes[t] > 0 ? bytes[t] : 0;
         const sift_postings_extra *extra = extras ? &extras[t] : NULL;
         const int64_t *out = extra && extra->left_out && extra->left_out_count > 0 ? extra->left_out : NULL;
+        int filtered = only && (q->group ? q->group[t] : t) != driver;
         if (decode_term(postings[t] ? postings[t] : (const unsigned char *)"", n, columns, base, last,
                         postings[t] && expected ? expected[t] : -1, out, out ? out + extra->left_out_count : NULL,
-                        extra, &rows[t], room[t]) < 0)
+                        extra, filtered ? only : NULL, filtered ? only_end : NULL, &rows[t], room[t]) < 0)
             rc = SQLITE_CORRUPT;
     }
     if (rc == SQLITE_OK) rc = merge_rows(q, top, rows);
+    free(joined);
     free(rowids);
     free(counts);
     return rc;

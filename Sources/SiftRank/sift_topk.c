@@ -61,6 +61,57 @@ static void sift_instances(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite
     else sqlite3_result_int(context, instances);
 }
 
+static int term_rows_grow(sift_term_rows *rows) {
+    int64_t capacity = rows->capacity ? rows->capacity * 2 : 1024;
+    if (capacity > INT64_MAX / 64 / (int64_t)sizeof(int64_t)) return SQLITE_NOMEM;
+    int64_t *rowids = realloc(rows->rowids, (size_t)capacity * sizeof *rowids);
+    if (!rowids) return SQLITE_NOMEM;
+    rows->rowids = rowids;
+    int32_t *counts = realloc(rows->counts, (size_t)capacity * (size_t)rows->columns * sizeof *counts);
+    if (!counts) return SQLITE_NOMEM;
+    rows->counts = counts;
+    rows->capacity = capacity;
+    return SQLITE_OK;
+}
+
+static void sift_term_rows_function(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context,
+                                    int argc, sqlite3_value **argv) {
+    sift_term_rows *rows = argc == 1 ? sqlite3_value_pointer(argv[0], SIFT_TERM_ROWS) : NULL;
+    int columns = api->xColumnCount(fts);
+    if (!rows || rows->columns < 1 || rows->columns > 64 || rows->columns != columns) {
+        sqlite3_result_error(context, "sift_term_rows: no rows bound, or another number of columns", -1);
+        return;
+    }
+    int rc = rows->count < rows->capacity ? SQLITE_OK : term_rows_grow(rows);
+    int32_t *counts = rc == SQLITE_OK ? rows->counts + (size_t)rows->count * (size_t)columns : NULL;
+    if (counts) memset(counts, 0, sizeof *counts * (size_t)columns);
+    int instances = 0;
+    if (rc == SQLITE_OK) rc = api->xInstCount(fts, &instances);
+    for (int i = 0; rc == SQLITE_OK && i < instances; i++) {
+        int phrase = 0, column = 0, offset = 0;
+        rc = api->xInst(fts, i, &phrase, &column, &offset);
+        if (rc == SQLITE_OK && phrase == 0 && column >= 0 && column < columns) counts[column]++;
+    }
+    if (rc != SQLITE_OK) {
+        sqlite3_result_error_code(context, rc);
+        return;
+    }
+    rows->rowids[rows->count++] = api->xRowid(fts);
+    sqlite3_result_int(context, 1);
+}
+
+int sift_term_rows_bind(sqlite3_stmt *stmt, int index, sift_term_rows *rows) {
+    return sqlite3_bind_pointer(stmt, index, rows, SIFT_TERM_ROWS, NULL);
+}
+
+void sift_term_rows_free(sift_term_rows *rows) {
+    if (!rows) return;
+    free(rows->rowids);
+    free(rows->counts);
+    rows->rowids = NULL, rows->counts = NULL;
+    rows->count = rows->capacity = 0;
+}
+
 int sift_topk_bind(sqlite3_stmt *stmt, int index, sift_topk_collector *collector) {
     return sqlite3_bind_pointer(stmt, index, collector, SIFT_TOPK_COLLECTOR, NULL);
 }
@@ -85,6 +136,7 @@ int sift_topk_register_functions(fts5_api *api) {
     int rc = api->xCreateFunction(api, "sift_stats", NULL, sift_stats, NULL);
     if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_doc_stats", NULL, sift_doc_stats, NULL);
     if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_instances", NULL, sift_instances, NULL);
+    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "sift_term_rows", NULL, sift_term_rows_function, NULL);
     return rc;
 }
 

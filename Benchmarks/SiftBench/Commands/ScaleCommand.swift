@@ -104,6 +104,12 @@ struct ScaleCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Print the slowest searches without a total of each kind, with their words.", valueName: "n"))
     var slowest = 0
 
+    @Option(help: ArgumentHelp("Search these words, all terms required, instead of the generated queries of both kinds, each --queries times (for profiling one query); repeatable.", valueName: "words"))
+    var query: [String] = []
+
+    @Option(help: ArgumentHelp("The same for any-term queries (with --query or alone).", valueName: "words"))
+    var anyQuery: [String] = []
+
     @Flag(help: "Before the searches, compress Sift's docs.title and docs.body with zstd (ScaleCompression: sizes and times).")
     var compress = false
 
@@ -365,7 +371,10 @@ struct ScaleCommand: ParsableCommand {
                     print(String(format: "  slowest without a total, %@: %.1f ms '%@'", kind.rawValue, search.ms, search.text))
                 }
             }
-            for (number, text) in corpus.queries(kind, count: queries).enumerated() {
+            let given = kind == .zipfAll ? query : anyQuery
+            if given.isEmpty && !(query.isEmpty && anyQuery.isEmpty) { continue }
+            let texts = given.isEmpty ? corpus.queries(kind, count: queries) : given.flatMap { Array(repeating: $0, count: queries) }
+            for (number, text) in texts.enumerated() {
                 let query = SearchQuery(text, mode: mode)
                 var start = DispatchTime.now().uptimeNanoseconds
                 let results = try database.search(query, in: "fts", of: Doc.self, options: options)

@@ -37,6 +37,11 @@
  *       sift_topk(t, ...)`: one step per statement, the count is the matching rows.
  *   sift_topk_inb2(c, ncolumns, w_1..w_n, phrase_weights, phrase_counts, ignored, collector)
  *       the same, scoring as sift_inb2_df.
+ *   sift_term_rows(rows)
+ *       appends the row's rowid and the count in each column of the query's first phrase to `rows` (a
+ *       sift_term_rows bound with sift_term_rows_bind); returns 1, or fails with SQLITE_NOMEM. Reads no column
+ *       size: meant for `SELECT count(*) FROM t WHERE t MATCH ? AND rowid BETWEEN ? AND ? AND sift_term_rows(t, ?)`,
+ *       the rows of a rare term handed to the postings evaluator (sift_topk_postings' extras).
  */
 
 #include <stddef.h>
@@ -46,6 +51,20 @@ struct fts5_api;
 struct sqlite3_stmt;
 
 int sift_topk_register_functions(struct fts5_api *api);
+
+/* The rows sift_term_rows() appends, in the order FTS5 visits them (ascending rowids), each with `columns` counts
+   (set before the statement runs, 1 to 64). Owned by the caller, its arrays freed with sift_term_rows_free. */
+typedef struct sift_term_rows {
+    int columns;
+    int64_t count, capacity;
+    int64_t *rowids;
+    int32_t *counts;
+} sift_term_rows;
+
+#define SIFT_TERM_ROWS "sift_term_rows"
+
+int sift_term_rows_bind(struct sqlite3_stmt *stmt, int index, sift_term_rows *rows);
+void sift_term_rows_free(sift_term_rows *rows);
 
 /*
  * Counting the listed terms of rows as FTS5 indexes them (what the impacts are built from), without a call into

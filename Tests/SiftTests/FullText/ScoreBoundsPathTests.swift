@@ -83,7 +83,7 @@ final class ScoreBoundsPathTests: XCTestCase {
         addTeardownBlock { try? database.close { try? database.removeFiles() } }
         database.fullTextBulkThreshold = 8
         database.pool.attachment(FullTextSettings.init).impactSizes.withLock {
-            $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, delta: 3, postings: true)
+            $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, delta: 3, postings: true, rareRowsRatio: 0...Double.infinity)
         }
         try database.create(table: "doc", of: TopKDoc.self)
         try database.create(virtualTable: "doc_fts", of: Index.self, syncedWith: "doc")
@@ -325,7 +325,7 @@ final class ScoreBoundsPathTests: XCTestCase {
         addTeardownBlock { try? target.close { try? target.removeFiles() } }
         target.fullTextBulkThreshold = 8
         target.pool.attachment(FullTextSettings.init).impactSizes.withLock {
-            $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, delta: 3, postings: true)
+            $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, delta: 3, postings: true, rareRowsRatio: 0...Double.infinity)
         }
         _ = try Database.recover(from: source, into: target)
         XCTAssertEqual(try meta(target)?.valid, true)

@@ -66,7 +66,7 @@ final class TopKSearchTests: XCTestCase {
         let database = Database(withPath: path)
         addTeardownBlock { try? database.close { try? database.removeFiles() } }
         database.fullTextBulkThreshold = 8
-        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, delta: 3, postings: true) }
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, delta: 3, postings: true, rareRowsRatio: 0...Double.infinity) }
         try database.create(table: "docs", of: TopKDoc.self)
         try database.create(virtualTable: "docs_fts", of: TopKIndexModel.self, syncedWith: "docs")
         return database
@@ -201,6 +201,41 @@ final class TopKSearchTests: XCTestCase {
         XCTAssertEqual(results.totalCount, reference.totalCount, context, file: file, line: line)
     }
 
+    /// An all-terms query of a rare word (not listed) and a frequent one, through the postings plan with the rare
+    /// word's rows read through FTS5 (the default when the frequent word's rows are 4 to 4,096 times the rare one's,
+    /// as here) and through FTS5's own plan, returns the exhaustive top k and total either way.
+    func testRareWordWithAFrequentOneIsExactThroughEitherPlan() throws {
+        var rng = SplitMix(seed: 20261128)
+        let database = try makeDatabase()
+        try database.insert(objects: (0..<600).map { _ in document(nil, &rng) }, intoTable: "docs")
+        try database.optimize(index: "docs_fts")
+        func rows(_ word: String) throws -> Int64 {
+            try database.getRows(sql: "SELECT count(*) FROM docs_fts WHERE docs_fts MATCH '\(word)'").first?.first?.int64Value ?? 0
+        }
+        let frequent = try rows(words[0])
+        let rare = try words.suffix(60).filter { word in
+            let held = try rows(word)
+            return held > 0 && held < 30 && (4...4_096).contains(Double(frequent) / Double(held))
+        }
+        XCTAssertGreaterThan(rare.count, 5, "too few rare words to test")
+        for (ratio, plan) in [(4.0...4_096.0, "postings"), (Double.infinity...Double.infinity, "FTS5")] {
+            database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.rareRowsRatio = ratio }
+            for (i, word) in rare.enumerated() {
+                let query = SearchQuery("\(words[0]) \(word)", mode: .allTerms)
+                var options = SearchOptions(limit: 5, ranking: i % 2 == 0 ? .inB2() : .bm25f(), typoTolerance: .off)
+                options.countTotal = i % 3 != 0
+                let results: SearchResults<TopKDoc> = try database.search(query, in: "docs_fts", options: options)
+                let scores = try exhaustiveScores(database, query, options)
+                let best = Array(scores.values.sorted(by: >).prefix(options.limit))
+                XCTAssertEqual(results.hits.count, best.count, "\(plan): \(word)")
+                for (hit, score) in zip(results.hits, best) {
+                    XCTAssertTrue(close(hit.score, score), "\(plan): \(word): \(hit.score) vs \(score)")
+                }
+                if options.countTotal { XCTAssertEqual(results.totalCount, scores.count, "\(plan): \(word)") }
+            }
+        }
+    }
+
     /// Typo-tolerant searches (each word an OR-group of itself and its corrected variants, the variants scored with
     /// their group's counts) through the pruned plan return what FTS5's own plan does: the same search with a
     /// condition on the rows, which never takes the pruned plan.
@@ -288,7 +323,7 @@ final class TopKImpactsTests: XCTestCase {
         let database = Database(withPath: path)
         addTeardownBlock { try? database.close { try? database.removeFiles() } }
         database.fullTextBulkThreshold = 8
-        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 100, listed: 20, block: 16, chunk: 4, piece: 5, tail: 1_000, statementRows: 0, delta: 1_000, postings: true) }
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 100, listed: 20, block: 16, chunk: 4, piece: 5, tail: 1_000, statementRows: 0, delta: 1_000, postings: true, rareRowsRatio: 0...Double.infinity) }
         try database.create(table: "docs", of: TopKDoc.self)
         try database.create(virtualTable: "docs_fts", of: TopKIndexModel.self, syncedWith: "docs")
         return database
@@ -519,6 +554,18 @@ final class TopKImpactsTests: XCTestCase {
                                                   + "sift_topk_inb2(docs_fts, 1, 2, 1, 1, '1', '150/300', 0, NULL)")) { error in
             XCTAssertEqual((error as? SiftError)?.message, "sift_topk_inb2: takes the arguments of sift_inb2_df, the leading phrases "
                            + "to ignore and a collector (bound by sift_topk_bind)")
+        }
+    }
+
+    /// sift_term_rows() appends to the rows the pruned search binds: called from SQL without them (a NULL, a text,
+    /// a number, no argument) it is an error, not a crash.
+    func testTermRowsFunctionWithoutRowsIsAnError() throws {
+        let database = try makeDatabase(rows: 150)
+        for argument in ["NULL", "'rows'", "0", ""] {
+            XCTAssertThrowsError(try database.getRows(sql: "SELECT count(*) FROM docs_fts WHERE docs_fts MATCH 'alpha' AND "
+                                                      + "sift_term_rows(docs_fts\(argument.isEmpty ? "" : ", " + argument))")) { error in
+                XCTAssertEqual((error as? SiftError)?.message, "sift_term_rows: no rows bound, or another number of columns", argument)
+            }
         }
     }
 

@@ -8,8 +8,10 @@ extension TopKSearch {
     /// Scores the rows from rowid 1 up to the watermark from the listed terms' postings (`sift_topk_postings`),
     /// chunk by chunk, into `collector`, each chunk's with the term's delta there in their place (`ImpactDelta`).
     /// `terms` with their weights, `rows` and the columns' `totals` (sizes in tokens) as sift_stats gives them.
+    /// `rareRows`: per term without postings (not listed), its rows up to the watermark with their counts
+    /// (`TopKRun.rareTermRows`), merged as its postings would be.
     func scorePostings(_ terms: [Term], rows: Double, totals: ArraySlice<Double>,
-                       _ collector: TopKCollector, on handle: Handle) throws {
+                       _ collector: TopKCollector, rareRows: [Int: ImpactPostings.Rows] = [:], on handle: Handle) throws {
         let table = SQLBuilder.quote(TopKImpacts.termsTable(index))
         let columns = weights.count
         // What C reads for the whole search, in memory of its own: the columns' weights and average sizes, the
@@ -25,7 +27,12 @@ extension TopKSearch {
         // Per term, the rows of its deltas in rowid order (chunks in order): all of them leave the postings' row
         // out (`changedRows`), those still holding the term take its place (`extras`).
         var changedRows: [[Int64]] = [], extras: [ImpactPostings.Rows] = []
-        for term in terms {
+        for (t, term) in terms.enumerated() {
+            if let rare = rareRows[t] {
+                changedRows.append([])
+                extras.append(rare)
+                continue
+            }
             var left = [Int64](), holding = ImpactPostings.Rows()
             for (_, delta) in term.deltas.sorted(by: { $0.key < $1.key }) {
                 left += delta.rowids
@@ -66,7 +73,7 @@ extension TopKSearch {
             }
             return chunk
         }
-        var chunks = try terms.indices.map(step)
+        var chunks = try terms.indices.map { rareRows[$0] == nil ? try step($0) : .max }
         var pointers = [UnsafePointer<UInt8>?](repeating: nil, count: terms.count)
         var sizes = [Int32](repeating: 0, count: terms.count)
         var expected = [Int64](repeating: 0, count: terms.count)

@@ -79,6 +79,40 @@ final class TopKRun {
         (countedAll, distinct) = (false, false)
     }
 
+    /// Per term without blocks holding rows (a rare term), its rows from rowid 1 up to `last` with its count in each
+    /// of the `columns` columns, read through FTS5 (`sift_term_rows`, no column size read): what the postings
+    /// evaluator merges in place of the postings such a term does not have.
+    func rareTermRows(upTo last: Int64, columns: Int) throws -> [Int: ImpactPostings.Rows] {
+        var found: [Int: ImpactPostings.Rows] = [:]
+        guard last >= 1 else { return found }
+        let sql = "SELECT count(*) FROM \(q) WHERE \(q) MATCH ? AND rowid BETWEEN 1 AND ? AND sift_term_rows(\(q), ?)"
+        for (t, term) in terms.enumerated() where term.blocks == nil && term.rows > 0 {
+            // On the heap: the statement keeps the pointer until it is reset.
+            let rows = UnsafeMutablePointer<sift_term_rows>.allocate(capacity: 1)
+            rows.initialize(to: sift_term_rows(columns: Int32(columns), count: 0, capacity: 0, rowids: nil, counts: nil))
+            defer {
+                sift_term_rows_free(rows)
+                rows.deallocate()
+            }
+            try handle.withStatement(sql) { stmt in
+                let values = [FundamentalValue(FTS5Expression.quote(term.token)), FundamentalValue(last)]
+                for (i, value) in values.enumerated() where RawStatement.bind(value, at: Int32(i + 1), in: stmt) != SQLITE_OK {
+                    throw handle.error(sqlite3_errcode(handle.raw), sql: sql, operation: .bind)
+                }
+                sift_term_rows_bind(stmt, 3, rows)
+                _ = try handle.step(stmt)
+            }
+            let count = Int(rows.pointee.count)
+            var held = ImpactPostings.Rows()
+            if count > 0, let rowids = rows.pointee.rowids, let counts = rows.pointee.counts {
+                held.rowids = Array(UnsafeBufferPointer(start: rowids, count: count))
+                held.counts = Array(UnsafeBufferPointer(start: counts, count: count * columns))
+            }
+            found[t] = held
+        }
+        return found
+    }
+
     /// Scores the rows of the tails through FTS5.
     func scoreTails() throws {
         for tail in tails {

@@ -21,8 +21,12 @@ import SiftRank
 ///   all-terms queries blocks missing a term are skipped), each with the adjacent blocks whose bounds beat the
 ///   k-th score too, up to `runBlocks`, in one statement; the tail above the watermark first; stops when the
 ///   next block's bound is at most the k-th score (block-max MaxScore over rowid ranges);
-/// - all terms required and a word none of whose terms is listed, or fewer rows to score than blocks: FTS5's own
-///   plan (its AND seeks through the frequent terms' rows from the rare one's), scored with known row counts;
+/// - all terms required and a word none of whose terms is listed (a rare group), when the listed terms' rows are 4
+///   to 4,096 times the rare group's (`rareRowsRatio`): the postings plan, the rare terms' rows read through FTS5
+///   (`TopKRun.rareTermRows`) and merged in place of the postings they do not have; the other terms' postings keep
+///   only those rows, passed over four at a time (sift_postings.c);
+/// - otherwise all terms required and a rare group, or fewer rows to score than blocks: FTS5's own plan (its AND
+///   seeks through the frequent terms' rows from the rare one's), scored with known row counts;
 /// - some terms not listed, with the block plan: first every row holding a non-listed term, then blocks bounded by
 ///   the listed terms alone (a row without the rare terms scores at most that);
 /// - any of two listed terms: after `pilotStatements` statements of blocks, the rows holding both when the blocks
@@ -206,11 +210,21 @@ struct TopKSearch {
         let rareGroup = requiresAll && groups.contains { terms[$0].allSatisfy { $0.blocks == nil } }
         // The postings plan, unless a group's rows are all a rare term's (FTS5's AND finds them sooner), or a test
         // asks for the others.
-        let postings = !rareGroup && terms.count <= Int(SIFT_POSTINGS_MAX_TERMS)
-            && handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.postings }
+        let (postingsAllowed, rareRatio) = handle.pool.attachment(FullTextSettings.init).impactSizes.withLock {
+            ($0.postings, $0.rareRowsRatio)
+        }
+        let evaluator = terms.count <= Int(SIFT_POSTINGS_MAX_TERMS) && postingsAllowed
+        let postings = !rareGroup && evaluator
+        // With a group of rare terms the postings plan still runs, the rare terms' rows read through FTS5 and merged
+        // as their postings would be, when the listed terms' rows are `rareRowsRatio` times the rare group's: FTS5's
+        // AND reads a page of a frequent term's rows for each rare row (and at most all of them), the postings plan
+        // scans the listed terms' postings whole (about a nanosecond a row) for the rare rows alone. Measured at 1M
+        // and 10M rows (two-word queries), each plan took the lead at a ratio of 4 and lost it past 4,096.
+        let listedRows = terms.reduce(0.0) { $0 + ($1.blocks == nil ? 0 : Double($1.rows)) }
+        let postingsWithRareRows = rareGroup && evaluator && rareRatio.contains(listedRows / Double(max(1, rowsToScore)))
         // The blocks' bounds, which the postings evaluator does without: it bounds each window of rows it merges by
         // the terms that window's matches hold (sift_postings.c).
-        let perBlock = postings ? (contributions: [], blockBounds: [], bounds: [])
+        let perBlock = postings || postingsWithRareRows ? (contributions: [], blockBounds: [], bounds: [])
             : blockBounds(of: listedTerms, bound, blockCount: blockCount)
         // Rows of a block whose bound cannot beat the k-th score are passed over unread, when the bounds cover every
         // term (a non-listed term has none).
@@ -227,6 +241,14 @@ struct TopKSearch {
             try context.scoreRareTermsFirst()
             let before = collector.pointer.pointee.matched
             try scorePostings(terms, rows: rows, totals: stats.dropFirst(), collector, on: handle)
+            context.matched += collector.pointer.pointee.matched - before
+        } else if postingsWithRareRows {
+            // The tail through FTS5, then the rows up to the watermark: the listed terms' from their postings and
+            // deltas, the rare terms' read through FTS5 in their place.
+            try context.scoreTails()
+            let held = try context.rareTermRows(upTo: meta.watermark, columns: weights.count)
+            let before = collector.pointer.pointee.matched
+            try scorePostings(terms, rows: rows, totals: stats.dropFirst(), collector, rareRows: held, on: handle)
             context.matched += collector.pointer.pointee.matched - before
         } else if rareGroup || rowsToScore < Int64(statementRows * perBlock.bounds.count) {
             // FTS5's own plan: its AND seeks through the frequent terms' rows from the rare one's.
