@@ -541,6 +541,9 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
        block (`coefficients_block`, INT64_MIN before the first: no block has that number), for its windows. */
     double coefficients[SIFT_POSTINGS_MAX_TERMS * MAX_COLUMNS];
     int64_t coefficients_block = INT64_MIN;
+    /* The terms whose blocks do not reach the block (a rare term's rows handed in as extras): their coefficients
+       are a size of one token's. */
+    unsigned unknown = 0;
     /* A collector of no rows keeps none: the rows are only counted. */
     int keeps = top->capacity > 0;
     int full = keeps && top->count >= top->capacity;
@@ -661,11 +664,13 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
                     }
                 if (full) {
                     if (coefficients_block != block) {
+                        unknown = 0;
                         for (int t = 0; t < terms; t++) {
                             /* The block's bytes, when the term's blocks reach it: its index is compared with their
                                number before it is multiplied, so that a large rowid cannot wrap the offset around. */
                             int known = block >= 0 && blocks_fit && t < top->terms && top->blocks[t] &&
                                         (uint64_t)block < top->bytes[t] / (size_t)top->stride;
+                            if (!known) unknown |= 1u << t;
                             size_t at = known ? (size_t)block * (size_t)top->stride : 0;
                             for (int c = 0; c < columns; c++) {
                                 int shortest = 1;
@@ -680,27 +685,36 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
                         }
                         coefficients_block = block;
                     }
-                    /* The row's bound: without its sizes (a statement), from its counts and the coefficients. A
-                       column's size is at least the shortest size there of each term the row holds there, so the
-                       smallest of those terms' coefficients bounds every term's counts in the column: a term
-                       without blocks (a rare term's rows, handed in as extras) is bounded by the sizes of the
-                       listed terms beside it. */
-                    double least[MAX_COLUMNS];
-                    for (int c = 0; c < columns; c++) least[c] = HUGE_VAL;
-                    for (unsigned p = present; p; p &= p - 1) {
-                        int t = __builtin_ctz(p);
-                        for (int c = 0; c < columns; c++)
-                            if (counts[t][c] > 0 && coefficients[t * columns + c] < least[c])
-                                least[c] = coefficients[t * columns + c];
-                    }
+                    /* The row's bound: without its sizes (a statement), from its counts and the coefficients. */
                     double bound = 0;
-                    for (unsigned p = present; p; p &= p - 1) {
-                        int t = __builtin_ctz(p);
-                        if (q->qtf[t] <= 0) continue;
-                        double pseudo = 0;
-                        for (int c = 0; c < columns; c++)
-                            if (counts[t][c] > 0) pseudo += least[c] * counts[t][c];
-                        if (pseudo > 0) bound += sift_score_saturate(q->qtf[t], q->idf[t], pseudo, q->k1);
+                    if (!(present & unknown)) {
+                        for (unsigned p = present; p; p &= p - 1) {
+                            int t = __builtin_ctz(p);
+                            if (q->qtf[t] <= 0) continue;
+                            double pseudo = 0;
+                            for (int c = 0; c < columns; c++) pseudo += coefficients[t * columns + c] * counts[t][c];
+                            if (pseudo > 0) bound += sift_score_saturate(q->qtf[t], q->idf[t], pseudo, q->k1);
+                        }
+                    } else {
+                        /* A term without blocks here: a column's size is at least the shortest size there of each
+                           term the row holds there, so the smallest of those terms' coefficients bounds every
+                           term's counts in the column (a rare term is bounded by the listed terms beside it). */
+                        double least[MAX_COLUMNS];
+                        for (int c = 0; c < columns; c++) least[c] = HUGE_VAL;
+                        for (unsigned p = present; p; p &= p - 1) {
+                            int t = __builtin_ctz(p);
+                            for (int c = 0; c < columns; c++)
+                                if (counts[t][c] > 0 && coefficients[t * columns + c] < least[c])
+                                    least[c] = coefficients[t * columns + c];
+                        }
+                        for (unsigned p = present; p; p &= p - 1) {
+                            int t = __builtin_ctz(p);
+                            if (q->qtf[t] <= 0) continue;
+                            double pseudo = 0;
+                            for (int c = 0; c < columns; c++)
+                                if (counts[t][c] > 0) pseudo += least[c] * counts[t][c];
+                            if (pseudo > 0) bound += sift_score_saturate(q->qtf[t], q->idf[t], pseudo, q->k1);
+                        }
                     }
                     if (bound * (1 + 1e-12) <= limit) continue;
                 }
