@@ -136,6 +136,10 @@ static void compress_function(sqlite3_context *context, int argc, sqlite3_value 
         return;
     }
     uint32_t id = (uint32_t)wanted;
+    if (id != 0 && id < SIFT_ZSTD_FIRST_ID) {
+        fail(context, SIFT_ZSTD_UNKNOWN_DICTIONARY, wanted, "sift_compress: no such dictionary");
+        return;
+    }
     dictionary *d = NULL;
     if (id != 0) {
         d = find_dictionary(context, c, id);
@@ -157,29 +161,46 @@ static void compress_function(sqlite3_context *context, int argc, sqlite3_value 
         fail(context, SIFT_ZSTD_FAILED, 0, "sift_compress: out of memory");
         return;
     }
+    /* The compact form (see sift_zstd.h): the header, the dictionary's number, then the frame without zstd's magic
+       number and without the dictionary id its header would repeat. */
+    unsigned char header[2 + 5];
+    size_t header_size = 2;
+    header[0] = SIFT_ZSTD_COMPACT;
+    header[1] = type == SQLITE_TEXT ? SIFT_ZSTD_TEXT : SIFT_ZSTD_BLOB;
+    for (uint64_t number = id == 0 ? 0 : (uint64_t)id - SIFT_ZSTD_FIRST_ID + 1;; number >>= 7) {
+        header[header_size++] = (unsigned char)(number & 0x7F) | (number >= 0x80 ? 0x80 : 0);
+        if (number < 0x80) break;
+    }
     size_t bound = ZSTD_compressBound(size);
-    unsigned char *out = sqlite3_malloc64(SIFT_ZSTD_HEADER + bound);
+    unsigned char *out = sqlite3_malloc64(header_size + bound);
     if (!out) {
         fail(context, SIFT_ZSTD_FAILED, 0, "sift_compress: out of memory");
         return;
     }
-    size_t written = d ? ZSTD_compress_usingCDict(c->cctx, out + SIFT_ZSTD_HEADER, bound, source, size, d->cdict)
-                       : ZSTD_compressCCtx(c->cctx, out + SIFT_ZSTD_HEADER, bound, source, size, level);
-    if (ZSTD_isError(written)) {
+    size_t written = ZSTD_CCtx_reset(c->cctx, ZSTD_reset_session_and_parameters);
+    if (!ZSTD_isError(written)) written = ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_dictIDFlag, 0);
+    if (!ZSTD_isError(written))
+        written = d ? ZSTD_CCtx_refCDict(c->cctx, d->cdict) : ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_compressionLevel, level);
+    /* The frame is written after the header less the four bytes of zstd's magic number, which it then overwrites. */
+    if (!ZSTD_isError(written)) written = ZSTD_compress2(c->cctx, out + header_size - 4 + 4, bound, source, size);
+    if (ZSTD_isError(written) || written < 4 || get_u32(out + header_size) != ZSTD_MAGICNUMBER) {
         sqlite3_free(out);
         fail(context, SIFT_ZSTD_FAILED, 0, "sift_compress: zstd failed");
         return;
     }
-    if (type == SQLITE_TEXT && written + SIFT_ZSTD_HEADER >= size) {
+    memmove(out + header_size, out + header_size + 4, written - 4);
+    size_t total = header_size + written - 4;
+    if (type == SQLITE_TEXT && total >= size) {
         sqlite3_free(out);
         sqlite3_result_value(context, argv[0]);
         return;
     }
-    out[0] = SIFT_ZSTD_MAGIC;
-    out[1] = type == SQLITE_TEXT ? SIFT_ZSTD_TEXT : SIFT_ZSTD_BLOB;
-    put_u32(out + 2, id);
-    sqlite3_result_blob64(context, out, SIFT_ZSTD_HEADER + written, sqlite3_free);
+    memcpy(out, header, header_size);
+    sqlite3_result_blob64(context, out, total, sqlite3_free);
 }
+
+static void decode(sqlite3_context *context, connection *c, unsigned char kind, uint32_t id, int compact,
+                   const unsigned char *frame, size_t frame_size);
 
 /* sift_decompress(value) */
 static void decompress_function(sqlite3_context *context, int argc, sqlite3_value **argv) {
@@ -191,17 +212,61 @@ static void decompress_function(sqlite3_context *context, int argc, sqlite3_valu
     }
     const unsigned char *in = sqlite3_value_blob(argv[0]);
     size_t size = (size_t)sqlite3_value_bytes(argv[0]);
-    if (size == 0 || !in || in[0] != SIFT_ZSTD_MAGIC) {
+    if (size == 0 || !in || (in[0] != SIFT_ZSTD_MAGIC && in[0] != SIFT_ZSTD_COMPACT)) {
         sqlite3_result_value(context, argv[0]);
         return;
     }
-    if (size < SIFT_ZSTD_HEADER + 4 || (in[1] != SIFT_ZSTD_TEXT && in[1] != SIFT_ZSTD_BLOB)) {
+    const int compact = in[0] == SIFT_ZSTD_COMPACT;
+    if (size < 2 || (in[1] != SIFT_ZSTD_TEXT && in[1] != SIFT_ZSTD_BLOB)) {
         fail(context, SIFT_ZSTD_DAMAGED, 0, "sift_decompress: damaged compressed value (header)");
         return;
     }
-    uint32_t id = get_u32(in + 2);
-    const unsigned char *frame = in + SIFT_ZSTD_HEADER;
-    size_t frame_size = size - SIFT_ZSTD_HEADER;
+    uint32_t id = 0;
+    const unsigned char *frame;
+    size_t frame_size;
+    unsigned char *rebuilt = NULL;
+    if (compact) {
+        /* The dictionary's number (LEB128, at most five bytes, 0: none), then the frame less zstd's magic number,
+           put back before it is read. */
+        uint64_t number = 0;
+        size_t at = 2;
+        for (int shift = 0;; shift += 7) {
+            if (at >= size || shift > 28) {
+                fail(context, SIFT_ZSTD_DAMAGED, 0, "sift_decompress: damaged compressed value (header)");
+                return;
+            }
+            number |= (uint64_t)(in[at] & 0x7F) << shift;
+            if (!(in[at++] & 0x80)) break;
+        }
+        if (number > (uint64_t)UINT32_MAX - SIFT_ZSTD_FIRST_ID + 1 || size - at < 1) {
+            fail(context, SIFT_ZSTD_DAMAGED, 0, "sift_decompress: damaged compressed value (header)");
+            return;
+        }
+        id = number == 0 ? 0 : (uint32_t)(number + SIFT_ZSTD_FIRST_ID - 1);
+        frame_size = size - at + 4;
+        if (!(rebuilt = sqlite3_malloc64(frame_size))) {
+            fail(context, SIFT_ZSTD_FAILED, 0, "sift_decompress: out of memory");
+            return;
+        }
+        put_u32(rebuilt, ZSTD_MAGICNUMBER);
+        memcpy(rebuilt + 4, in + at, size - at);
+        frame = rebuilt;
+    } else {
+        if (size < SIFT_ZSTD_HEADER + 4) {
+            fail(context, SIFT_ZSTD_DAMAGED, 0, "sift_decompress: damaged compressed value (header)");
+            return;
+        }
+        id = get_u32(in + 2);
+        frame = in + SIFT_ZSTD_HEADER;
+        frame_size = size - SIFT_ZSTD_HEADER;
+    }
+    decode(context, c, in[1], id, compact, frame, frame_size);
+    sqlite3_free(rebuilt);
+}
+
+/* Decodes `frame` (of dictionary `id`; a compact value's frame names none) into the TEXT or BLOB it was. */
+static void decode(sqlite3_context *context, connection *c, unsigned char kind, uint32_t id, int compact,
+                   const unsigned char *frame, size_t frame_size) {
     unsigned long long length = ZSTD_getFrameContentSize(frame, frame_size);
     if (length == ZSTD_CONTENTSIZE_ERROR) {
         fail(context, SIFT_ZSTD_DAMAGED, 0, "sift_decompress: damaged compressed value (frame)");
@@ -213,7 +278,7 @@ static void decompress_function(sqlite3_context *context, int argc, sqlite3_valu
              "sift_decompress: compressed value too large");
         return;
     }
-    if (ZSTD_getDictID_fromFrame(frame, frame_size) != id) {
+    if (ZSTD_getDictID_fromFrame(frame, frame_size) != (compact ? 0 : id)) {
         fail(context, SIFT_ZSTD_DAMAGED, id, "sift_decompress: damaged compressed value (dictionary id)");
         return;
     }
@@ -239,7 +304,7 @@ static void decompress_function(sqlite3_context *context, int argc, sqlite3_valu
         fail(context, SIFT_ZSTD_DAMAGED, id, "sift_decompress: damaged compressed value (frame)");
         return;
     }
-    if (in[1] == SIFT_ZSTD_TEXT) {
+    if (kind == SIFT_ZSTD_TEXT) {
         out[length] = 0;
         sqlite3_result_text64(context, (const char *)out, length, sqlite3_free, SQLITE_UTF8);
     } else {
@@ -260,9 +325,11 @@ int sift_zstd_register(sqlite3 *db) {
 }
 
 size_t sift_zstd_train(void *dictionary, size_t capacity, const void *samples, const size_t *sizes, unsigned count,
-                       uint32_t *id) {
+                       uint32_t id) {
+    if (id < SIFT_ZSTD_FIRST_ID) return 0;
     size_t size = ZDICT_trainFromBuffer(dictionary, capacity, samples, sizes, count);
-    if (ZDICT_isError(size)) return 0;
-    *id = ZDICT_getDictID(dictionary, size);
-    return *id == 0 ? 0 : size;
+    if (ZDICT_isError(size) || size < 8 || ZDICT_getDictID(dictionary, size) == 0) return 0;
+    /* zstd's dictionary format: its magic number, then its id (little-endian), which the trainer drew at random. */
+    put_u32((unsigned char *)dictionary + 4, id);
+    return ZDICT_getDictID(dictionary, size) == id ? size : 0;
 }

@@ -29,29 +29,35 @@ enum CompressionEngine {
         }
     }
 
-    /// A dictionary of at most `capacity` bytes trained on `samples`, and its id; nil when zstd's trainer cannot
-    /// make one (too few or too short samples).
-    static func train(_ samples: [[UInt8]], capacity: Int) -> (id: Int64, bytes: [UInt8])? {
+    /// The first dictionary id (the first of zstd's private range); ids are handed out in order from it.
+    static let firstDictionaryID = Int64(SIFT_ZSTD_FIRST_ID)
+    /// The first byte of a compressed value, in either of its forms (sift_zstd.h).
+    static let valueMarkers = [UInt8(SIFT_ZSTD_MAGIC), UInt8(SIFT_ZSTD_COMPACT)]
+
+    /// A dictionary of at most `capacity` bytes trained on `samples`, with id `id` (from ``firstDictionaryID`` to
+    /// `UInt32.max`); nil when zstd's trainer cannot make one (too few or too short samples).
+    static func train(_ samples: [[UInt8]], capacity: Int, id: Int64) -> [UInt8]? {
         let sizes = samples.map(\.count)
         let joined = samples.flatMap { $0 }
-        guard !samples.isEmpty, !joined.isEmpty, capacity > 0 else { return nil }
+        guard !samples.isEmpty, !joined.isEmpty, capacity > 0, id >= firstDictionaryID, id <= Int64(UInt32.max) else { return nil }
         var dictionary = [UInt8](repeating: 0, count: capacity)
-        var id: UInt32 = 0
         let size = dictionary.withUnsafeMutableBytes { out in
             joined.withUnsafeBytes { input in
                 sizes.withUnsafeBufferPointer { sizes in
-                    sift_zstd_train(out.baseAddress, capacity, input.baseAddress, sizes.baseAddress, UInt32(samples.count), &id)
+                    sift_zstd_train(out.baseAddress, capacity, input.baseAddress, sizes.baseAddress, UInt32(samples.count), UInt32(id))
                 }
             }
         }
         guard size > 0 else { return nil }
-        return (Int64(id), Array(dictionary.prefix(size)))
+        return Array(dictionary.prefix(size))
     }
 #else
     /// Whether this build of Sift can compress columns: it was built without the `Compression` trait.
     static let isAvailable = false
     static func register(_ db: OpaquePointer) {}
     static func takeFailure() -> CompressionFailure? { nil }
-    static func train(_ samples: [[UInt8]], capacity: Int) -> (id: Int64, bytes: [UInt8])? { nil }
+    static let firstDictionaryID: Int64 = 32_768
+    static let valueMarkers: [UInt8] = []
+    static func train(_ samples: [[UInt8]], capacity: Int, id: Int64) -> [UInt8]? { nil }
 #endif
 }

@@ -29,6 +29,8 @@ struct CompressedColumns {
     static let dictionaryCapacity = 64 * 1024
     static let trainingSamples = 8_000
     static let trainingBytes = 8 * 1024 * 1024
+    /// The sizes a caller may ask a dictionary to have at most.
+    static let dictionarySizes = 1_024...(16 << 20)
 
     /// One compressed column.
     struct Column: Equatable {
@@ -77,7 +79,7 @@ struct CompressedColumns {
     /// Records `columns` of `table` as compressed (a column already recorded keeps its dictionary and progress,
     /// and takes the new level) and makes the table's view; true when a column was not compressed before.
     static func declare(_ columns: [(name: String, level: Int, usesDictionary: Bool)], of table: String,
-                        on handle: Handle) throws -> Bool {
+                        framingLookalikes: Bool = true, on handle: Handle) throws -> Bool {
         guard CompressionEngine.isAvailable else { throw handle.pool.report(SiftError.compressionUnavailable(path: handle.path)) }
         for sql in createSQL { try handle.execute(sql) }
         let before = try load(table, on: handle)
@@ -96,6 +98,16 @@ struct CompressedColumns {
                       FundamentalValue(Int64(column.usesDictionary ? 1 : 0))])
         }
         try makeView(of: table, on: handle)
+        // A blob already there that begins as a compressed value does would be read as one: framed now (its plain
+        // value stays, so the synced indexes have nothing to follow). Other values stay as they are until
+        // `compressRows` re-encodes them. Not in a migration step, whose columns may hold a renamed column's
+        // compressed values.
+        for column in columns where framingLookalikes && before[column.name] == nil {
+            let name = SQLBuilder.quote(column.name)
+            try handle.execute("UPDATE \(SQLBuilder.quote(table)) SET \(name) = sift_compress(\(name), \(column.level), 0) "
+                               + "WHERE typeof(\(name)) = 'blob' AND substr(\(name), 1, 1) IN ("
+                               + CompressionEngine.valueMarkers.map { String(format: "x'%02X'", $0) }.joined(separator: ", ") + ")")
+        }
         return columns.contains { before[$0.name] == nil }
     }
 
@@ -165,32 +177,47 @@ struct CompressedColumns {
     /// Trains a new dictionary on up to ``trainingSamples`` values of `column` (decompressed), stores it and makes
     /// it the one new values are compressed with; values compressed with an older one keep it (their frames name
     /// it). Returns its id, or nil when the column holds too little to train on (it then keeps its dictionary).
-    static func train(_ column: String, of table: String, on handle: Handle) throws -> Int64? {
+    static func train(_ column: String, of table: String, maximumSize: Int = dictionaryCapacity, on handle: Handle) throws -> Int64? {
+        guard dictionarySizes.contains(maximumSize) else {
+            throw handle.pool.report(SiftError.misuse("A dictionary's size goes from \(dictionarySizes.lowerBound) to "
+                                                      + "\(dictionarySizes.upperBound) bytes, not \(maximumSize).", operation: .schema))
+        }
+        // Samples of about 32 times the dictionary's size (zstd advises 100; 32 trained a 1 MB dictionary as well on
+        // short values), read at random.
+        let samplesWanted = max(trainingSamples, maximumSize / 8), bytesWanted = max(trainingBytes, 32 * maximumSize)
         guard try load(table, on: handle)[column] != nil else {
             throw handle.pool.report(SiftError.misuse("\(table).\(column) is not compressed.", operation: .schema))
         }
         let q = SQLBuilder.quote
         let sql = "SELECT CAST(sift_decompress(\(q(column))) AS BLOB) FROM \(q(table)) WHERE rowid IN "
-            + "(SELECT rowid FROM \(q(table)) WHERE \(q(column)) IS NOT NULL ORDER BY random() LIMIT \(trainingSamples))"
+            + "(SELECT rowid FROM \(q(table)) WHERE \(q(column)) IS NOT NULL ORDER BY random() LIMIT \(samplesWanted))"
         var samples: [[UInt8]] = []
         var bytes = 0
         try handle.withStatement(sql) { stmt in
-            while bytes < trainingBytes, try handle.step(stmt) {
+            while bytes < bytesWanted, try handle.step(stmt) {
                 let sample = RawStatement.bytes(stmt, 0)
                 guard !sample.isEmpty else { continue }
                 bytes += sample.count
                 samples.append(sample)
             }
         }
-        guard samples.count >= 16, let trained = CompressionEngine.train(samples, capacity: min(dictionaryCapacity, max(1024, bytes / 10)))
+        // The next id in order (ids of dictionaries trained before ids were handed out are zstd's random ones, above
+        // these): a compressed value names its dictionary by its distance from the first, in a byte or two.
+        let id = try handle.withStatement("SELECT max(id) FROM sift_zstd_dictionaries WHERE id >= ? AND id < ?") { stmt -> Int64 in
+            sqlite3_bind_int64(stmt, 1, CompressionEngine.firstDictionaryID)
+            sqlite3_bind_int64(stmt, 2, CompressionEngine.firstDictionaryID + (1 << 24))
+            guard try handle.step(stmt), sqlite3_column_type(stmt, 0) != SQLITE_NULL else { return CompressionEngine.firstDictionaryID }
+            return sqlite3_column_int64(stmt, 0) + 1
+        }
+        guard samples.count >= 16,
+              let trained = CompressionEngine.train(samples, capacity: min(maximumSize, max(1024, bytes / 10)), id: id)
         else { return nil }
-        // The id is derived from the dictionary's content: an id already stored holds the same dictionary.
-        try handle.execute("INSERT OR IGNORE INTO sift_zstd_dictionaries(id, table_name, column_name, dictionary) VALUES(?, ?, ?, ?)",
-                           [FundamentalValue(trained.id), FundamentalValue(table), FundamentalValue(column),
-                            FundamentalValue(Data(trained.bytes))])
+        try handle.execute("INSERT INTO sift_zstd_dictionaries(id, table_name, column_name, dictionary) VALUES(?, ?, ?, ?)",
+                           [FundamentalValue(id), FundamentalValue(table), FundamentalValue(column),
+                            FundamentalValue(Data(trained))])
         try handle.execute("UPDATE sift_compressed_columns SET dictionary_id = ?, compressed_through = 0 "
                            + "WHERE table_name = ? AND column_name = ?",
-                           [FundamentalValue(trained.id), FundamentalValue(table), FundamentalValue(column)])
-        return trained.id
+                           [FundamentalValue(id), FundamentalValue(table), FundamentalValue(column)])
+        return id
     }
 }

@@ -5,12 +5,24 @@
  * SiftZstd: column compression with zstd (Debian's libzstd), used by Sift with the Compression package trait only.
  * Every zstd call of Sift is in sift_zstd.c, behind this header (which names no zstd type).
  *
- * A compressed value is a BLOB:
+ * A compressed value is a BLOB, written in the compact form:
+ *
+ *   byte 0      SIFT_ZSTD_COMPACT
+ *   byte 1      what the value was before compression: SIFT_ZSTD_TEXT or SIFT_ZSTD_BLOB
+ *   bytes 2-    the dictionary's number as unsigned LEB128 (1 to 5 bytes): 0 for none, else its id less
+ *               SIFT_ZSTD_FIRST_ID, plus 1
+ *   then        one zstd frame less its 4-byte magic number, whose header records the decompressed size and no
+ *               dictionary id (the number above names it)
+ *
+ * and read in that form or in the first one, which stored values may still hold:
  *
  *   byte 0      SIFT_ZSTD_MAGIC
- *   byte 1      what the value was before compression: SIFT_ZSTD_TEXT or SIFT_ZSTD_BLOB
+ *   byte 1      SIFT_ZSTD_TEXT or SIFT_ZSTD_BLOB
  *   bytes 2-5   the dictionary id, little-endian (0: no dictionary)
- *   bytes 6-    one zstd frame, whose header records the decompressed size
+ *   bytes 6-    one zstd frame, whose header records the decompressed size and the dictionary id
+ *
+ * The compact form saves 11 bytes a value with a dictionary (zstd's magic number, the frame's dictionary id, and
+ * 3 of the 4 bytes of the id): values of a few hundred bytes, a column's usual ones, lose a tenth of their size.
  *
  * Two SQL functions are registered on a connection by sift_zstd_register():
  *
@@ -20,8 +32,8 @@
  *                                                 (plain text, numbers, other blobs) unchanged.
  *
  * Dictionaries are rows of `sift_zstd_dictionaries(id INTEGER PRIMARY KEY, ..., dictionary BLOB)`, read on first
- * use and kept per connection (an id is never given to another dictionary: it is the content-derived id zstd's
- * trainer writes into the dictionary). A value that cannot be decoded (bad header or frame, unknown dictionary,
+ * use and kept per connection (an id is never given to another dictionary: ids are handed out in order from
+ * SIFT_ZSTD_FIRST_ID, the first of zstd's private range, and written into the dictionary's header). A value that cannot be decoded (bad header or frame, unknown dictionary,
  * a size past SQLite's length limit) fails the statement with SQLITE_ERROR, and the reason is kept for
  * sift_zstd_take_failure(); no size read from a value allocates memory before it is checked.
  */
@@ -39,6 +51,8 @@ typedef struct sqlite3 sqlite3;
 #define SIFT_ZSTD_TEXT 1
 #define SIFT_ZSTD_BLOB 2
 #define SIFT_ZSTD_HEADER 6
+#define SIFT_ZSTD_COMPACT 0xC6
+#define SIFT_ZSTD_FIRST_ID 32768u
 
 /* Why the last decoding on this thread failed. */
 enum sift_zstd_failure {
@@ -57,10 +71,10 @@ int sift_zstd_register(sqlite3 *db);
 int sift_zstd_take_failure(int64_t *detail);
 
 /* Trains a dictionary of at most `capacity` bytes into `dictionary` from `count` samples laid end to end in
- * `samples` (`sizes` their lengths). Returns its length (0 when zstd's trainer failed, e.g. too few samples) and
- * its id in `*id`. */
+ * `samples` (`sizes` their lengths), with id `id` (at least SIFT_ZSTD_FIRST_ID). Returns its length (0 when zstd's
+ * trainer failed, e.g. too few samples, or the id is too small). */
 size_t sift_zstd_train(void *dictionary, size_t capacity, const void *samples, const size_t *sizes, unsigned count,
-                       uint32_t *id);
+                       uint32_t id);
 
 #ifdef __cplusplus
 }

@@ -117,7 +117,19 @@ final class CompressionTests: SiftTestCase {
         let rows = try database.getRows(sql: "SELECT \(column) FROM docs WHERE typeof(\(column)) = 'blob'")
         return Set(rows.map { row in
             let bytes = [UInt8](row[0].dataValue)
-            return bytes.count < 6 ? -1 : Int64(bytes[2]) | Int64(bytes[3]) << 8 | Int64(bytes[4]) << 16 | Int64(bytes[5]) << 24
+            guard bytes.count >= 3 else { return -1 }
+            if bytes[0] == 0xC5 {  // the first form: the id in four bytes
+                return bytes.count < 6 ? -1 : Int64(bytes[2]) | Int64(bytes[3]) << 8 | Int64(bytes[4]) << 16 | Int64(bytes[5]) << 24
+            }
+            // The compact form: the dictionary's number (LEB128), 0 for none, else its distance from the first id, plus 1.
+            var number: Int64 = 0, shift: Int64 = 0, at = 2
+            while at < bytes.count {
+                number |= Int64(bytes[at] & 0x7F) << shift
+                shift += 7
+                if bytes[at] & 0x80 == 0 { break }
+                at += 1
+            }
+            return number == 0 ? 0 : number + 32_767
         })
     }
 
@@ -145,7 +157,7 @@ final class CompressionTests: SiftTestCase {
         XCTAssertEqual(stored[3].stringValue, "blob")
         XCTAssertLessThan(stored[4].int64Value, 100)
         XCTAssertEqual(try database.getRows(sql: "SELECT typeof(title) FROM docs WHERE id = 4")[0][0].stringValue, "text")
-        XCTAssertEqual(try database.getRows(sql: "SELECT hex(substr(payload, 1, 2)) FROM docs WHERE id = 4")[0][0].stringValue, "C502")
+        XCTAssertEqual(try database.getRows(sql: "SELECT hex(substr(payload, 1, 2)) FROM docs WHERE id = 4")[0][0].stringValue, "C602")
 
         // Conditions compare the plain values (equality, LIKE, ordering), in reads, updates and deletes.
         let equal: [PackedDoc] = try database.getObjects(fromTable: "docs", where: PackedDoc.Properties.body == long + "end")
@@ -227,7 +239,9 @@ final class CompressionTests: SiftTestCase {
         let first = try XCTUnwrap(try twin.packed.trainCompressionDictionary(forColumn: "body", inTable: "docs"))
         try twin.insert((201...300).map { document($0, prefix: "v") })
         let second = try XCTUnwrap(try twin.packed.trainCompressionDictionary(forColumn: "body", inTable: "docs"))
-        XCTAssertNotEqual(first, second)
+        // Ids in order from the first of zstd's private range; each value names its dictionary in a byte.
+        XCTAssertEqual(first, 32_768)
+        XCTAssertEqual(second, first + 1)
         try twin.insert((301...320).map { document($0) })
         XCTAssertEqual(try dictionaryIDs(twin.packed, "body"), [0, first, second])
         try assertSameSearches(twin, "three dictionaries")
@@ -238,6 +252,16 @@ final class CompressionTests: SiftTestCase {
         let all: [PackedDoc] = try twin.packed.getObjects(fromTable: "docs")
         XCTAssertEqual(all.count, 320)
         XCTAssertThrowsError(try twin.packed.trainCompressionDictionary(forColumn: "category", inTable: "docs"))
+        // A dictionary of a size asked for, within its bounds.
+        for size in [100, 17 << 20] {
+            XCTAssertThrowsError(try twin.packed.trainCompressionDictionary(forColumn: "body", inTable: "docs", maximumSize: size))
+        }
+        let small = try XCTUnwrap(try twin.packed.trainCompressionDictionary(forColumn: "body", inTable: "docs", maximumSize: 2_048))
+        let length = try twin.packed.getRows(sql: "SELECT length(dictionary) FROM sift_zstd_dictionaries WHERE id = \(small)")
+        XCTAssertLessThanOrEqual(try XCTUnwrap(length.first?.first?.int64Value), 2_048)
+        while try !twin.packed.compressRows(ofTable: "docs", batchSize: 100) {}
+        XCTAssertEqual(try dictionaryIDs(twin.packed, "body"), [small])
+        try assertSameSearches(twin, "a small dictionary")
     }
 
     // MARK: - Migration of an existing column
@@ -266,6 +290,27 @@ final class CompressionTests: SiftTestCase {
         XCTAssertEqual(try longPlainValues(reopened, "body"), 0)
         XCTAssertEqual(try longPlainValues(reopened, "title"), 0)
         try assertSameSearches(Twin(packed: reopened, plain: twin.plain), "migrated")
+    }
+
+    /// Blobs written before compression was declared that begin as a compressed value does (either form's first
+    /// byte) read back as they were once the column is compressed: the declaration frames them.
+    func testPlainBlobsThatLookCompressedStayTheirOwnValues() throws {
+        let database = open("plain.db")
+        try database.create(table: "docs", of: PlainDoc.self)
+        let blobs: [Data] = [Data([0xC5, 1, 0, 0, 0, 0, 0x28, 0xB5, 0x2F, 0xFD]), Data([0xC6, 1, 0, 7, 7, 7]), Data([0xC6]),
+                             Data([0xC4, 1, 2])]
+        let docs = blobs.enumerated().map { i, blob in
+            let doc = PlainDoc()
+            (doc.id, doc.title, doc.payload) = (i + 1, "t\(i)", blob)
+            return doc
+        }
+        try database.insert(objects: docs, intoTable: "docs")
+        try database.enableCompression(.zstd, forColumns: ["payload"], inTable: "docs")
+        let read: [PackedDoc] = try database.getObjects(fromTable: "docs", orderBy: PackedDoc.Properties.id.asOrder(by: .ascending))
+        XCTAssertEqual(read.map(\.payload), blobs)
+        while try !database.compressRows(ofTable: "docs", batchSize: 2) {}
+        let again: [PackedDoc] = try database.getObjects(fromTable: "docs", orderBy: PackedDoc.Properties.id.asOrder(by: .ascending))
+        XCTAssertEqual(again.map(\.payload), blobs)
     }
 
     // MARK: - Damaged and hostile values
@@ -299,6 +344,20 @@ final class CompressionTests: SiftTestCase {
         try assertFailure(database, header + [0, 0, 0, 0] + magic + [0xE0] + [0, 0, 0, 0, 0, 1, 0, 0], .tooLarge(size: 1 << 40))
         // A frame whose block is shorter than it says.
         try assertFailure(database, header + [0, 0, 0, 0] + magic + [0x20, 5, 0x29, 0, 0] + Array("he".utf8), .damagedValue)
+        // The compact form: a truncated number, a frame naming a dictionary (the number names it), an unknown one
+        // (number 5: id 32,772), a number past 32 bits, a frame cut short.
+        let hello = [0x20, 5, 0x29, 0, 0] + Array("hello".utf8)
+        try assertFailure(database, [0xC6, 1, 0x80], .damagedValue)
+        try assertFailure(database, [0xC6, 1, 0] + [0x21, 42, 5, 0x29, 0, 0] + Array("hello".utf8), .damagedValue)
+        try assertFailure(database, [0xC6, 1, 5] + hello, .unknownDictionary(id: 32_772))
+        try assertFailure(database, [0xC6, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F] + hello, .damagedValue)
+        try assertFailure(database, [0xC6, 1, 0] + hello.dropLast(3), .damagedValue)
+        // A value of either form reads as the text it holds (values of the first form stay readable).
+        for value in [header + [0, 0, 0, 0] + magic + hello, [0xC6, 1, 0] + hello] {
+            try database.exec(sql: "UPDATE docs SET body = ? WHERE id = 1", values: [Data(value)])
+            let read: [PackedDoc] = try database.getObjects(fromTable: "docs")
+            XCTAssertEqual(read.first?.body, "hello", "\(value)")
+        }
         // Fixed, the row reads again.
         try database.update(table: "docs", on: [PackedDoc.Properties.body], with: PackedDoc(1, "", "body again"),
                             where: PackedDoc.Properties.id == 1)
