@@ -113,6 +113,12 @@ struct ScaleCommand: ParsableCommand {
     @Flag(help: "Before the searches, compress Sift's docs.title and docs.body with zstd (ScaleCompression: sizes and times).")
     var compress = false
 
+    @Option(help: ArgumentHelp("With --compress: zstd's level (1-22).", valueName: "level"))
+    var compressLevel = 3
+
+    @Option(help: ArgumentHelp("With --compress: the largest dictionary trained per column, in KB.", valueName: "kb"))
+    var dictionaryKB = 64
+
     enum RankingChoice: String, ExpressibleByArgument {
         case inb2, bm25f
 
@@ -174,7 +180,7 @@ struct ScaleCommand: ParsableCommand {
             ScaleReport.printIndexing(count: count, loads: indexing, tantivy: tantivyReport)
             if morePairs > 0 { try alternatedPairs(count: count, directory: directory, first: indexing) }
             if compress {
-                try ScaleCompression.run(path: directory + "/sift.sqlite", documents: count)
+                try ScaleCompression.run(path: directory + "/sift.sqlite", documents: count, level: compressLevel, dictionaryKB: dictionaryKB)
                 phases.append(("compression", clock.lap()))
             }
             let header = "top 20 of \(count) docs, Sift \(ranking.rawValue)"

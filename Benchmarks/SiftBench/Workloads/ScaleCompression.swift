@@ -7,7 +7,7 @@ import Sift
 /// prints the file and the table's bytes before and after, the time of each step, and the time to fetch objects by
 /// id before and after (the searches that follow run on the compressed database).
 enum ScaleCompression {
-    static func run(path: String, documents: Int) throws {
+    static func run(path: String, documents: Int, level: Int = 3, dictionaryKB: Int = 64) throws {
         let database = Database(withPath: path)
         defer { try? database.close {} }
         var rng = SystemRandomNumberGenerator()
@@ -18,16 +18,17 @@ enum ScaleCompression {
         let plainFetch = try fetchMilliseconds(database, ids)
         var lines = [String(format: "VACUUM of the plain database: %.1f s", seconds)]
 
-        seconds = try timed { try database.enableCompression(.zstd, forColumns: ["title", "body"], inTable: "docs") }
+        seconds = try timed { try database.enableCompression(.zstd(level: level), forColumns: ["title", "body"], inTable: "docs") }
         lines.append(String(format: "enableCompression (points the index at the decompressing view, rebuilds it): %.1f s", seconds))
         var dictionaries: [String] = []
         seconds = try timed {
             for column in ["title", "body"] {
-                let id = try database.trainCompressionDictionary(forColumn: column, inTable: "docs")
+                let id = try database.trainCompressionDictionary(forColumn: column, inTable: "docs", maximumSize: dictionaryKB * 1_024)
                 dictionaries.append("\(column) \(id.map(String.init) ?? "none")")
             }
         }
-        lines.append(String(format: "trainCompressionDictionary x2 (%@): %.1f s", dictionaries.joined(separator: ", "), seconds))
+        lines.append(String(format: "trainCompressionDictionary x2 (at most %d KB; %@): %.1f s, level %d", dictionaryKB,
+                                   dictionaries.joined(separator: ", "), seconds, level))
         var batches = 0
         seconds = try timed { while try !database.compressRows(ofTable: "docs", batchSize: 10_000) { batches += 1 } }
         lines.append(String(format: "compressRows, %d batches of 10,000: %.1f s", batches, seconds))
