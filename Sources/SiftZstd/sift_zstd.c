@@ -111,6 +111,27 @@ static uint32_t get_u32(const unsigned char *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* Writes `value` as unsigned LEB128 at `p` (room for 10 bytes); the bytes it took. */
+static size_t put_leb128(unsigned char *p, uint64_t value) {
+    size_t n = 0;
+    for (; value >= 0x80; value >>= 7) p[n++] = (unsigned char)(value & 0x7F) | 0x80;
+    p[n++] = (unsigned char)value;
+    return n;
+}
+
+/* Reads an unsigned LEB128 number of at most 9 bytes at `*at`, before `size`, into `*value`; 0 when it is cut
+   short or longer. */
+static int get_leb128(const unsigned char *in, size_t size, size_t *at, uint64_t *value) {
+    *value = 0;
+    for (int shift = 0; shift < 63; shift += 7) {
+        if (*at >= size) return 0;
+        unsigned char byte = in[(*at)++];
+        *value |= (uint64_t)(byte & 0x7F) << shift;
+        if (!(byte & 0x80)) return 1;
+    }
+    return 0;
+}
+
 /* sift_compress(value, level, dictionary_id) */
 static void compress_function(sqlite3_context *context, int argc, sqlite3_value **argv) {
     (void)argc;
@@ -161,19 +182,10 @@ static void compress_function(sqlite3_context *context, int argc, sqlite3_value 
         fail(context, SIFT_ZSTD_FAILED, 0, "sift_compress: out of memory");
         return;
     }
-    /* The compact form (see sift_zstd.h): the header, the dictionary's number, then the frame without zstd's magic
-       number and without the dictionary id its header would repeat. */
-    unsigned char header[2 + 5];
-    size_t header_size = 2;
-    header[0] = SIFT_ZSTD_COMPACT;
-    header[1] = type == SQLITE_TEXT ? SIFT_ZSTD_TEXT : SIFT_ZSTD_BLOB;
-    for (uint64_t number = id == 0 ? 0 : (uint64_t)id - SIFT_ZSTD_FIRST_ID + 1;; number >>= 7) {
-        header[header_size++] = (unsigned char)(number & 0x7F) | (number >= 0x80 ? 0x80 : 0);
-        if (number < 0x80) break;
-    }
+    /* The frame, with no dictionary id in its header (the value's number names the dictionary). */
     size_t bound = ZSTD_compressBound(size);
-    unsigned char *out = sqlite3_malloc64(header_size + bound);
-    if (!out) {
+    unsigned char *frame = sqlite3_malloc64(bound);
+    if (!frame) {
         fail(context, SIFT_ZSTD_FAILED, 0, "sift_compress: out of memory");
         return;
     }
@@ -181,21 +193,55 @@ static void compress_function(sqlite3_context *context, int argc, sqlite3_value 
     if (!ZSTD_isError(written)) written = ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_dictIDFlag, 0);
     if (!ZSTD_isError(written))
         written = d ? ZSTD_CCtx_refCDict(c->cctx, d->cdict) : ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_compressionLevel, level);
-    /* The frame is written after the header less the four bytes of zstd's magic number, which it then overwrites. */
-    if (!ZSTD_isError(written)) written = ZSTD_compress2(c->cctx, out + header_size - 4 + 4, bound, source, size);
-    if (ZSTD_isError(written) || written < 4 || get_u32(out + header_size) != ZSTD_MAGICNUMBER) {
-        sqlite3_free(out);
+    if (!ZSTD_isError(written)) written = ZSTD_compress2(c->cctx, frame, bound, source, size);
+    if (ZSTD_isError(written) || written < 6 || get_u32(frame) != ZSTD_MAGICNUMBER) {
+        sqlite3_free(frame);
         fail(context, SIFT_ZSTD_FAILED, 0, "sift_compress: zstd failed");
         return;
     }
-    memmove(out + header_size, out + header_size + 4, written - 4);
-    size_t total = header_size + written - 4;
+    /* The compact form (see sift_zstd.h) when the frame's header says no more than the value's numbers do: one
+       segment, its size, no dictionary id, no checksum; its blocks follow the numbers. Else the first form. */
+    unsigned char descriptor = frame[4];
+    size_t size_bytes = descriptor >> 6 == 0 ? 1 : (size_t)1 << (descriptor >> 6);
+    int bare = (descriptor & 0x20) && !(descriptor & 0x07) && written > 5 + size_bytes &&
+               ZSTD_getFrameContentSize(frame, written) == (unsigned long long)size;
+    unsigned char header[SIFT_ZSTD_HEADER + 20];
+    size_t header_size = 0;
+    if (bare) {
+        header[header_size++] = type == SQLITE_TEXT ? SIFT_ZSTD_COMPACT_TEXT : SIFT_ZSTD_COMPACT_BLOB;
+        header_size += put_leb128(header + header_size, id == 0 ? 0 : (uint64_t)id - SIFT_ZSTD_FIRST_ID + 1);
+        header_size += put_leb128(header + header_size, size);
+    } else {
+        /* The first form's frame names its dictionary: compressed again with the id in its header. */
+        written = ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_dictIDFlag, 1);
+        if (!ZSTD_isError(written)) written = ZSTD_compress2(c->cctx, frame, bound, source, size);
+        if (ZSTD_isError(written)) {
+            sqlite3_free(frame);
+            fail(context, SIFT_ZSTD_FAILED, 0, "sift_compress: zstd failed");
+            return;
+        }
+        header[0] = SIFT_ZSTD_MAGIC;
+        header[1] = type == SQLITE_TEXT ? SIFT_ZSTD_TEXT : SIFT_ZSTD_BLOB;
+        put_u32(header + 2, id);
+        header_size = SIFT_ZSTD_HEADER;
+    }
+    const unsigned char *kept = bare ? frame + 5 + size_bytes : frame;
+    size_t kept_size = bare ? written - 5 - size_bytes : written;
+    size_t total = header_size + kept_size;
     if (type == SQLITE_TEXT && total >= size) {
-        sqlite3_free(out);
+        sqlite3_free(frame);
         sqlite3_result_value(context, argv[0]);
         return;
     }
+    unsigned char *out = sqlite3_malloc64(total);
+    if (!out) {
+        sqlite3_free(frame);
+        fail(context, SIFT_ZSTD_FAILED, 0, "sift_compress: out of memory");
+        return;
+    }
     memcpy(out, header, header_size);
+    memcpy(out + header_size, kept, kept_size);
+    sqlite3_free(frame);
     sqlite3_result_blob64(context, out, total, sqlite3_free);
 }
 
@@ -212,55 +258,65 @@ static void decompress_function(sqlite3_context *context, int argc, sqlite3_valu
     }
     const unsigned char *in = sqlite3_value_blob(argv[0]);
     size_t size = (size_t)sqlite3_value_bytes(argv[0]);
-    if (size == 0 || !in || (in[0] != SIFT_ZSTD_MAGIC && in[0] != SIFT_ZSTD_COMPACT)) {
+    const int compact = size > 0 && in && (in[0] == SIFT_ZSTD_COMPACT_TEXT || in[0] == SIFT_ZSTD_COMPACT_BLOB);
+    if (size == 0 || !in || (in[0] != SIFT_ZSTD_MAGIC && !compact)) {
         sqlite3_result_value(context, argv[0]);
         return;
     }
-    const int compact = in[0] == SIFT_ZSTD_COMPACT;
-    if (size < 2 || (in[1] != SIFT_ZSTD_TEXT && in[1] != SIFT_ZSTD_BLOB)) {
-        fail(context, SIFT_ZSTD_DAMAGED, 0, "sift_decompress: damaged compressed value (header)");
-        return;
-    }
+    unsigned char kind;
     uint32_t id = 0;
     const unsigned char *frame;
     size_t frame_size;
     unsigned char *rebuilt = NULL;
     if (compact) {
-        /* The dictionary's number (LEB128, at most five bytes, 0: none), then the frame less zstd's magic number,
-           put back before it is read. */
-        uint64_t number = 0;
-        size_t at = 2;
-        for (int shift = 0;; shift += 7) {
-            if (at >= size || shift > 28) {
-                fail(context, SIFT_ZSTD_DAMAGED, 0, "sift_decompress: damaged compressed value (header)");
-                return;
-            }
-            number |= (uint64_t)(in[at] & 0x7F) << shift;
-            if (!(in[at++] & 0x80)) break;
-        }
-        if (number > (uint64_t)UINT32_MAX - SIFT_ZSTD_FIRST_ID + 1 || size - at < 1) {
+        /* The dictionary's number and the size (LEB128), then the blocks of a one-segment frame, whose header is
+           rebuilt from the size before they are read. */
+        kind = in[0] == SIFT_ZSTD_COMPACT_TEXT ? SIFT_ZSTD_TEXT : SIFT_ZSTD_BLOB;
+        size_t at = 1;
+        uint64_t number = 0, length = 0;
+        if (!get_leb128(in, size, &at, &number) || !get_leb128(in, size, &at, &length) || at >= size ||
+            number > (uint64_t)UINT32_MAX - SIFT_ZSTD_FIRST_ID + 1) {
             fail(context, SIFT_ZSTD_DAMAGED, 0, "sift_decompress: damaged compressed value (header)");
             return;
         }
+        sqlite3_int64 limit = sqlite3_limit(sqlite3_context_db_handle(context), SQLITE_LIMIT_LENGTH, -1);
+        if (length > (uint64_t)limit) {
+            fail(context, SIFT_ZSTD_TOO_LARGE, (int64_t)length, "sift_decompress: compressed value too large");
+            return;
+        }
         id = number == 0 ? 0 : (uint32_t)(number + SIFT_ZSTD_FIRST_ID - 1);
-        frame_size = size - at + 4;
+        unsigned char head[4 + 1 + 4];
+        size_t head_size = 5;
+        put_u32(head, ZSTD_MAGICNUMBER);
+        if (length < 256) {
+            head[4] = 0x20, head[head_size++] = (unsigned char)length;
+        } else if (length < 65536 + 256) {
+            head[4] = 0x60;
+            head[head_size++] = (unsigned char)(length - 256), head[head_size++] = (unsigned char)((length - 256) >> 8);
+        } else {
+            head[4] = 0xA0;
+            put_u32(head + head_size, (uint32_t)length);
+            head_size += 4;
+        }
+        frame_size = head_size + size - at;
         if (!(rebuilt = sqlite3_malloc64(frame_size))) {
             fail(context, SIFT_ZSTD_FAILED, 0, "sift_decompress: out of memory");
             return;
         }
-        put_u32(rebuilt, ZSTD_MAGICNUMBER);
-        memcpy(rebuilt + 4, in + at, size - at);
+        memcpy(rebuilt, head, head_size);
+        memcpy(rebuilt + head_size, in + at, size - at);
         frame = rebuilt;
     } else {
-        if (size < SIFT_ZSTD_HEADER + 4) {
+        if (size < SIFT_ZSTD_HEADER + 4 || (in[1] != SIFT_ZSTD_TEXT && in[1] != SIFT_ZSTD_BLOB)) {
             fail(context, SIFT_ZSTD_DAMAGED, 0, "sift_decompress: damaged compressed value (header)");
             return;
         }
+        kind = in[1];
         id = get_u32(in + 2);
         frame = in + SIFT_ZSTD_HEADER;
         frame_size = size - SIFT_ZSTD_HEADER;
     }
-    decode(context, c, in[1], id, compact, frame, frame_size);
+    decode(context, c, kind, id, compact, frame, frame_size);
     sqlite3_free(rebuilt);
 }
 

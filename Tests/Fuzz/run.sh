@@ -15,8 +15,8 @@ build=${FUZZ_BUILD:-.build-fuzz}
 toolchain=$(dirname "$(readlink -f "$(command -v swift)")")
 clang=$toolchain/clang
 flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fuse-ld=lld
-       -ISources/SiftRank/include -ISources/SiftSnippet/include $(pkg-config --cflags sqlite3))
-libs=($(pkg-config --libs sqlite3) -lm)
+       -ISources/SiftRank/include -ISources/SiftSnippet/include -ISources/SiftZstd/include $(pkg-config --cflags sqlite3))
+libs=($(pkg-config --libs sqlite3) -lzstd -lm)
 
 # Each target and the C files it compiles.
 declare -A sources=(
@@ -26,9 +26,10 @@ declare -A sources=(
     [topk_terms]="Sources/SiftRank/sift_topk.c"
     [snippet]="Sources/SiftSnippet/sift_snippet.c"
     [bound]="Sources/SiftRank/sift_bound.c"
+    [zstd]="Sources/SiftZstd/sift_zstd.c"
 )
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(postings_decode topk_postings rank topk_terms snippet bound)
+[ ${#targets[@]} -eq 0 ] && targets=(postings_decode topk_postings rank topk_terms snippet bound zstd)
 
 mkdir -p "$build"
 failed=0

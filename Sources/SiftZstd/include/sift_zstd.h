@@ -7,22 +7,23 @@
  *
  * A compressed value is a BLOB, written in the compact form:
  *
- *   byte 0      SIFT_ZSTD_COMPACT
- *   byte 1      what the value was before compression: SIFT_ZSTD_TEXT or SIFT_ZSTD_BLOB
- *   bytes 2-    the dictionary's number as unsigned LEB128 (1 to 5 bytes): 0 for none, else its id less
- *               SIFT_ZSTD_FIRST_ID, plus 1
- *   then        one zstd frame less its 4-byte magic number, whose header records the decompressed size and no
- *               dictionary id (the number above names it)
+ *   byte 0      what the value was before compression: SIFT_ZSTD_COMPACT_TEXT or SIFT_ZSTD_COMPACT_BLOB
+ *   then        the dictionary's number as unsigned LEB128: 0 for none, else its id less SIFT_ZSTD_FIRST_ID, plus 1
+ *   then        the decompressed size as unsigned LEB128
+ *   then        the blocks of one zstd frame of a single segment, without a dictionary id or a checksum, whose
+ *               header (magic number, descriptor, size) the reader rebuilds from the size
  *
- * and read in that form or in the first one, which stored values may still hold:
+ * or, when zstd's frame says more than that (a value too large for one segment), in the first form, which stored
+ * values may also hold:
  *
  *   byte 0      SIFT_ZSTD_MAGIC
  *   byte 1      SIFT_ZSTD_TEXT or SIFT_ZSTD_BLOB
  *   bytes 2-5   the dictionary id, little-endian (0: no dictionary)
  *   bytes 6-    one zstd frame, whose header records the decompressed size and the dictionary id
  *
- * The compact form saves 11 bytes a value with a dictionary (zstd's magic number, the frame's dictionary id, and
- * 3 of the 4 bytes of the id): values of a few hundred bytes, a column's usual ones, lose a tenth of their size.
+ * The compact form takes 13 bytes less than the first with a dictionary (zstd's magic number and frame
+ * descriptor, the frame's dictionary id, the kind's byte, and 3 of the 4 bytes of the id): values of a few hundred
+ * bytes, a column's usual ones, lose a tenth of their size.
  *
  * Two SQL functions are registered on a connection by sift_zstd_register():
  *
@@ -51,7 +52,8 @@ typedef struct sqlite3 sqlite3;
 #define SIFT_ZSTD_TEXT 1
 #define SIFT_ZSTD_BLOB 2
 #define SIFT_ZSTD_HEADER 6
-#define SIFT_ZSTD_COMPACT 0xC6
+#define SIFT_ZSTD_COMPACT_TEXT 0xC6
+#define SIFT_ZSTD_COMPACT_BLOB 0xC7
 #define SIFT_ZSTD_FIRST_ID 32768u
 
 /* Why the last decoding on this thread failed. */

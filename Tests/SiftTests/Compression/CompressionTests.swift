@@ -117,12 +117,12 @@ final class CompressionTests: SiftTestCase {
         let rows = try database.getRows(sql: "SELECT \(column) FROM docs WHERE typeof(\(column)) = 'blob'")
         return Set(rows.map { row in
             let bytes = [UInt8](row[0].dataValue)
-            guard bytes.count >= 3 else { return -1 }
+            guard bytes.count >= 2 else { return -1 }
             if bytes[0] == 0xC5 {  // the first form: the id in four bytes
                 return bytes.count < 6 ? -1 : Int64(bytes[2]) | Int64(bytes[3]) << 8 | Int64(bytes[4]) << 16 | Int64(bytes[5]) << 24
             }
             // The compact form: the dictionary's number (LEB128), 0 for none, else its distance from the first id, plus 1.
-            var number: Int64 = 0, shift: Int64 = 0, at = 2
+            var number: Int64 = 0, shift: Int64 = 0, at = 1
             while at < bytes.count {
                 number |= Int64(bytes[at] & 0x7F) << shift
                 shift += 7
@@ -144,6 +144,8 @@ final class CompressionTests: SiftTestCase {
             PackedDoc(2, "short", "ünïcødé 天安门 ✓ " + long, payload: Data()),
             PackedDoc(3, long, long + "end", payload: Data(repeating: 7, count: 5_000)),
             PackedDoc(4, "tiny", "body", payload: Data([0xC5, 1, 2])),
+            // Past zstd's window at level 3 (2 MB): more than one segment, written in the first form.
+            PackedDoc(5, "large", "body", payload: Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 * 7 / 3 + $0 / 4_096) })),
         ]
         try database.insert(objects: docs, intoTable: "docs")
         let read: [PackedDoc] = try database.getObjects(fromTable: "docs", orderBy: PackedDoc.Properties.id.asOrder(by: .ascending))
@@ -157,7 +159,8 @@ final class CompressionTests: SiftTestCase {
         XCTAssertEqual(stored[3].stringValue, "blob")
         XCTAssertLessThan(stored[4].int64Value, 100)
         XCTAssertEqual(try database.getRows(sql: "SELECT typeof(title) FROM docs WHERE id = 4")[0][0].stringValue, "text")
-        XCTAssertEqual(try database.getRows(sql: "SELECT hex(substr(payload, 1, 2)) FROM docs WHERE id = 4")[0][0].stringValue, "C602")
+        XCTAssertEqual(try database.getRows(sql: "SELECT hex(substr(payload, 1, 1)) FROM docs WHERE id = 5")[0][0].stringValue, "C5")
+        XCTAssertEqual(try database.getRows(sql: "SELECT hex(substr(payload, 1, 2)) FROM docs WHERE id = 4")[0][0].stringValue, "C700")
 
         // Conditions compare the plain values (equality, LIKE, ordering), in reads, updates and deletes.
         let equal: [PackedDoc] = try database.getObjects(fromTable: "docs", where: PackedDoc.Properties.body == long + "end")
@@ -175,7 +178,7 @@ final class CompressionTests: SiftTestCase {
         XCTAssertEqual(try database.getRows(sql: "SELECT typeof(title) FROM docs WHERE id = 3")[0][0].stringValue, "blob")
         try database.delete(fromTable: "docs", where: PackedDoc.Properties.body.like("%updated"))
         let left: [PackedDoc] = try database.getObjects(fromTable: "docs")
-        XCTAssertEqual(left.map(\.id), [1, 2, 4])
+        XCTAssertEqual(left.map(\.id), [1, 2, 4, 5])
     }
 
     // MARK: - Search through compressed content
@@ -344,16 +347,18 @@ final class CompressionTests: SiftTestCase {
         try assertFailure(database, header + [0, 0, 0, 0] + magic + [0xE0] + [0, 0, 0, 0, 0, 1, 0, 0], .tooLarge(size: 1 << 40))
         // A frame whose block is shorter than it says.
         try assertFailure(database, header + [0, 0, 0, 0] + magic + [0x20, 5, 0x29, 0, 0] + Array("he".utf8), .damagedValue)
-        // The compact form: a truncated number, a frame naming a dictionary (the number names it), an unknown one
-        // (number 5: id 32,772), a number past 32 bits, a frame cut short.
-        let hello = [0x20, 5, 0x29, 0, 0] + Array("hello".utf8)
-        try assertFailure(database, [0xC6, 1, 0x80], .damagedValue)
-        try assertFailure(database, [0xC6, 1, 0] + [0x21, 42, 5, 0x29, 0, 0] + Array("hello".utf8), .damagedValue)
-        try assertFailure(database, [0xC6, 1, 5] + hello, .unknownDictionary(id: 32_772))
-        try assertFailure(database, [0xC6, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F] + hello, .damagedValue)
-        try assertFailure(database, [0xC6, 1, 0] + hello.dropLast(3), .damagedValue)
+        // The compact form (the kind, the dictionary's number, the size, then the frame's blocks): a truncated
+        // number, a size past the limit, an unknown dictionary (number 5: id 32,772), a number past 32 bits, blocks
+        // cut short, blocks holding more than the size says.
+        let block = [0x29, 0, 0] + Array("hello".utf8)
+        try assertFailure(database, [0xC6, 0x80], .damagedValue)
+        try assertFailure(database, [0xC6, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F] + block, .tooLarge(size: 34_359_738_367))
+        try assertFailure(database, [0xC6, 5, 5] + block, .unknownDictionary(id: 32_772))
+        try assertFailure(database, [0xC6, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F, 5] + block, .damagedValue)
+        try assertFailure(database, [0xC6, 0, 5] + block.dropLast(3), .damagedValue)
+        try assertFailure(database, [0xC6, 0, 3] + block, .damagedValue)
         // A value of either form reads as the text it holds (values of the first form stay readable).
-        for value in [header + [0, 0, 0, 0] + magic + hello, [0xC6, 1, 0] + hello] {
+        for value in [header + [0, 0, 0, 0] + magic + [0x20, 5] + block, [0xC6, 0, 5] + block] {
             try database.exec(sql: "UPDATE docs SET body = ? WHERE id = 1", values: [Data(value)])
             let read: [PackedDoc] = try database.getObjects(fromTable: "docs")
             XCTAssertEqual(read.first?.body, "hello", "\(value)")
