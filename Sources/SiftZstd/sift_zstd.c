@@ -207,8 +207,22 @@ static void compress_function(sqlite3_context *context, int argc, sqlite3_value 
                ZSTD_getFrameContentSize(frame, written) == (unsigned long long)size;
     unsigned char header[SIFT_ZSTD_HEADER + 20];
     size_t header_size = 0;
+    /* One block (what a value of a few KB compresses to): its 3-byte header is left out too, its kind kept in the
+       value's first byte and its size told by the value's. */
+    size_t skipped = bare ? 5 + size_bytes : 0;
+    if (bare && written >= skipped + 3) {
+        const unsigned char *block = frame + skipped;
+        uint32_t block_header = (uint32_t)block[0] | (uint32_t)block[1] << 8 | (uint32_t)block[2] << 16;
+        unsigned block_type = block_header >> 1 & 3;
+        size_t block_size = block_header >> 3, content = block_type == 1 ? 1 : block_size;
+        if ((block_header & 1) && block_type != 3 && skipped + 3 + content == written &&
+            (block_type != 1 || block_size == size)) {
+            skipped += 3;
+            header[header_size++] = (unsigned char)(SIFT_ZSTD_ONE_BLOCK + 2 * block_type + (type == SQLITE_TEXT ? 0 : 1));
+        }
+    }
     if (bare) {
-        header[header_size++] = type == SQLITE_TEXT ? SIFT_ZSTD_COMPACT_TEXT : SIFT_ZSTD_COMPACT_BLOB;
+        if (header_size == 0) header[header_size++] = type == SQLITE_TEXT ? SIFT_ZSTD_COMPACT_TEXT : SIFT_ZSTD_COMPACT_BLOB;
         header_size += put_leb128(header + header_size, id == 0 ? 0 : (uint64_t)id - SIFT_ZSTD_FIRST_ID + 1);
         header_size += put_leb128(header + header_size, size);
     } else {
@@ -225,8 +239,8 @@ static void compress_function(sqlite3_context *context, int argc, sqlite3_value 
         put_u32(header + 2, id);
         header_size = SIFT_ZSTD_HEADER;
     }
-    const unsigned char *kept = bare ? frame + 5 + size_bytes : frame;
-    size_t kept_size = bare ? written - 5 - size_bytes : written;
+    const unsigned char *kept = frame + skipped;
+    size_t kept_size = written - skipped;
     size_t total = header_size + kept_size;
     if (type == SQLITE_TEXT && total >= size) {
         sqlite3_free(frame);
@@ -258,7 +272,8 @@ static void decompress_function(sqlite3_context *context, int argc, sqlite3_valu
     }
     const unsigned char *in = sqlite3_value_blob(argv[0]);
     size_t size = (size_t)sqlite3_value_bytes(argv[0]);
-    const int compact = size > 0 && in && (in[0] == SIFT_ZSTD_COMPACT_TEXT || in[0] == SIFT_ZSTD_COMPACT_BLOB);
+    const int one_block = size > 0 && in && in[0] >= SIFT_ZSTD_ONE_BLOCK && in[0] < SIFT_ZSTD_ONE_BLOCK + 6;
+    const int compact = one_block || (size > 0 && in && (in[0] == SIFT_ZSTD_COMPACT_TEXT || in[0] == SIFT_ZSTD_COMPACT_BLOB));
     if (size == 0 || !in || (in[0] != SIFT_ZSTD_MAGIC && !compact)) {
         sqlite3_result_value(context, argv[0]);
         return;
@@ -271,10 +286,10 @@ static void decompress_function(sqlite3_context *context, int argc, sqlite3_valu
     if (compact) {
         /* The dictionary's number and the size (LEB128), then the blocks of a one-segment frame, whose header is
            rebuilt from the size before they are read. */
-        kind = in[0] == SIFT_ZSTD_COMPACT_TEXT ? SIFT_ZSTD_TEXT : SIFT_ZSTD_BLOB;
+        kind = (one_block ? (in[0] - SIFT_ZSTD_ONE_BLOCK) % 2 == 0 : in[0] == SIFT_ZSTD_COMPACT_TEXT) ? SIFT_ZSTD_TEXT : SIFT_ZSTD_BLOB;
         size_t at = 1;
         uint64_t number = 0, length = 0;
-        if (!get_leb128(in, size, &at, &number) || !get_leb128(in, size, &at, &length) || at >= size ||
+        if (!get_leb128(in, size, &at, &number) || !get_leb128(in, size, &at, &length) || (at >= size && !one_block) ||
             number > (uint64_t)UINT32_MAX - SIFT_ZSTD_FIRST_ID + 1) {
             fail(context, SIFT_ZSTD_DAMAGED, 0, "sift_decompress: damaged compressed value (header)");
             return;
@@ -285,7 +300,7 @@ static void decompress_function(sqlite3_context *context, int argc, sqlite3_valu
             return;
         }
         id = number == 0 ? 0 : (uint32_t)(number + SIFT_ZSTD_FIRST_ID - 1);
-        unsigned char head[4 + 1 + 4];
+        unsigned char head[4 + 1 + 4 + 3];
         size_t head_size = 5;
         put_u32(head, ZSTD_MAGICNUMBER);
         if (length < 256) {
@@ -297,6 +312,19 @@ static void decompress_function(sqlite3_context *context, int argc, sqlite3_valu
             head[4] = 0xA0;
             put_u32(head + head_size, (uint32_t)length);
             head_size += 4;
+        }
+        if (one_block) {
+            /* The block's header: the last block, its kind, and its size (a repeated byte's: the value's size). */
+            unsigned block_type = (unsigned)(in[0] - SIFT_ZSTD_ONE_BLOCK) / 2;
+            uint64_t block_size = block_type == 1 ? length : size - at;
+            if (block_size >= (1u << 21) || (block_type == 1 && size - at != 1)) {
+                fail(context, SIFT_ZSTD_DAMAGED, 0, "sift_decompress: damaged compressed value (block)");
+                return;
+            }
+            uint32_t block_header = (uint32_t)block_size << 3 | block_type << 1 | 1;
+            head[head_size++] = (unsigned char)block_header;
+            head[head_size++] = (unsigned char)(block_header >> 8);
+            head[head_size++] = (unsigned char)(block_header >> 16);
         }
         frame_size = head_size + size - at;
         if (!(rebuilt = sqlite3_malloc64(frame_size))) {

@@ -33,6 +33,7 @@ enum CompressionEngine {
     static let firstDictionaryID = Int64(SIFT_ZSTD_FIRST_ID)
     /// The first byte of a compressed value, in either of its forms (sift_zstd.h).
     static let valueMarkers = [UInt8(SIFT_ZSTD_MAGIC), UInt8(SIFT_ZSTD_COMPACT_TEXT), UInt8(SIFT_ZSTD_COMPACT_BLOB)]
+        + (0..<6).map { UInt8(SIFT_ZSTD_ONE_BLOCK) + $0 }
 
     /// A dictionary of at most `capacity` bytes trained on `samples`, with id `id` (from ``firstDictionaryID`` to
     /// `UInt32.max`); nil when zstd's trainer cannot make one (too few or too short samples).

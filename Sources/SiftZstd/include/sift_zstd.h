@@ -13,6 +13,10 @@
  *   then        the blocks of one zstd frame of a single segment, without a dictionary id or a checksum, whose
  *               header (magic number, descriptor, size) the reader rebuilds from the size
  *
+ * and when the frame holds one block (values up to a few KB), without the block's 3-byte header either: byte 0 is
+ * then SIFT_ZSTD_ONE_BLOCK + 2 * the block's type (raw 0, a repeated byte 1, compressed 2) + 1 for a blob, and the
+ * block's size is what follows the two numbers (the value's size for a repeated byte, whose block is that byte).
+ *
  * or, when zstd's frame says more than that (a value too large for one segment), in the first form, which stored
  * values may also hold:
  *
@@ -21,9 +25,9 @@
  *   bytes 2-5   the dictionary id, little-endian (0: no dictionary)
  *   bytes 6-    one zstd frame, whose header records the decompressed size and the dictionary id
  *
- * The compact form takes 13 bytes less than the first with a dictionary (zstd's magic number and frame
- * descriptor, the frame's dictionary id, the kind's byte, and 3 of the 4 bytes of the id): values of a few hundred
- * bytes, a column's usual ones, lose a tenth of their size.
+ * A compact value of one block takes 16 bytes less than the first form with a dictionary (zstd's magic number,
+ * frame descriptor and block header, the frame's dictionary id, the kind's byte, and 3 of the 4 bytes of the id):
+ * values of a few hundred bytes, a column's usual ones, lose a tenth of their size or more.
  *
  * Two SQL functions are registered on a connection by sift_zstd_register():
  *
@@ -54,6 +58,9 @@ typedef struct sqlite3 sqlite3;
 #define SIFT_ZSTD_HEADER 6
 #define SIFT_ZSTD_COMPACT_TEXT 0xC6
 #define SIFT_ZSTD_COMPACT_BLOB 0xC7
+/* The first of six bytes (0xD0-0xD5) that start a compact value of one block: + 2 * the block's type (0 raw, 1 one
+   byte repeated, 2 compressed) + 1 for a blob. */
+#define SIFT_ZSTD_ONE_BLOCK 0xD0
 #define SIFT_ZSTD_FIRST_ID 32768u
 
 /* Why the last decoding on this thread failed. */

@@ -160,7 +160,10 @@ final class CompressionTests: SiftTestCase {
         XCTAssertLessThan(stored[4].int64Value, 100)
         XCTAssertEqual(try database.getRows(sql: "SELECT typeof(title) FROM docs WHERE id = 4")[0][0].stringValue, "text")
         XCTAssertEqual(try database.getRows(sql: "SELECT hex(substr(payload, 1, 1)) FROM docs WHERE id = 5")[0][0].stringValue, "C5")
-        XCTAssertEqual(try database.getRows(sql: "SELECT hex(substr(payload, 1, 2)) FROM docs WHERE id = 4")[0][0].stringValue, "C700")
+        XCTAssertEqual(try database.getRows(sql: "SELECT hex(substr(payload, 1, 2)) FROM docs WHERE id = 4")[0][0].stringValue, "D100")
+        // One block, its kind in the first byte: raw (above), compressed (a blob, text).
+        XCTAssertEqual(try database.getRows(sql: "SELECT hex(substr(payload, 1, 1)), hex(substr(body, 1, 1)) FROM docs WHERE id = 3")[0]
+                        .map(\.stringValue), ["D5", "D4"])
 
         // Conditions compare the plain values (equality, LIKE, ordering), in reads, updates and deletes.
         let equal: [PackedDoc] = try database.getObjects(fromTable: "docs", where: PackedDoc.Properties.body == long + "end")
@@ -357,12 +360,20 @@ final class CompressionTests: SiftTestCase {
         try assertFailure(database, [0xC6, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F, 5] + block, .damagedValue)
         try assertFailure(database, [0xC6, 0, 5] + block.dropLast(3), .damagedValue)
         try assertFailure(database, [0xC6, 0, 3] + block, .damagedValue)
+        // One block without its header: a repeated byte must be one byte, a raw block past the size, a size past
+        // the limit.
+        try assertFailure(database, [0xD2, 0, 5, 0x61, 0x61], .damagedValue)
+        try assertFailure(database, [0xD0, 0, 3] + Array("hello".utf8), .damagedValue)
+        try assertFailure(database, [0xD4, 0, 5] + [1, 2, 3], .damagedValue)
+        try assertFailure(database, [0xD0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F] + Array("hello".utf8), .tooLarge(size: 34_359_738_367))
         // A value of either form reads as the text it holds (values of the first form stay readable).
-        for value in [header + [0, 0, 0, 0] + magic + [0x20, 5] + block, [0xC6, 0, 5] + block] {
+        for value in [header + [0, 0, 0, 0] + magic + [0x20, 5] + block, [0xC6, 0, 5] + block, [0xD0, 0, 5] + Array("hello".utf8)] {
             try database.exec(sql: "UPDATE docs SET body = ? WHERE id = 1", values: [Data(value)])
             let read: [PackedDoc] = try database.getObjects(fromTable: "docs")
             XCTAssertEqual(read.first?.body, "hello", "\(value)")
         }
+        try database.exec(sql: "UPDATE docs SET body = ? WHERE id = 1", values: [Data([0xD2, 0, 5, 0x61])])
+        XCTAssertEqual((try database.getObjects(fromTable: "docs") as [PackedDoc]).first?.body, "aaaaa")
         // Fixed, the row reads again.
         try database.update(table: "docs", on: [PackedDoc.Properties.body], with: PackedDoc(1, "", "body again"),
                             where: PackedDoc.Properties.id == 1)
