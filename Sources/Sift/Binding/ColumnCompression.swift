@@ -4,7 +4,7 @@
 ///
 /// Values are compressed with zstd as they are written and decompressed as they are read through the binding and
 /// by the table's synced full-text indexes (which index, highlight and cut snippets from the plain text). With a
-/// dictionary (the default), ``Database/trainCompressionDictionary(forColumn:inTable:)`` trains one on the
+/// dictionary (the default), ``Database/trainCompressionDictionary(forColumn:inTable:maximumSize:)`` trains one on the
 /// column's own values, which is what makes short values (a title, a paragraph) shrink; until then values are
 /// compressed alone.
 ///

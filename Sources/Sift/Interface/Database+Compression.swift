@@ -8,7 +8,7 @@ extension Database {
     /// highlights and snippets read the plain text.
     ///
     /// Rows already there keep their plain values until ``compressRows(ofTable:batchSize:)`` re-encodes them, a
-    /// batch per transaction; train a dictionary first (``trainCompressionDictionary(forColumn:inTable:)``):
+    /// batch per transaction; train a dictionary first (``trainCompressionDictionary(forColumn:inTable:maximumSize:)``):
     ///
     ///     try database.enableCompression(.zstd, forColumns: ["body"], inTable: "articles")
     ///     try database.trainCompressionDictionary(forColumn: "body", inTable: "articles")
