@@ -304,7 +304,7 @@ final class CompressionTests: SiftTestCase {
         let database = open("plain.db")
         try database.create(table: "docs", of: PlainDoc.self)
         let blobs: [Data] = [Data([0xC5, 1, 0, 0, 0, 0, 0x28, 0xB5, 0x2F, 0xFD]), Data([0xC6, 1, 0, 7, 7, 7]), Data([0xC6]),
-                             Data([0xC4, 1, 2])]
+                             Data([0xC4, 1, 2]), Data([0xD2, 0, 5, 0x61]), Data([0xC7, 0, 0])]
         let docs = blobs.enumerated().map { i, blob in
             let doc = PlainDoc()
             (doc.id, doc.title, doc.payload) = (i + 1, "t\(i)", blob)
