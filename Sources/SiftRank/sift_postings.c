@@ -342,6 +342,9 @@ static int merge_changes(const term_rows *from, int read, int columns, const int
     }
 }
 
+/* Term t's group (each term its own when the query has none). */
+static inline int group_of_term(const sift_postings_query *q, int t) { return q->group ? q->group[t] : t; }
+
 static int compare_rowids(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
@@ -380,24 +383,24 @@ static int filter_rows(const unsigned char **at, const unsigned char *end, int c
             p += 8;
             read += 4;
         }
-        /* A row of a one-byte distance and packed counts (nearly every row of a frequent term). */
+        /* A row of a one-byte distance and packed counts (nearly every row of a frequent term): its counts are
+           unpacked only if it is kept. */
+        const unsigned char *packed_row = NULL;
         if (end - p > packed && p[0] != 0 && !(p[0] & 0x80) && p[1] != 0xFF && r < INT64_MAX - 128) {
             r += p[0];
-            read++;
-            const unsigned char *row = p + 1;
+            packed_row = p + 1;
             p += 1 + packed;
-            while (only < only_end && *only < r) only++;
-            if (only == only_end || *only != r) continue;
-            int32_t *out = rows->counts + (size_t)k * (size_t)columns;
-            for (int c = 0; c < columns; c++) out[c] = (int32_t)(row[c / 2] >> (4 * (c & 1)) & 0xF);
-            rows->rowids[k++] = r;
-            continue;
+        } else if (!next_row(&p, end, columns, &r, counts)) {
+            break;
         }
-        if (!next_row(&p, end, columns, &r, counts)) break;
         read++;
         while (only < only_end && *only < r) only++;
         if (only == only_end || *only != r) continue;
-        memcpy(rows->counts + (size_t)k * (size_t)columns, counts, sizeof *counts * (size_t)columns);
+        int32_t *out = rows->counts + (size_t)k * (size_t)columns;
+        if (packed_row)
+            for (int c = 0; c < columns; c++) out[c] = (int32_t)(packed_row[c / 2] >> (4 * (c & 1)) & 0xF);
+        else
+            memcpy(out, counts, sizeof *counts * (size_t)columns);
         rows->rowids[k++] = r;
     }
     *at = p, *rowid = r, *n = k;
@@ -530,7 +533,7 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
     int group_of[SIFT_POSTINGS_MAX_TERMS], group_count = 0, numbered[SIFT_POSTINGS_MAX_TERMS];
     for (int g = 0; g < SIFT_POSTINGS_MAX_TERMS; g++) numbered[g] = -1;
     for (int t = 0; t < terms; t++) {
-        int group = q->group ? q->group[t] : t;
+        int group = group_of_term(q, t);
         if (numbered[group] < 0) numbered[group] = group_count++;
         group_of[t] = numbered[group];
     }
@@ -687,19 +690,13 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
                     }
                     /* The row's bound: without its sizes (a statement), from its counts and the coefficients. */
                     double bound = 0;
-                    if (!(present & unknown)) {
-                        for (unsigned p = present; p; p &= p - 1) {
-                            int t = __builtin_ctz(p);
-                            if (q->qtf[t] <= 0) continue;
-                            double pseudo = 0;
-                            for (int c = 0; c < columns; c++) pseudo += coefficients[t * columns + c] * counts[t][c];
-                            if (pseudo > 0) bound += sift_score_saturate(q->qtf[t], q->idf[t], pseudo, q->k1);
-                        }
-                    } else {
-                        /* A term without blocks here: a column's size is at least the shortest size there of each
-                           term the row holds there, so the smallest of those terms' coefficients bounds every
-                           term's counts in the column (a rare term is bounded by the listed terms beside it). */
-                        double least[MAX_COLUMNS];
+                    /* With a term without blocks here, a column's size is at least the shortest size there of each
+                       term the row holds there, so the smallest of those terms' coefficients bounds every term's
+                       counts in the column (a rare term is bounded by the listed terms beside it); else each term
+                       has its own. */
+                    const int shared = (present & unknown) != 0;
+                    double least[MAX_COLUMNS];
+                    if (shared) {
                         for (int c = 0; c < columns; c++) least[c] = HUGE_VAL;
                         for (unsigned p = present; p; p &= p - 1) {
                             int t = __builtin_ctz(p);
@@ -707,14 +704,16 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
                                 if (counts[t][c] > 0 && coefficients[t * columns + c] < least[c])
                                     least[c] = coefficients[t * columns + c];
                         }
-                        for (unsigned p = present; p; p &= p - 1) {
-                            int t = __builtin_ctz(p);
-                            if (q->qtf[t] <= 0) continue;
-                            double pseudo = 0;
-                            for (int c = 0; c < columns; c++)
-                                if (counts[t][c] > 0) pseudo += least[c] * counts[t][c];
-                            if (pseudo > 0) bound += sift_score_saturate(q->qtf[t], q->idf[t], pseudo, q->k1);
-                        }
+                        for (int c = 0; c < columns; c++)
+                            if (least[c] == HUGE_VAL) least[c] = 0; /* no term here: every count is 0 */
+                    }
+                    for (unsigned p = present; p; p &= p - 1) {
+                        int t = __builtin_ctz(p);
+                        if (q->qtf[t] <= 0) continue;
+                        const double *weight = shared ? least : coefficients + t * columns;
+                        double pseudo = 0;
+                        for (int c = 0; c < columns; c++) pseudo += weight[c] * counts[t][c];
+                        if (pseudo > 0) bound += sift_score_saturate(q->qtf[t], q->idf[t], pseudo, q->k1);
                     }
                     if (bound * (1 + 1e-12) <= limit) continue;
                 }
@@ -785,10 +784,10 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
     int64_t driver_rows = INT64_MAX;
     if (q->requires_all && extras) {
         for (int t = 0; t < terms; t++) {
-            int group = q->group ? q->group[t] : t, known = 1;
+            int group = group_of_term(q, t), known = 1;
             int64_t held = 0;
             for (int u = 0; u < terms; u++) {
-                if ((q->group ? q->group[u] : u) != group) continue;
+                if (group_of_term(q, u) != group) continue;
                 if (postings[u] && bytes[u] > 0) known = 0;
                 held += extras[u].count > 0 ? extras[u].count : 0;
             }
@@ -801,14 +800,14 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
     if (driver >= 0) {
         int with_rows = 0, last_with = -1;
         for (int t = 0; t < terms; t++)
-            if ((q->group ? q->group[t] : t) == driver && extras[t].count > 0) with_rows++, last_with = t;
+            if (group_of_term(q, t) == driver && extras[t].count > 0) with_rows++, last_with = t;
         if (with_rows <= 1) {
             only = last_with >= 0 ? extras[last_with].rowids : (const int64_t *)rowids;
             only_end = last_with >= 0 ? only + extras[last_with].count : only;
         } else if ((joined = malloc((size_t)driver_rows * sizeof *joined))) {
             int64_t k = 0;
             for (int t = 0; t < terms; t++)
-                if ((q->group ? q->group[t] : t) == driver && extras[t].count > 0) {
+                if (group_of_term(q, t) == driver && extras[t].count > 0) {
                     memcpy(joined + k, extras[t].rowids, (size_t)extras[t].count * sizeof *joined);
                     k += extras[t].count;
                 }
@@ -827,7 +826,7 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
         int n = postings[t] && bytes[t] > 0 ? bytes[t] : 0;
         const sift_postings_extra *extra = extras ? &extras[t] : NULL;
         const int64_t *out = extra && extra->left_out && extra->left_out_count > 0 ? extra->left_out : NULL;
-        int filtered = only && (q->group ? q->group[t] : t) != driver;
+        int filtered = only && group_of_term(q, t) != driver;
         if (decode_term(postings[t] ? postings[t] : (const unsigned char *)"", n, columns, base, last,
                         postings[t] && expected ? expected[t] : -1, out, out ? out + extra->left_out_count : NULL,
                         extra, filtered ? only : NULL, filtered ? only_end : NULL, &rows[t], room[t]) < 0)

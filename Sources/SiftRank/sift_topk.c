@@ -26,6 +26,18 @@ static void sift_stats(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_co
     if (rc != SQLITE_OK) sqlite3_free(result);
 }
 
+/* Adds the row's instances of the query's first phrase to out[stride * c] for each column c (of `columns`). */
+static int first_phrase_counts(const Fts5ExtensionApi *api, Fts5Context *fts, int columns, int32_t *out, int stride) {
+    int instances = 0;
+    int rc = api->xInstCount(fts, &instances);
+    for (int i = 0; rc == SQLITE_OK && i < instances; i++) {
+        int phrase = 0, column = 0, offset = 0;
+        rc = api->xInst(fts, i, &phrase, &column, &offset);
+        if (rc == SQLITE_OK && phrase == 0 && column >= 0 && column < columns) out[stride * column]++;
+    }
+    return rc;
+}
+
 static void sift_doc_stats(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context, int argc,
                            sqlite3_value **argv) {
     (void)argc, (void)argv;
@@ -36,13 +48,7 @@ static void sift_doc_stats(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite
         return;
     }
     memset(stats, 0, sizeof stats);
-    int instances = 0;
-    int rc = api->xInstCount(fts, &instances);
-    for (int i = 0; rc == SQLITE_OK && i < instances; i++) {
-        int phrase = 0, column = 0, offset = 0;
-        rc = api->xInst(fts, i, &phrase, &column, &offset);
-        if (rc == SQLITE_OK && phrase == 0 && column >= 0 && column < columns) stats[2 * column]++;
-    }
+    int rc = first_phrase_counts(api, fts, columns, stats, 2);
     for (int c = 0; rc == SQLITE_OK && c < columns; c++) {
         int length = 0;
         if (stats[2 * c] > 0) rc = api->xColumnSize(fts, c, &length);
@@ -85,13 +91,7 @@ static void sift_term_rows_function(const Fts5ExtensionApi *api, Fts5Context *ft
     int rc = rows->count < rows->capacity ? SQLITE_OK : term_rows_grow(rows);
     int32_t *counts = rc == SQLITE_OK ? rows->counts + (size_t)rows->count * (size_t)columns : NULL;
     if (counts) memset(counts, 0, sizeof *counts * (size_t)columns);
-    int instances = 0;
-    if (rc == SQLITE_OK) rc = api->xInstCount(fts, &instances);
-    for (int i = 0; rc == SQLITE_OK && i < instances; i++) {
-        int phrase = 0, column = 0, offset = 0;
-        rc = api->xInst(fts, i, &phrase, &column, &offset);
-        if (rc == SQLITE_OK && phrase == 0 && column >= 0 && column < columns) counts[column]++;
-    }
+    if (rc == SQLITE_OK) rc = first_phrase_counts(api, fts, columns, counts, 1);
     if (rc != SQLITE_OK) {
         sqlite3_result_error_code(context, rc);
         return;

@@ -56,12 +56,17 @@ final class TopKRun {
 
     /// Runs a scoring statement (`values` bound first, the collector last) and counts what it matched.
     func score(_ sql: String, _ values: [FundamentalValue]) throws {
+        matched += try count(sql, values) { sift_topk_bind($0, $1, collector.pointer) }
+    }
+
+    /// Steps a `SELECT count(*)` statement once, `values` bound first and a pointer bound last by `bindLast`: its count.
+    private func count(_ sql: String, _ values: [FundamentalValue], bindLast: (OpaquePointer, Int32) -> Int32) throws -> Int64 {
         try handle.withStatement(sql) { stmt in
             for (i, value) in values.enumerated() where RawStatement.bind(value, at: Int32(i + 1), in: stmt) != SQLITE_OK {
                 throw handle.error(sqlite3_errcode(handle.raw), sql: sql, operation: .bind)
             }
-            sift_topk_bind(stmt, Int32(values.count + 1), collector.pointer)
-            if try handle.step(stmt) { matched += sqlite3_column_int64(stmt, 0) }
+            _ = bindLast(stmt, Int32(values.count + 1))
+            return try handle.step(stmt) ? sqlite3_column_int64(stmt, 0) : 0
         }
     }
 
@@ -94,13 +99,8 @@ final class TopKRun {
                 sift_term_rows_free(rows)
                 rows.deallocate()
             }
-            try handle.withStatement(sql) { stmt in
-                let values = [FundamentalValue(FTS5Expression.quote(term.token)), FundamentalValue(last)]
-                for (i, value) in values.enumerated() where RawStatement.bind(value, at: Int32(i + 1), in: stmt) != SQLITE_OK {
-                    throw handle.error(sqlite3_errcode(handle.raw), sql: sql, operation: .bind)
-                }
-                sift_term_rows_bind(stmt, 3, rows)
-                _ = try handle.step(stmt)
+            _ = try count(sql, [FundamentalValue(FTS5Expression.quote(term.token)), FundamentalValue(last)]) {
+                sift_term_rows_bind($0, $1, rows)
             }
             let count = Int(rows.pointee.count)
             var held = ImpactPostings.Rows()
