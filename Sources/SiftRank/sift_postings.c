@@ -489,6 +489,13 @@ static void skip_to(term_rows *rows, int terms, int64_t rowid) {
     }
 }
 
+/* Term t's bytes of block `block` in the impacts; NULL when its blocks do not reach it (the block's index is
+   compared with their number before it is multiplied, so that a large rowid cannot wrap the offset around). */
+static inline const unsigned char *term_block(const sift_topk_collector *top, int t, int64_t block) {
+    if (block < 0 || t >= top->terms || !top->blocks[t] || (uint64_t)block >= top->bytes[t] / (size_t)top->stride) return NULL;
+    return top->blocks[t] + (size_t)block * (size_t)top->stride;
+}
+
 /* Whether no row of block `block` can beat `limit`: the sum of the bounds there of the terms in it is at most it, or
    (all terms) a group has no term in it. Not when a term's blocks do not reach it. */
 static int block_ruled_out(const sift_postings_query *q, const sift_topk_collector *top, int64_t block,
@@ -498,8 +505,8 @@ static int block_ruled_out(const sift_postings_query *q, const sift_topk_collect
     double bound = 0;
     unsigned groups = 0;
     for (int t = 0; t < q->terms; t++) {
-        if (t >= top->terms || !top->blocks[t] || (uint64_t)block >= top->bytes[t] / (size_t)top->stride) return 0;
-        const unsigned char *at = top->blocks[t] + (size_t)block * (size_t)top->stride;
+        const unsigned char *at = term_block(top, t, block);
+        if (!at) return 0;
         if (at[0] == 0) continue;  /* no row of the block holds the term */
         groups |= 1u << group_of[t];
         if (q->qtf[t] > 0) bound += sift_bound_block(&ranking, at, q->qtf[t], q->idf[t]);
@@ -520,10 +527,45 @@ static int window_ruled_out(const sift_postings_query *q, const sift_topk_collec
         uint64_t held = 0;
         for (int w = 0; w < words; w++) held |= bits[t][w] & match[w];
         if (!held || q->qtf[t] <= 0) continue;
-        if (t >= top->terms || !top->blocks[t] || (uint64_t)block >= top->bytes[t] / (size_t)top->stride) return 0;
-        bound += sift_bound_block(&ranking, top->blocks[t] + (size_t)block * (size_t)top->stride, q->qtf[t], q->idf[t]);
+        const unsigned char *at = term_block(top, t, block);
+        if (!at) return 0;
+        bound += sift_bound_block(&ranking, at, q->qtf[t], q->idf[t]);
     }
     return bound * (1 + 1e-12) <= limit;
+}
+
+/* The terms a row of block `block` must hold one of to beat `limit` (block-max MaxScore): taken by their bounds in
+   the block, smallest first, the terms whose bounds sum to at most `limit` cannot beat it together, so a row that
+   holds only those is passed over without being looked at. A term whose blocks do not reach the block is always
+   one of them (all terms when the blocks are not known). */
+static unsigned essential_terms(const sift_postings_query *q, const sift_topk_collector *top, int64_t block,
+                                int blocks_fit, double limit) {
+    const unsigned all = (1u << q->terms) - 1;
+    if (block < 0 || !blocks_fit) return all;
+    sift_bound_ranking ranking = {q->inb2, q->k1, q->b, q->c, q->columns, q->weights, q->avglen};
+    double bound[SIFT_POSTINGS_MAX_TERMS];
+    int order[SIFT_POSTINGS_MAX_TERMS], n = 0;
+    for (int t = 0; t < q->terms; t++) {
+        const unsigned char *at = term_block(top, t, block);
+        if (!at) continue;
+        double b = at[0] == 0 || q->qtf[t] <= 0 ? 0 : sift_bound_block(&ranking, at, q->qtf[t], q->idf[t]);
+        /* Insertion by increasing bound: few terms. */
+        int i = n++;
+        while (i > 0 && bound[i - 1] > b) {
+            bound[i] = bound[i - 1];
+            order[i] = order[i - 1];
+            i--;
+        }
+        bound[i] = b;
+        order[i] = t;
+    }
+    unsigned passed = 0;
+    double sum = 0;
+    for (int i = 0; i < n && (sum + bound[i]) * (1 + 1e-12) <= limit; i++) {
+        sum += bound[i];
+        passed |= 1u << order[i];
+    }
+    return all & ~passed;
 }
 
 /* The rows of the chunk from the terms' decoded rows into the collector (see sift_topk_postings). */
@@ -558,6 +600,11 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
     const int top_only = top->top_only && !top->matches;
     int64_t checked_block = -1;
     double checked_limit = -1;
+    /* The terms a row must hold one of to be looked at (essential_terms), for `essential_block` and
+       `essential_limit`. */
+    unsigned essential = (1u << terms) - 1;
+    int64_t essential_block = INT64_MIN;
+    double essential_limit = -1;
     int64_t matched = 0; /* added to top->matched on return */
     uint64_t bits[SIFT_POSTINGS_MAX_TERMS][WINDOW_WORDS], groups[SIFT_POSTINGS_MAX_TERMS][WINDOW_WORDS], match[WINDOW_WORDS];
     int first[SIFT_POSTINGS_MAX_TERMS];
@@ -654,7 +701,17 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
         for (int t = 0; t < terms; t++) before[t] = first[t];
         /* The window's rows one by one, each bounded before its sizes are read. */
         for (int w = 0; w < words; w++) {
-            for (uint64_t m = match[w]; m; m &= m - 1) {
+            uint64_t candidates = match[w];
+            if (full && candidates) {
+                if (block != essential_block || limit != essential_limit) {
+                    essential = essential_terms(q, top, block, blocks_fit, limit);
+                    essential_block = block, essential_limit = limit;
+                }
+                uint64_t held = 0;
+                for (unsigned e = essential; e; e &= e - 1) held |= bits[__builtin_ctz(e)][w];
+                candidates &= held;
+            }
+            for (uint64_t m = candidates; m; m &= m - 1) {
                 int bit = __builtin_ctzll(m);
                 int64_t rowid = start + 64 * w + bit;
                 /* The terms at the row (bit t for term t) and their counts. */
@@ -669,16 +726,11 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
                     if (coefficients_block != block) {
                         unknown = 0;
                         for (int t = 0; t < terms; t++) {
-                            /* The block's bytes, when the term's blocks reach it: its index is compared with their
-                               number before it is multiplied, so that a large rowid cannot wrap the offset around. */
-                            int known = block >= 0 && blocks_fit && t < top->terms && top->blocks[t] &&
-                                        (uint64_t)block < top->bytes[t] / (size_t)top->stride;
-                            if (!known) unknown |= 1u << t;
-                            size_t at = known ? (size_t)block * (size_t)top->stride : 0;
+                            const unsigned char *at = blocks_fit ? term_block(top, t, block) : NULL;
+                            if (!at) unknown |= 1u << t;
                             for (int c = 0; c < columns; c++) {
                                 int shortest = 1;
-                                if (known && top->blocks[t][at + 1 + 3 * c] != 0)
-                                    shortest = 65535 - (top->blocks[t][at + 2 + 3 * c] | top->blocks[t][at + 3 + 3 * c] << 8);
+                                if (at && at[1 + 3 * c] != 0) shortest = 65535 - (at[2 + 3 * c] | at[3 + 3 * c] << 8);
                                 coefficients[t * columns + c] =
                                     q->weights[c] > 0 && q->avglen[c] > 0
                                         ? sift_score_column(q->inb2, q->c, q->b, q->weights[c], 1, q->avglen[c],
