@@ -71,7 +71,7 @@ static inline int next_row(const unsigned char **at, const unsigned char *end, i
 }
 
 static void read_short_rows(const unsigned char **at, const unsigned char *end, int columns, int64_t *rowid,
-                            term_rows *rows, int *n, int room);
+                            term_rows *rows, int *n, int room, int64_t stop);
 
 int sift_postings_decode(const unsigned char *postings, int bytes, int columns, int64_t base, int64_t *rowids,
                          int32_t *counts, int *whole) {
@@ -83,7 +83,7 @@ int sift_postings_decode(const unsigned char *postings, int bytes, int columns, 
     int64_t rowid = base;
     /* As the evaluator reads them (decode_term): short rows a word at a time, the others number by number. */
     for (;;) {
-        read_short_rows(&at, end, columns, &rowid, &rows, &n, bytes);
+        read_short_rows(&at, end, columns, &rowid, &rows, &n, bytes, INT64_MAX);
         const unsigned char *row = at;
         if (n >= bytes || !next_row(&at, end, columns, &rowid, counts + (size_t)n * (size_t)columns)) {
             *whole = row == end;
@@ -260,16 +260,16 @@ int sift_postings_register(sqlite3 *db) {
 
 /* Reads the rows at `at` of a one-byte distance and packed counts (nearly every row of a frequent term) into
    `rows` from row *n on, a row's bytes read as one 8-byte word, without a branch or a call per count; stops at the
-   first row that is not, 8 bytes before `end`, or when `room` rows are read. Rows are a fixed number of bytes here,
-   so that reading one does not wait for the one before it. */
+   first row that is not, at the first at or past rowid `stop`, 8 bytes before `end`, or when `room` rows are read.
+   Rows are a fixed number of bytes here, so that reading one does not wait for the one before it. */
 #define READ_SHORT_ROWS(COLUMNS)                                                                     \
-    while (k < room && end - p >= 8 && r < INT64_MAX - 128) {                                       \
+    while (k < room && end - p >= 8 && r < INT64_MAX - 256) {                                       \
         uint64_t word;                                                                              \
         memcpy(&word, p, 8);                                                                        \
         SWAP_TO_LITTLE_ENDIAN(word);                                                                \
         unsigned distance = (unsigned)(word & 0xFF), first = (unsigned)(word >> 8 & 0xFF);           \
         /* A longer distance, a distance of 0 (damage), or counts written in full. */               \
-        if ((distance & 0x80) | (distance == 0) | (first == 0xFF)) break;                           \
+        if ((distance & 0x80) | (distance == 0) | (first == 0xFF) | (r + distance >= stop)) break;  \
         r += distance;                                                                              \
         int32_t *row = counts + (size_t)k * (size_t)(COLUMNS);                                      \
         for (int c = 0; c < (COLUMNS); c++) row[c] = (int32_t)(word >> (8 + 4 * c) & 0xF);           \
@@ -278,7 +278,7 @@ int sift_postings_register(sqlite3 *db) {
     }
 
 static void read_short_rows(const unsigned char **at, const unsigned char *end, int columns, int64_t *rowid,
-                            term_rows *rows, int *n, int room) {
+                            term_rows *rows, int *n, int room, int64_t stop) {
     if (columns < 1 || columns > 14) return; /* a row of more than 8 bytes */
     const unsigned char *p = *at;
     int64_t r = *rowid, *rowids = rows->rowids;
@@ -350,6 +350,68 @@ static int compare_rowids(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* The distances' sum of the four rows of two bytes (a one-byte distance, one byte of packed counts: one or two
+   columns) that the 8 bytes at `p` hold; -1 when one of them is not such a row. */
+static inline int64_t four_short_rows(const unsigned char *p) {
+    uint64_t word;
+    memcpy(&word, p, 8);
+    SWAP_TO_LITTLE_ENDIAN(word);
+    const uint64_t lanes = UINT64_C(0x00FF00FF00FF00FF), ones = UINT64_C(0x0001000100010001);
+    uint64_t distances = word & lanes, packs = word >> 8 & lanes;
+    /* A distance of 0x80 or more (longer), of 0 (damage), or counts written in full (0xFF). */
+    if ((distances & UINT64_C(0x0080008000800080)) | ((distances - ones) & ~distances & UINT64_C(0x8000800080008000)) |
+        ((packs + ones) & UINT64_C(0x0100010001000100)))
+        return -1;
+    return (int64_t)((distances * ones) >> 48);
+}
+
+/* The blocks of a chunk no row of which can beat the k-th score as the chunk's merge starts (it only rises from
+   there): their rows are passed over as the postings are decoded, not written. */
+#define RULED_WORDS 64
+typedef struct {
+    int64_t block; /* rows a block */
+    int64_t first; /* the first block's number */
+    int count;     /* blocks, at most 64 * RULED_WORDS */
+    uint64_t bits[RULED_WORDS];
+} ruled_blocks;
+
+static inline int is_ruled(const ruled_blocks *ruled, int64_t block) {
+    block -= ruled->first;
+    return block >= 0 && block < ruled->count && (ruled->bits[block >> 6] >> (block & 63) & 1);
+}
+
+/* Passes over the rows at `at` before rowid `stop` without writing them, adding them to *read (four rows of two
+   bytes a word, as filter_rows); 1 at a row at or past `stop` (not read), 0 when a row could not be read (the end of
+   the postings, or damage). */
+static int pass_rows(const unsigned char **at, const unsigned char *end, int columns, int64_t *rowid, int64_t stop,
+                     int *read) {
+    const unsigned char *p = *at;
+    int64_t r = *rowid;
+    int k = *read, found;
+    for (;;) {
+        int64_t sum;
+        while (packed_bytes(columns) == 1 && end - p >= 8 && r < INT64_MAX - 1024 && (sum = four_short_rows(p)) >= 0 &&
+               r + sum < stop) {
+            r += sum;
+            p += 8;
+            k += 4;
+        }
+        const unsigned char *next = p;
+        int64_t s = r;
+        if (!next_row(&next, end, columns, &s, NULL)) {
+            found = 0;
+            break;
+        }
+        if (s >= stop) {
+            found = 1;
+            break;
+        }
+        p = next, r = s, k++;
+    }
+    *at = p, *rowid = r, *read = k;
+    return found;
+}
+
 /* Reads every row of the postings at `at` (as decode_term does) but keeps in `rows`, from row *n on, only those
    whose rowid is in `only` up to `only_end` (ascending): in an all-terms query whose rare group's rows are all
    known (`sift_topk_postings`), a frequent term's other rows cannot match, and passing over them costs a byte
@@ -367,18 +429,8 @@ static int filter_rows(const unsigned char **at, const unsigned char *end, int c
            can be a row kept (their distances' sum stays short of the next rowid kept) and each is a one-byte
            distance with packed counts. */
         while (packed == 1 && end - p >= 8 && r < INT64_MAX - 1024) {
-            uint64_t word;
-            memcpy(&word, p, 8);
-            SWAP_TO_LITTLE_ENDIAN(word);
-            const uint64_t lanes = UINT64_C(0x00FF00FF00FF00FF), ones = UINT64_C(0x0001000100010001);
-            uint64_t distances = word & lanes, packs = word >> 8 & lanes;
-            /* A distance of 0x80 or more (longer), of 0 (damage), or counts written in full (0xFF). */
-            if ((distances & UINT64_C(0x0080008000800080)) |
-                ((distances - ones) & ~distances & UINT64_C(0x8000800080008000)) |
-                ((packs + ones) & UINT64_C(0x0100010001000100)))
-                break;
-            int64_t sum = (int64_t)((distances * ones) >> 48);
-            if (only < only_end && *only <= r + sum) break;
+            int64_t sum = four_short_rows(p);
+            if (sum < 0 || (only < only_end && *only <= r + sum)) break;
             r += sum;
             p += 8;
             read += 4;
@@ -416,7 +468,8 @@ static int filter_rows(const unsigned char **at, const unsigned char *end, int c
    place. */
 static int decode_term(const unsigned char *at, int bytes, int columns, int64_t base, int64_t last, int64_t expected,
                        const int64_t *changed, const int64_t *changed_end, const sift_postings_extra *extra,
-                       const int64_t *only, const int64_t *only_end, term_rows *rows, int room) {
+                       const int64_t *only, const int64_t *only_end, const ruled_blocks *ruled, term_rows *rows,
+                       int room) {
     const unsigned char *end = at + bytes;
     const int64_t *x = extra && extra->count > 0 ? extra->rowids : NULL, *x_end = x ? x + extra->count : NULL;
     const int32_t *x_counts = x ? extra->counts : NULL;
@@ -427,9 +480,38 @@ static int decode_term(const unsigned char *at, int bytes, int columns, int64_t 
     int n = 0, read;
     if (only) {
         read = filter_rows(&at, end, columns, &rowid, only, only_end, &read_rows, &n, space);
+    } else if (ruled) {
+        /* By runs of blocks from the chunk's first rowid: the rows of a run ruled out passed over, the others read
+           up to the next run ruled out. */
+        int passed = 0, more = 1;
+        const int64_t after = ruled->first + ruled->count;
+        for (int64_t from = base + 1; more && at < end;) {
+            int64_t block = from / ruled->block, next = block + 1;
+            if (is_ruled(ruled, block)) {
+                while (is_ruled(ruled, next)) next++;
+                more = pass_rows(&at, end, columns, &rowid, next * ruled->block, &passed);
+            } else {
+                while (next < after && !is_ruled(ruled, next)) next++;
+                const int64_t stop = next < after ? next * ruled->block : INT64_MAX;
+                for (;;) {
+                    read_short_rows(&at, end, columns, &rowid, &read_rows, &n, space, stop);
+                    const unsigned char *p = at;
+                    int64_t r = rowid;
+                    if (n >= space || !next_row(&p, end, columns, &r, read_rows.counts + (size_t)n * (size_t)columns)) {
+                        more = 0;
+                        break;
+                    }
+                    if (r >= stop) break; /* the next run's: read there */
+                    at = p, rowid = r;
+                    read_rows.rowids[n++] = rowid;
+                }
+            }
+            from = next * ruled->block;
+        }
+        read = n + passed;
     } else {
         for (;;) {
-            read_short_rows(&at, end, columns, &rowid, &read_rows, &n, space);
+            read_short_rows(&at, end, columns, &rowid, &read_rows, &n, space, INT64_MAX);
             if (n >= space || !next_row(&at, end, columns, &rowid, read_rows.counts + (size_t)n * (size_t)columns)) break;
             read_rows.rowids[n++] = rowid;
         }
@@ -568,17 +650,30 @@ static unsigned essential_terms(const sift_postings_query *q, const sift_topk_co
     return all & ~passed;
 }
 
+/* Numbers the terms' groups from 0 in order of first use (`group_of`, per term); returns how many. */
+static int number_groups(const sift_postings_query *q, int *group_of) {
+    int count = 0, numbered[SIFT_POSTINGS_MAX_TERMS];
+    for (int g = 0; g < SIFT_POSTINGS_MAX_TERMS; g++) numbered[g] = -1;
+    for (int t = 0; t < q->terms; t++) {
+        int group = group_of_term(q, t);
+        if (numbered[group] < 0) numbered[group] = count++;
+        group_of[t] = numbered[group];
+    }
+    return count;
+}
+
+/* The collector's k-th score with the margin that ties keep their first-seen order by: a row is kept only when
+   its score (or bound) is above it. */
+static double collector_limit(const sift_topk_collector *top) {
+    double limit = top->scores[top->capacity - 1];
+    return limit + 1e-9 * fmax(1, fabs(limit));
+}
+
 /* The rows of the chunk from the terms' decoded rows into the collector (see sift_topk_postings). */
 static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, term_rows *rows) {
     const int terms = q->terms, columns = q->columns;
-    /* Per term its group, numbered from 0 in order of first use. */
-    int group_of[SIFT_POSTINGS_MAX_TERMS], group_count = 0, numbered[SIFT_POSTINGS_MAX_TERMS];
-    for (int g = 0; g < SIFT_POSTINGS_MAX_TERMS; g++) numbered[g] = -1;
-    for (int t = 0; t < terms; t++) {
-        int group = group_of_term(q, t);
-        if (numbered[group] < 0) numbered[group] = group_count++;
-        group_of[t] = numbered[group];
-    }
+    int group_of[SIFT_POSTINGS_MAX_TERMS];
+    const int group_count = number_groups(q, group_of);
     const int requires_all = q->requires_all;
     int lengths[MAX_COLUMNS];
     /* Per term and column the weight of one count with the shortest size the block's rows holding the term there
@@ -592,8 +687,7 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
     /* A collector of no rows keeps none: the rows are only counted. */
     int keeps = top->capacity > 0;
     int full = keeps && top->count >= top->capacity;
-    double limit = full ? top->scores[top->capacity - 1] : 0;
-    limit += 1e-9 * fmax(1, fabs(limit));
+    double limit = full ? collector_limit(top) : 1e-9;
     /* Impact blocks hold a byte and three per column: a stride too short for the query's columns means none. */
     int blocks_fit = top->stride >= 1 + 3 * columns;
     /* Whether whole blocks may be passed over (see sift_topk_collector.top_only), and the block last checked. */
@@ -792,8 +886,7 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
                 sift_topk_add(top, rowid, score_row(q, counts, present, lengths));
                 if (top->count >= top->capacity) {
                     full = 1;
-                    limit = top->scores[top->capacity - 1];
-                    limit += 1e-9 * fmax(1, fabs(limit));
+                    limit = collector_limit(top);
                 }
             }
             for (int t = 0; t < terms; t++) before[t] += __builtin_popcountll(bits[t][w]);
@@ -869,6 +962,27 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
             rc = SQLITE_NOMEM;
         }
     }
+    /* Not counting every match, with the collector full: the chunk's blocks that no row of can beat its k-th score
+       now are passed over as the postings are decoded (merge_rows checks each block again as the score rises). */
+    ruled_blocks ruled;
+    const ruled_blocks *skip = NULL;
+    const int64_t block = top->block;
+    if (rc == SQLITE_OK && !only && top->top_only && !top->matches && top->capacity > 0 && top->count >= top->capacity &&
+        block > 0 && top->stride >= 1 + 3 * columns && base >= -1 && last > base && last / block < INT64_MAX / block - 1 &&
+        last / block - (base + 1) / block < 64 * RULED_WORDS) {
+        int group_of[SIFT_POSTINGS_MAX_TERMS];
+        const int group_count = number_groups(q, group_of);
+        const double limit = collector_limit(top);
+        ruled.block = block;
+        ruled.first = (base + 1) / block;
+        ruled.count = (int)(last / block - ruled.first + 1);
+        memset(ruled.bits, 0, sizeof ruled.bits);
+        for (int i = 0; i < ruled.count; i++)
+            if (block_ruled_out(q, top, ruled.first + i, group_of, group_count, limit)) {
+                ruled.bits[i >> 6] |= UINT64_C(1) << (i & 63);
+                skip = &ruled;
+            }
+    }
     term_rows rows[SIFT_POSTINGS_MAX_TERMS];
     size_t used = 0;
     for (int t = 0; t < terms && rc == SQLITE_OK; t++) {
@@ -881,7 +995,7 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
         int filtered = only && group_of_term(q, t) != driver;
         if (decode_term(postings[t] ? postings[t] : (const unsigned char *)"", n, columns, base, last,
                         postings[t] && expected ? expected[t] : -1, out, out ? out + extra->left_out_count : NULL,
-                        extra, filtered ? only : NULL, filtered ? only_end : NULL, &rows[t], room[t]) < 0)
+                        extra, filtered ? only : NULL, filtered ? only_end : NULL, skip, &rows[t], room[t]) < 0)
             rc = SQLITE_CORRUPT;
     }
     if (rc == SQLITE_OK) rc = merge_rows(q, top, rows);
