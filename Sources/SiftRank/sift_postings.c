@@ -578,67 +578,79 @@ static inline const unsigned char *term_block(const sift_topk_collector *top, in
     return top->blocks[t] + (size_t)block * (size_t)top->stride;
 }
 
-/* Whether no row of block `block` can beat `limit`: the sum of the bounds there of the terms in it is at most it, or
-   (all terms) a group has no term in it. Not when a term's blocks do not reach it. */
-static int block_ruled_out(const sift_postings_query *q, const sift_topk_collector *top, int64_t block,
-                           const int *group_of, int group_count, double limit) {
-    if (block < 0) return 0;
+/* The terms' bounds in one block, read once for the block's checks: `known`, the terms whose blocks reach it (none
+   when the impacts' stride is too short for the query's columns); `holds`, those some row of it holds; `bound[t]`,
+   term t's bound there (0 when no row holds it or its qtf is not positive). */
+typedef struct {
+    int64_t block;
+    unsigned known, holds;
+    double bound[SIFT_POSTINGS_MAX_TERMS];
+} block_bounds;
+
+static void read_block_bounds(const sift_postings_query *q, const sift_topk_collector *top, int64_t block,
+                              int blocks_fit, block_bounds *out) {
     sift_bound_ranking ranking = {q->inb2, q->k1, q->b, q->c, q->columns, q->weights, q->avglen};
+    out->block = block;
+    out->known = out->holds = 0;
+    for (int t = 0; t < q->terms; t++) {
+        const unsigned char *at = blocks_fit ? term_block(top, t, block) : NULL;
+        out->bound[t] = 0;
+        if (!at) continue;
+        out->known |= 1u << t;
+        if (at[0] == 0) continue;  /* no row of the block holds the term */
+        out->holds |= 1u << t;
+        if (q->qtf[t] > 0) out->bound[t] = sift_bound_block(&ranking, at, q->qtf[t], q->idf[t]);
+    }
+}
+
+/* Whether no row of the block of `b` can beat `limit`: the sum of the bounds there of the terms in it is at most it,
+   or (all terms) a group has no term in it. Not when a term's blocks do not reach it. */
+static int block_ruled_out(const sift_postings_query *q, const block_bounds *b, const int *group_of, int group_count,
+                           double limit) {
+    if (b->known != (1u << q->terms) - 1) return 0;
     double bound = 0;
     unsigned groups = 0;
-    for (int t = 0; t < q->terms; t++) {
-        const unsigned char *at = term_block(top, t, block);
-        if (!at) return 0;
-        if (at[0] == 0) continue;  /* no row of the block holds the term */
+    for (unsigned h = b->holds; h; h &= h - 1) {
+        int t = __builtin_ctz(h);
         groups |= 1u << group_of[t];
-        if (q->qtf[t] > 0) bound += sift_bound_block(&ranking, at, q->qtf[t], q->idf[t]);
+        bound += b->bound[t];
     }
     if (q->requires_all && groups != (1u << group_count) - 1) return 1;
     return bound * (1 + 1e-12) <= limit;
 }
 
-/* Whether the window's matching rows (`match`, `words` of it) cannot beat `limit`: the sum of the bounds in block
-   `block` of the terms they hold (`bits`, per term) is at most it. Not when a term's block is not known. */
-static int window_ruled_out(const sift_postings_query *q, const sift_topk_collector *top, int64_t block,
-                            uint64_t (*bits)[WINDOW_WORDS], const uint64_t *match, int words, int blocks_fit,
-                            double limit) {
-    if (block < 0 || !blocks_fit) return 0;
-    sift_bound_ranking ranking = {q->inb2, q->k1, q->b, q->c, q->columns, q->weights, q->avglen};
+/* Whether the window's matching rows (`match`, `words` of it) cannot beat `limit`: the sum of the bounds in the
+   block of `b` of the terms they hold (`bits`, per term) is at most it. Not when a term's block is not known. */
+static int window_ruled_out(const sift_postings_query *q, const block_bounds *b, uint64_t (*bits)[WINDOW_WORDS],
+                            const uint64_t *match, int words, double limit) {
     double bound = 0;
     for (int t = 0; t < q->terms; t++) {
         uint64_t held = 0;
         for (int w = 0; w < words; w++) held |= bits[t][w] & match[w];
         if (!held || q->qtf[t] <= 0) continue;
-        const unsigned char *at = term_block(top, t, block);
-        if (!at) return 0;
-        bound += sift_bound_block(&ranking, at, q->qtf[t], q->idf[t]);
+        if (!(b->known >> t & 1)) return 0;
+        bound += b->bound[t];
     }
     return bound * (1 + 1e-12) <= limit;
 }
 
-/* The terms a row of block `block` must hold one of to beat `limit` (block-max MaxScore): taken by their bounds in
-   the block, smallest first, the terms whose bounds sum to at most `limit` cannot beat it together, so a row that
-   holds only those is passed over without being looked at. A term whose blocks do not reach the block is always
-   one of them (all terms when the blocks are not known). */
-static unsigned essential_terms(const sift_postings_query *q, const sift_topk_collector *top, int64_t block,
-                                int blocks_fit, double limit) {
-    const unsigned all = (1u << q->terms) - 1;
-    if (block < 0 || !blocks_fit) return all;
-    sift_bound_ranking ranking = {q->inb2, q->k1, q->b, q->c, q->columns, q->weights, q->avglen};
+/* The terms a row of the block of `b` must hold one of to beat `limit` (block-max MaxScore): taken by their bounds
+   in the block, smallest first, the terms whose bounds sum to at most `limit` cannot beat it together, so a row
+   that holds only those is passed over without being looked at. A term whose blocks do not reach the block is
+   always one of them. */
+static unsigned essential_terms(const sift_postings_query *q, const block_bounds *b, double limit) {
     double bound[SIFT_POSTINGS_MAX_TERMS];
     int order[SIFT_POSTINGS_MAX_TERMS], n = 0;
-    for (int t = 0; t < q->terms; t++) {
-        const unsigned char *at = term_block(top, t, block);
-        if (!at) continue;
-        double b = at[0] == 0 || q->qtf[t] <= 0 ? 0 : sift_bound_block(&ranking, at, q->qtf[t], q->idf[t]);
+    for (unsigned k = b->known; k; k &= k - 1) {
+        int t = __builtin_ctz(k);
         /* Insertion by increasing bound: few terms. */
         int i = n++;
-        while (i > 0 && bound[i - 1] > b) {
+        while (i > 0 && bound[i - 1] > b->bound[t]) {
             bound[i] = bound[i - 1];
             order[i] = order[i - 1];
             i--;
         }
-        bound[i] = b;
+        bound[i] = b->bound[t];
         order[i] = t;
     }
     unsigned passed = 0;
@@ -647,7 +659,7 @@ static unsigned essential_terms(const sift_postings_query *q, const sift_topk_co
         sum += bound[i];
         passed |= 1u << order[i];
     }
-    return all & ~passed;
+    return ((1u << q->terms) - 1) & ~passed;
 }
 
 /* Numbers the terms' groups from 0 in order of first use (`group_of`, per term); returns how many. */
@@ -699,6 +711,9 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
     unsigned essential = (1u << terms) - 1;
     int64_t essential_block = INT64_MIN;
     double essential_limit = -1;
+    /* The terms' bounds in the block last checked (INT64_MIN: none yet, as no block has that number). */
+    block_bounds bounds;
+    bounds.block = INT64_MIN;
     int64_t matched = 0; /* added to top->matched on return */
     uint64_t bits[SIFT_POSTINGS_MAX_TERMS][WINDOW_WORDS], groups[SIFT_POSTINGS_MAX_TERMS][WINDOW_WORDS], match[WINDOW_WORDS];
     int first[SIFT_POSTINGS_MAX_TERMS];
@@ -736,7 +751,8 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
            once a block, and again when the k-th score has risen since). */
         if (top_only && full && block >= 0 && blocks_fit && (block != checked_block || limit != checked_limit)) {
             checked_block = block, checked_limit = limit;
-            if (block_ruled_out(q, top, block, group_of, group_count, limit)) {
+            if (bounds.block != block) read_block_bounds(q, top, block, blocks_fit, &bounds);
+            if (block_ruled_out(q, &bounds, group_of, group_count, limit)) {
                 if (block >= INT64_MAX / top->block - 1) break;  /* the last block there can be */
                 skip_to(rows, terms, (block + 1) * top->block);
                 continue;
@@ -789,7 +805,10 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
         if (!keeps || !found) continue;
         /* The window's own bound rules it out when it cannot beat the k-th score: the bounds in its block of the
            terms its matching rows hold (not of the typo variants no match holds, as the block's bound counts). */
-        if (full && window_ruled_out(q, top, block, bits, match, words, blocks_fit, limit)) continue;
+        if (full && block >= 0 && blocks_fit) {
+            if (bounds.block != block) read_block_bounds(q, top, block, blocks_fit, &bounds);
+            if (window_ruled_out(q, &bounds, bits, match, words, limit)) continue;
+        }
         /* Per term, its rows in the window before the word at hand (the index of the next one's counts). */
         int before[SIFT_POSTINGS_MAX_TERMS];
         for (int t = 0; t < terms; t++) before[t] = first[t];
@@ -798,7 +817,8 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
             uint64_t candidates = match[w];
             if (full && candidates) {
                 if (block != essential_block || limit != essential_limit) {
-                    essential = essential_terms(q, top, block, blocks_fit, limit);
+                    if (bounds.block != block) read_block_bounds(q, top, block, blocks_fit, &bounds);
+                    essential = essential_terms(q, &bounds, limit);
                     essential_block = block, essential_limit = limit;
                 }
                 uint64_t held = 0;
@@ -977,11 +997,14 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
         ruled.first = (base + 1) / block;
         ruled.count = (int)(last / block - ruled.first + 1);
         memset(ruled.bits, 0, sizeof ruled.bits);
-        for (int i = 0; i < ruled.count; i++)
-            if (block_ruled_out(q, top, ruled.first + i, group_of, group_count, limit)) {
+        block_bounds bounds;
+        for (int i = 0; i < ruled.count; i++) {
+            read_block_bounds(q, top, ruled.first + i, 1, &bounds);
+            if (block_ruled_out(q, &bounds, group_of, group_count, limit)) {
                 ruled.bits[i >> 6] |= UINT64_C(1) << (i & 63);
                 skip = &ruled;
             }
+        }
     }
     term_rows rows[SIFT_POSTINGS_MAX_TERMS];
     size_t used = 0;
