@@ -140,7 +140,9 @@ void sift_topk_add(sift_topk_collector *collector, int64_t rowid, double score);
  * `columns` numbers a row) in their place. `last` is the chunk's last
  * rowid and expected[t] (NULL: not checked) the rows its postings of term t hold as recorded beside them. Each
  * term's postings are decoded first (memory for their rows, freed on return), then merged a window of rowids at a
- * time. Returns an SQLite result code: SQLITE_NOMEM when that memory cannot be had, SQLITE_CORRUPT when a row of the postings has no sizes, or when a term's postings stop before
+ * time; with top_only and the collector full as the chunk starts, the rows of the blocks whose bounds cannot beat
+ * the k-th score then are passed over (counted, not decoded), and a window's row holding only terms whose bounds
+ * in its block sum to at most the k-th score is not bounded one by one (block-max MaxScore). Returns an SQLite result code: SQLITE_NOMEM when that memory cannot be had, SQLITE_CORRUPT when a row of the postings has no sizes, or when a term's postings stop before
  * their last byte, hold another number of rows than expected or reach past `last` (damaged postings: the caller
  * must score the query another way).
  */
