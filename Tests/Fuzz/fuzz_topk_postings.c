@@ -126,6 +126,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* Every matching row's rowid appended, as facet counting asks: one a match. */
     sift_facet_rowids matches = {0};
     if (checks & 4) top.matches = &matches;
+    /* Without a count: the blocks the bounds rule out are passed over, before decoding and while merging. */
+    top.top_only = (checks & 8) != 0;
     sift_topk_postings(&query, &top, base, last, postings, bytes, (checks & 2) ? expected : NULL,
                        (flags & 0x02) ? extras : NULL);
     if ((checks & 4) && matches.count != top.matched) abort();
