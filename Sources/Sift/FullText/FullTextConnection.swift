@@ -33,7 +33,7 @@ final class FullTextConnection: ConnectionObserver {
         // A statement that wrote a synced index itself (not through the sync layer: a raw FTS5 command, rows
         // inserted into the index), once it is done: its score bounds hear of it.
         guard let tables, issuingCommands == 0, sqlite3_stmt_busy(statement) == 0 else { return }
-        for table in tables where tracker.targets.contains(where: { $0.index?.index == table }) {
+        for table in tables where tracker.indexNames.contains(table) {
             let expanded = sqlite3_expanded_sql(statement)
             defer { sqlite3_free(expanded) }
             let sql = expanded.map { String(cString: $0) } ?? String(cString: sqlite3_sql(statement))

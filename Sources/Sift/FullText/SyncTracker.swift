@@ -76,7 +76,12 @@ final class SyncTracker {
     private(set) var schemaVersion: Int64 = -1
     /// Whether this connection turned on recursive triggers for trigger-synced indexes.
     private var recursiveTriggers = false
-    private(set) var targets: [Target] = []
+    private(set) var targets: [Target] = [] {
+        didSet { indexNames = Set(targets.compactMap { $0.index?.index }) }
+    }
+    /// The names of the full-text indexes among `targets`: a statement's written tables are looked up here once it
+    /// steps, without copying each target.
+    private(set) var indexNames: Set<String> = []
     var pending: [Change] = []
     private var values: [OpaquePointer?] = []
     /// The content table being bulk-loaded (see `beginBulk`): only its new rowids are collected, once for all
