@@ -578,7 +578,8 @@ static inline const unsigned char *term_block(const sift_topk_collector *top, in
     return top->blocks[t] + (size_t)block * (size_t)top->stride;
 }
 
-/* The terms' bounds in one block, read once for the block's checks: `known`, the terms whose blocks reach it (none
+/* The terms' bounds in one block, read once for the block's checks (read_block_bounds reads them when `block` is
+   another block; INT64_MIN, which no block has, before the first): `known`, the terms whose blocks reach it (none
    when the impacts' stride is too short for the query's columns); `holds`, those some row of it holds; `bound[t]`,
    term t's bound there (0 when no row holds it or its qtf is not positive). */
 typedef struct {
@@ -589,6 +590,7 @@ typedef struct {
 
 static void read_block_bounds(const sift_postings_query *q, const sift_topk_collector *top, int64_t block,
                               int blocks_fit, block_bounds *out) {
+    if (out->block == block) return; /* read already */
     sift_bound_ranking ranking = {q->inb2, q->k1, q->b, q->c, q->columns, q->weights, q->avglen};
     out->block = block;
     out->known = out->holds = 0;
@@ -751,7 +753,7 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
            once a block, and again when the k-th score has risen since). */
         if (top_only && full && block >= 0 && blocks_fit && (block != checked_block || limit != checked_limit)) {
             checked_block = block, checked_limit = limit;
-            if (bounds.block != block) read_block_bounds(q, top, block, blocks_fit, &bounds);
+            read_block_bounds(q, top, block, blocks_fit, &bounds);
             if (block_ruled_out(q, &bounds, group_of, group_count, limit)) {
                 if (block >= INT64_MAX / top->block - 1) break;  /* the last block there can be */
                 skip_to(rows, terms, (block + 1) * top->block);
@@ -806,7 +808,7 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
         /* The window's own bound rules it out when it cannot beat the k-th score: the bounds in its block of the
            terms its matching rows hold (not of the typo variants no match holds, as the block's bound counts). */
         if (full && block >= 0 && blocks_fit) {
-            if (bounds.block != block) read_block_bounds(q, top, block, blocks_fit, &bounds);
+            read_block_bounds(q, top, block, blocks_fit, &bounds);
             if (window_ruled_out(q, &bounds, bits, match, words, limit)) continue;
         }
         /* Per term, its rows in the window before the word at hand (the index of the next one's counts). */
@@ -817,7 +819,7 @@ static int merge_rows(const sift_postings_query *q, sift_topk_collector *top, te
             uint64_t candidates = match[w];
             if (full && candidates) {
                 if (block != essential_block || limit != essential_limit) {
-                    if (bounds.block != block) read_block_bounds(q, top, block, blocks_fit, &bounds);
+                    read_block_bounds(q, top, block, blocks_fit, &bounds);
                     essential = essential_terms(q, &bounds, limit);
                     essential_block = block, essential_limit = limit;
                 }
@@ -998,6 +1000,7 @@ int sift_topk_postings(const sift_postings_query *q, sift_topk_collector *top, i
         ruled.count = (int)(last / block - ruled.first + 1);
         memset(ruled.bits, 0, sizeof ruled.bits);
         block_bounds bounds;
+        bounds.block = INT64_MIN;
         for (int i = 0; i < ruled.count; i++) {
             read_block_bounds(q, top, ruled.first + i, 1, &bounds);
             if (block_ruled_out(q, &bounds, group_of, group_count, limit)) {
