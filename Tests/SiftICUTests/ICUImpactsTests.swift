@@ -41,7 +41,7 @@ final class ICUImpactsTests: XCTestCase {
         database.registerICUTokenizer()
         database.fullTextBulkThreshold = 8
         database.pool.attachment(FullTextSettings.init).impactSizes.withLock {
-            $0 = (rows: 100, listed: 10, block: 8, chunk: 4, piece: 7, tail: 1_000, statementRows: 0, delta: 1_000, postings: true, rareRowsRatio: 0...Double.infinity)
+            $0 = (rows: 100, listed: 10, block: 8, chunk: 4, piece: 7, tail: 1_000, statementRows: 0, delta: 1_000, logRows: 1, logEntries: 1, postings: true, rareRowsRatio: 0...Double.infinity)
         }
         try database.create(table: "docs", of: ICUImpactDoc.self)
         try database.create(virtualTable: "docs_fts", of: ICUImpactIndex.self, syncedWith: "docs")

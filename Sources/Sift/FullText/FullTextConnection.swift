@@ -164,11 +164,12 @@ final class FullTextSettings: Sendable {
     /// From how many rows a synced index gets impacts, from how many rows a term is listed in them, the rowids
     /// per block, the blocks per stored chunk, the rows a bulk insert indexes and counts at a time, the shortest tail of rows inserted one by one that extends them (`TopKImpacts`), the rows
     /// FTS5 scores in the time of one statement over a block, the rows of a term's delta of a chunk that fold it into
-    /// the chunk's postings (`ImpactDelta`), whether searches may take the postings plan (`TopKSearch`), and the
+    /// the chunk's postings (`ImpactDelta`), the statements or entries of the log of changed rows that fold it
+    /// (`ImpactLog`), whether searches may take the postings plan (`TopKSearch`), and the
     /// ratios of the listed terms' rows to a rare group's rows at which an all-terms query with a group of rare terms
     /// takes it too (their rows read through FTS5); tests lower them, and turn the postings plan off to test the others.
     let impactSizes = Locked((rows: 20_000, listed: 100, block: Int64(256), chunk: 64, piece: 8_192, tail: 1_000,
-                              statementRows: 30, delta: 64, postings: true, rareRowsRatio: 4.0...4_096.0))
+                              statementRows: 30, delta: 64, logRows: 64, logEntries: 4_096, postings: true, rareRowsRatio: 4.0...4_096.0))
 
     /// See ``Database/fullTextBulkThreshold``.
     var bulkThreshold: Int {

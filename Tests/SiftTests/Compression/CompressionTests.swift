@@ -29,7 +29,7 @@ final class CompressionTests: SiftTestCase {
         let database = makeDatabase(name)
         database.fullTextBulkThreshold = 8
         database.pool.attachment(FullTextSettings.init).impactSizes.withLock {
-            $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, delta: 3, postings: true, rareRowsRatio: 0...Double.infinity)
+            $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, delta: 3, logRows: 4, logEntries: 64, postings: true, rareRowsRatio: 0...Double.infinity)
         }
         return database
     }

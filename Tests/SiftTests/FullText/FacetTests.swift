@@ -143,7 +143,7 @@ final class FacetTests: SiftTestCase {
         let database = makeDatabase()
         database.fullTextBulkThreshold = 8
         database.pool.attachment(FullTextSettings.init).impactSizes.withLock {
-            $0 = (rows: 50, listed: 4, block: 16, chunk: 4, piece: 5, tail: 1_000, statementRows: 0, delta: 3, postings: true, rareRowsRatio: 0...Double.infinity)
+            $0 = (rows: 50, listed: 4, block: 16, chunk: 4, piece: 5, tail: 1_000, statementRows: 0, delta: 3, logRows: 4, logEntries: 64, postings: true, rareRowsRatio: 0...Double.infinity)
         }
         try database.exec(sql: "CREATE TABLE items(id INTEGER PRIMARY KEY, title TEXT, body TEXT, category, year INTEGER, price REAL)")
         try database.create(virtualTable: "items_fts", of: FacetItemIndex.self, syncedWith: "items")

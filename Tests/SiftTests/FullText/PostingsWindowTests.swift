@@ -48,7 +48,7 @@ final class PostingsWindowTests: XCTestCase {
         let database = Database(withPath: path)
         addTeardownBlock { try? database.close { try? database.removeFiles() } }
         database.pool.attachment(FullTextSettings.init).impactSizes.withLock {
-            $0 = (rows: 200, listed: 30, block: Int64(block), chunk: 4, piece: 5, tail: 4, statementRows: 0, delta: 1_000, postings: true, rareRowsRatio: 0...Double.infinity)
+            $0 = (rows: 200, listed: 30, block: Int64(block), chunk: 4, piece: 5, tail: 4, statementRows: 0, delta: 1_000, logRows: 1_000, logEntries: 100_000, postings: true, rareRowsRatio: 0...Double.infinity)
         }
         try database.create(table: "docs", of: TopKDoc.self)
         try database.create(virtualTable: "docs_fts", of: TopKIndexModel.self, syncedWith: "docs")

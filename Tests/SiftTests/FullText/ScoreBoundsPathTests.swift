@@ -83,7 +83,7 @@ final class ScoreBoundsPathTests: XCTestCase {
         addTeardownBlock { try? database.close { try? database.removeFiles() } }
         database.fullTextBulkThreshold = 8
         database.pool.attachment(FullTextSettings.init).impactSizes.withLock {
-            $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, delta: 3, postings: true, rareRowsRatio: 0...Double.infinity)
+            $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, delta: 3, logRows: 4, logEntries: 64, postings: true, rareRowsRatio: 0...Double.infinity)
         }
         try database.create(table: "doc", of: TopKDoc.self)
         try database.create(virtualTable: "doc_fts", of: Index.self, syncedWith: "doc")
@@ -325,7 +325,7 @@ final class ScoreBoundsPathTests: XCTestCase {
         addTeardownBlock { try? target.close { try? target.removeFiles() } }
         target.fullTextBulkThreshold = 8
         target.pool.attachment(FullTextSettings.init).impactSizes.withLock {
-            $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, delta: 3, postings: true, rareRowsRatio: 0...Double.infinity)
+            $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, delta: 3, logRows: 4, logEntries: 64, postings: true, rareRowsRatio: 0...Double.infinity)
         }
         _ = try Database.recover(from: source, into: target)
         XCTAssertEqual(try meta(target)?.valid, true)
@@ -337,7 +337,8 @@ final class ScoreBoundsPathTests: XCTestCase {
     /// Seeded random damage to every table of the bounds (each mutant rolled back after its searches): extreme or
     /// random numbers in each metadata field, chunk numbers and counts; random, truncated, extended, bit-flipped
     /// or huge-varint blobs of blocks, postings and deltas; deltas at extreme chunk numbers, and deltas whose rows
-    /// stop before their last byte, both with their checksums right. Every search returns as many hits as FTS5's
+    /// stop before their last byte, both with their checksums right; log rows of random bytes, and of one well-formed
+    /// entry with random or extreme numbers, with their checksums right. Every search returns as many hits as FTS5's
     /// exhaustive plan finds, with the exact total, or a typed error; never a crash. Half the mutants damage an
     /// index searched through the postings and their deltas (the postings plan), half one searched through the
     /// blocks (the block plan). SIFT_BOUNDS_MUTANTS sets how many (1,000 by default).
@@ -366,7 +367,14 @@ final class ScoreBoundsPathTests: XCTestCase {
             let impactRows = try database.getValue(on: Column(named: "rowid").max(), fromTable: "doc_fts_sift_impacts").int64Value
             let row = Int64.random(in: 1...max(1, impactRows), using: &random)
             let blobColumn = ["blocks", "postings"].randomElement(using: &random) ?? "postings"
-            let (kind, sql): (String, String) = switch Int.random(in: 0..<10, using: &random) {
+            // A log row of one entry of w1x, well formed, with its numbers random or extreme.
+            var entry: [UInt8] = []
+            ImpactPostings.leb128(1, to: &entry)
+            for _ in 0..<(1 + 3 * 2) { ImpactPostings.leb128(UInt64(bitPattern: number()), to: &entry) }
+            var logEntry: [UInt8] = [3] + Array("w1x".utf8)
+            ImpactPostings.leb128(UInt64(entry.count), to: &logEntry)
+            logEntry += entry
+            let (kind, sql): (String, String) = switch Int.random(in: 0..<12, using: &random) {
             case 0: ("metadata", "UPDATE doc_fts_sift_topk SET \(fields.randomElement(using: &random) ?? "block") = \(number())")
             case 1: ("chunk", "UPDATE OR IGNORE doc_fts_sift_impacts SET chunk = \(number()) WHERE rowid = \(row)")
             case 2: ("counts", "UPDATE doc_fts_sift_impacts SET \(Bool.random(using: &random) ? "df" : "cf") = \(number()) WHERE rowid = \(row)")
@@ -378,6 +386,11 @@ final class ScoreBoundsPathTests: XCTestCase {
                      + "substr(\(blobColumn), 1, (\(row) % length(\(blobColumn)))) || \(hex(bytes(1))) || substr(\(blobColumn), (\(row) % length(\(blobColumn))) + 2) END WHERE rowid = \(row)")
             case 8: ("delta chunk", "INSERT OR REPLACE INTO doc_fts_sift_impacts(term, chunk, df, cf, blocks, checksum) SELECT t, c, d, d, x'', "
                      + "sift_bounds_check(t, c, d, d, x'') FROM (SELECT 'w1x' AS t, \(min(-1, number())) AS c, \(Int.random(in: -3...3, using: &random)) AS d)")
+            case 10: ("log row", "INSERT INTO doc_fts_sift_impacts_log(seq, n, entries, checksum) SELECT s, n, e, sift_bounds_check(s, n, e) FROM "
+                      + "(SELECT coalesce((SELECT max(seq) FROM doc_fts_sift_impacts_log), 0) + 1 AS s, \(number()) AS n, "
+                      + "\(hex(bytes(Int.random(in: 0...24, using: &random)))) AS e)")
+            case 11: ("log entry", "INSERT INTO doc_fts_sift_impacts_log(seq, n, entries, checksum) SELECT s, 1, e, sift_bounds_check(s, 1, e) FROM "
+                      + "(SELECT coalesce((SELECT max(seq) FROM doc_fts_sift_impacts_log), 0) + 1 AS s, \(hex(logEntry)) AS e)")
             default: ("delta rows cut short", "INSERT OR REPLACE INTO doc_fts_sift_impacts(term, chunk, df, cf, blocks, checksum) "
                       + "SELECT t, c, 0, 0, b, sift_bounds_check(t, c, 0, 0, b) FROM (SELECT 'w\(Int.random(in: 0...5, using: &random))x' AS t, "
                       + "\(-2 - Int.random(in: 0...4, using: &random)) AS c, \(hex(bytes(Int.random(in: 0...8, using: &random)) + [0x80])) AS b)")

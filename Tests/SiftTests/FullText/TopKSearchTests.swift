@@ -66,7 +66,7 @@ final class TopKSearchTests: XCTestCase {
         let database = Database(withPath: path)
         addTeardownBlock { try? database.close { try? database.removeFiles() } }
         database.fullTextBulkThreshold = 8
-        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, delta: 3, postings: true, rareRowsRatio: 0...Double.infinity) }
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 200, listed: 30, block: 16, chunk: 4, piece: 5, tail: 4, statementRows: 0, delta: 3, logRows: 4, logEntries: 64, postings: true, rareRowsRatio: 0...Double.infinity) }
         try database.create(table: "docs", of: TopKDoc.self)
         try database.create(virtualTable: "docs_fts", of: TopKIndexModel.self, syncedWith: "docs")
         return database
@@ -323,7 +323,7 @@ final class TopKImpactsTests: XCTestCase {
         let database = Database(withPath: path)
         addTeardownBlock { try? database.close { try? database.removeFiles() } }
         database.fullTextBulkThreshold = 8
-        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 100, listed: 20, block: 16, chunk: 4, piece: 5, tail: 1_000, statementRows: 0, delta: 1_000, postings: true, rareRowsRatio: 0...Double.infinity) }
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 = (rows: 100, listed: 20, block: 16, chunk: 4, piece: 5, tail: 1_000, statementRows: 0, delta: 1_000, logRows: 1, logEntries: 1, postings: true, rareRowsRatio: 0...Double.infinity) }
         try database.create(table: "docs", of: TopKDoc.self)
         try database.create(virtualTable: "docs_fts", of: TopKIndexModel.self, syncedWith: "docs")
         return database
@@ -498,7 +498,7 @@ final class TopKImpactsTests: XCTestCase {
     /// searches stay exact through the fold.
     func testADeltaFoldsIntoThePostingsAtItsLimit() throws {
         let database = try makeDatabase(rows: 150)
-        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.delta = 4 }
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.delta = 4 }   // no log: logRows 1
         try database.rebuild(index: "docs_fts")                            // lists beta (22 rows)
         let postingsBefore = try database.getRows(sql: "SELECT postings FROM docs_fts_sift_impacts WHERE term = 'beta' AND chunk = 0")
         for (step, id) in [3, 15, 5, 22, 9, 10, 11].enumerated() {
@@ -517,6 +517,67 @@ final class TopKImpactsTests: XCTestCase {
         let postingsAfter = try database.getRows(sql: "SELECT postings FROM docs_fts_sift_impacts WHERE term = 'beta' AND chunk = 0")
         XCTAssertNotEqual(postingsBefore.first?.first?.dataValue, postingsAfter.first?.first?.dataValue, "the fold wrote the postings")
         XCTAssertEqual(try database.verify(index: "docs_fts").searchPlan.hasPrefix("pruned"), true)
+    }
+
+    /// A statement's changes of listed terms go into the log of changed rows (`ImpactLog`), one row a statement, until
+    /// the statement that brings it to `impactSizes.logRows` folds them all into the deltas and blocks; searches
+    /// read the log beside the postings and stay exact (counts, scores, order) before and after the fold, and a
+    /// rolled-back statement leaves the log as it was.
+    func testTheLogHoldsChangesUntilItsLimit() throws {
+        let database = try makeDatabase(rows: 150)
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { ($0.logRows, $0.logEntries) = (4, 1_000) }
+        try database.rebuild(index: "docs_fts")                            // lists beta (22 rows)
+        func logRows() throws -> Int64? {
+            try database.getRows(sql: "SELECT count(*) FROM docs_fts_sift_impacts_log").first?.first?.int64Value
+        }
+        let options = SearchOptions(limit: 5, ranking: .bm25f())
+        for (step, id) in [3, 15, 5, 22, 9, 10, 11].enumerated() {
+            // Rows 15 and 22 held beta and lose it; the others gain it, in a shorter title than any before.
+            let title = (id - 1) % 7 == 0 ? "gamma" : "beta beta"
+            try database.update(table: "docs", on: TopKDoc.Properties.title, with: TopKDoc(nil, title, ""),
+                                where: Column(named: "id") == id)
+            XCTAssertEqual(try logRows(), step < 3 ? Int64(step + 1) : step == 3 ? 0 : Int64(step - 3), "after \(step + 1) changes")
+            XCTAssertTrue(try isPruned(database, "beta"), "after \(step + 1) changes")
+            let results: SearchResults<TopKDoc> = try database.search("beta", in: "docs_fts", options: options)
+            let scores = try exhaustiveRankScores(database, index: "docs_fts", columns: ["title", "body"], SearchQuery("beta"), options)
+            XCTAssertEqual(results.totalCount, scores.count, "after \(step + 1) changes")
+            let expected = scores.sorted { ($0.value, -$0.key) > ($1.value, -$1.key) }.prefix(5)
+            XCTAssertEqual(results.hits.map { $0.rowid }, expected.map { $0.key }, "after \(step + 1) changes")
+            for (hit, score) in zip(results.hits, expected.map { $0.value }) {
+                XCTAssertEqual(hit.score, score, accuracy: 1e-9 * max(1, abs(score)), "after \(step + 1) changes")
+            }
+            XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent, "after \(step + 1) changes")
+        }
+        // Rolled back: the log keeps its three statements.
+        XCTAssertEqual(try logRows(), 3)
+        try database.begin()
+        try database.delete(fromTable: "docs", where: Column(named: "id") == 36)  // a beta row: the log folds
+        XCTAssertEqual(try logRows(), 0)
+        try database.rollback()
+        XCTAssertEqual(try logRows(), 3)
+        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+        try database.optimize(index: "docs_fts")
+        XCTAssertEqual(try logRows(), 0)
+        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+    }
+
+    /// A damaged row of the log of changed rows reads as stale bounds: searches take FTS5's plan and `verify(index:)`
+    /// reports it.
+    func testADamagedLogReadsAsStale() throws {
+        let database = try makeDatabase(rows: 150)
+        database.pool.attachment(FullTextSettings.init).impactSizes.withLock { ($0.logRows, $0.logEntries) = (64, 1_000) }
+        try database.rebuild(index: "docs_fts")
+        try database.update(table: "docs", on: TopKDoc.Properties.title, with: TopKDoc(nil, "beta", ""), where: Column(named: "id") == 3)
+        XCTAssertTrue(try isPruned(database, "beta"))
+        // Its checksum no longer agrees; then agrees with entries that end in the middle of a term.
+        for damage in ["entries = entries || x'00'", "entries = entries || x'01', checksum = sift_bounds_check(seq, n, entries || x'01')"] {
+            try database.exec(sql: "UPDATE docs_fts_sift_impacts_log SET \(damage)")
+            XCTAssertFalse(try isPruned(database, "beta"), damage)
+            let results: SearchResults<TopKDoc> = try database.search("beta", in: "docs_fts", options: SearchOptions(limit: 5, ranking: .bm25f()))
+            XCTAssertEqual(results.totalCount, try exhaustiveRankScores(database, index: "docs_fts", columns: ["title", "body"],
+                                                                        SearchQuery("beta"), SearchOptions(ranking: .bm25f())).count, damage)
+            XCTAssertFalse(try database.verify(index: "docs_fts").isConsistent, damage)
+        }
     }
 
     func testRowsInsertedOneByOneJoinTheImpactsOnceTheTailIsLong() throws {

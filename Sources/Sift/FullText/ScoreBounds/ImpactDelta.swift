@@ -6,8 +6,8 @@ import Foundation
 /// term's row and instance counts (`df`, `cf`) and the rows in `blocks` (so the row's checksum covers them).
 ///
 /// A search reads a term's deltas with its blocks (`TopKImpacts.stored`) and scores each chunk from its postings with
-/// the delta's rows in their place. A write puts its rows into the deltas of their chunks (`sift_postings_put`, one
-/// statement a term) and leaves the postings as they are, until a delta holds `impactSizes.delta` rows (64): then it
+/// the delta's rows in their place. The fold of the log of changed rows (`ImpactLog`) puts its rows into the deltas
+/// of their chunks (`sift_postings_put`, one statement a term and chunk) and leaves the postings as they are, until a delta holds `impactSizes.delta` rows (64): then it
 /// is folded into its chunk's postings and emptied (`TopKImpacts.RowFollower`), the way FTS5's automerge folds small
 /// segments. What a search reads beside the postings stays a bounded share of them however many rows change, and a
 /// chunk's postings are rewritten once per 64 changes of the term in it.

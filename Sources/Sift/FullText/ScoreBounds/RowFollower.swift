@@ -24,14 +24,20 @@ extension TopKImpacts {
         let schemaVersion: Int64
         /// A delta of this many rows is folded into its chunk's postings.
         private let foldRows: Int
+        /// The log's size that makes a statement fold it (`ImpactLog`).
+        private let logLimits: (rows: Int, entries: Int)
         private let chunk, setBlocks, add, loosen, putDelta, emptyDelta, updateDelta, readDelta, readPostings, writePostings: OpaquePointer
+        private let logSize, logAppend, logRead, logClear: OpaquePointer
 
         init(_ index: SyncedIndex, on handle: Handle) throws {
             self.index = index.index
             tokenizer = try handle.tokenizer(try FTSTableInfo.load(index.index, on: handle).tokenizer)
             schemaVersion = try handle.schemaVersion()
             counter = try ListedTermCounter(try listedTerms(index.index, on: handle), columns: index.columns.count)
-            foldRows = max(1, handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.delta })
+            let sizes = handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 }
+            foldRows = max(1, sizes.delta)
+            logLimits = (sizes.logRows, sizes.logEntries)
+            let log = SQLBuilder.quote(ImpactLog.table(index.index))
             let table = SQLBuilder.quote(termsTable(index.index))
             var prepared: [OpaquePointer] = []
             do {
@@ -54,7 +60,11 @@ extension TopKImpacts {
                                 + "WHERE term = ?1 AND chunk = ?2",
                             "SELECT rowid, df, cf, postings, \(intact(termChecked)) FROM \(table) WHERE term = ?1 AND chunk = ?2",
                             "UPDATE \(table) SET df = ?2, cf = ?3, postings = ?4, checksum = sift_bounds_check(term, chunk, ?2, ?3, blocks) "
-                                + "WHERE rowid = ?1"] {
+                                + "WHERE rowid = ?1",
+                            "SELECT count(*), total(n), coalesce(max(seq), 0) FROM \(log)",
+                            "INSERT INTO \(log)(seq, n, entries, checksum) VALUES(?1, ?2, ?3, sift_bounds_check(?1, ?2, ?3))",
+                            ImpactLog.readSQL(index.index),
+                            "DELETE FROM \(log)"] {
                     prepared.append(try handle.prepareUnmanaged(sql))
                 }
             } catch {
@@ -64,96 +74,142 @@ extension TopKImpacts {
             (chunk, setBlocks, add, loosen) = (prepared[0], prepared[1], prepared[2], prepared[3])
             (putDelta, emptyDelta, updateDelta, readDelta) = (prepared[4], prepared[5], prepared[6], prepared[7])
             (readPostings, writePostings) = (prepared[8], prepared[9])
+            (logSize, logAppend, logRead, logClear) = (prepared[10], prepared[11], prepared[12], prepared[13])
         }
 
         deinit {
-            [chunk, setBlocks, add, loosen, putDelta, emptyDelta, updateDelta, readDelta, readPostings, writePostings].forEach { sqlite3_finalize($0) }
+            [chunk, setBlocks, add, loosen, putDelta, emptyDelta, updateDelta, readDelta, readPostings, writePostings,
+             logSize, logAppend, logRead, logClear].forEach { sqlite3_finalize($0) }
         }
 
-        /// Applies `changes` to impacts of layout `meta` (as `readMeta` read it in this transaction). Writes only
-        /// what changes: a block only when an added row raises it, and per listed term and chunk one delta row, with
-        /// the rows whose counts of the term changed, by every change the statement made (a row updated in place
-        /// removes and adds most of its frequent terms, whose counts then often need no write): the last change of a
-        /// row decides its counts now. Impacts found damaged on the way are marked stale.
+        /// Applies `changes` to impacts of layout `meta` (as `readMeta` read it in this transaction): their net change
+        /// per listed term and row (a row updated in place removes and adds most of its frequent terms, whose counts
+        /// then often do not change; the last change of a row decides its counts now) goes into the log
+        /// (`ImpactLog`), or, when the log is full, with the log's into the deltas and blocks. Impacts found damaged
+        /// on the way are marked stale.
         func follow(_ changes: RowChanges, _ meta: Meta, on handle: Handle) throws {
             guard meta.columns == counter.columns, !changes.added.isEmpty else { return }
             do {
-                try apply(changes, meta, on: handle)
+                let net = try netChanges(changes, columns: meta.columns)
+                if !net.isEmpty { try log(net, meta, on: handle) }
                 try step(loosen, on: handle)
             } catch is Stale {
                 try ScoreBounds.markStale(index, on: handle)
             }
         }
 
-        private func apply(_ changes: RowChanges, _ meta: Meta, on handle: Handle) throws {
-            let columns = meta.columns, stride = ImpactBlock.stride(columns: columns)
-            let chunkRows = Int64(meta.chunkBlocks) * meta.block
-            // Every listed term of every row the statement removed or added: the row, the term, the change's
-            // place among the changes, and its counts, negative when removed (`columns` of them an entry).
-            var rowids: [Int64] = [], terms: [Int] = [], places: [Int] = [], counts: [Int32] = []
-            try counter.count(changes.rows, with: tokenizer) { r, i, stats in
-                let added = changes.added[r], rowid = changes.rows.rowids[r]
-                rowids.append(rowid)
-                terms.append(i)
-                places.append(r)
-                for c in 0..<columns { counts.append(added ? max(0, stats[2 * c]) : -max(0, stats[2 * c])) }
-                if added { try raise(counter.terms[i], rowid: rowid, stats, meta, stride: stride, on: handle) }
-            }
-            // Each changed row as its last change left it: its terms now, none when it was removed last.
+        /// Per listed term and row of `changes`, its net change: kept when its counts changed, or when the row holds
+        /// the term now in a column shorter than before (its block's bound on the length may have to fall).
+        private func netChanges(_ changes: RowChanges, columns: Int) throws -> ImpactLog.Changes {
             var last: [Int64: Int] = [:]
             for (r, rowid) in changes.rows.rowids.enumerated() { last[rowid] = r }
-            // By term, then chunk and row: per term and row, its counts now and their net change (the counts before
-            // are the difference), into the term's delta of the row's chunk.
-            let order = rowids.indices.sorted { (terms[$0], rowids[$0], places[$0]) < (terms[$1], rowids[$1], places[$1]) }
-            var now = [Int32](repeating: 0, count: columns), change = [Int64](repeating: 0, count: columns)
-            var delta = ImpactPostings.Rows(), rowsChange: Int64 = 0, instancesChange: Int64 = 0
-            var at = 0
-            while at < order.count {
-                let term = terms[order[at]], chunkIndex = rowids[order[at]] / chunkRows
-                // One term and chunk: its rows in order.
-                while at < order.count, terms[order[at]] == term, rowids[order[at]] / chunkRows == chunkIndex {
-                    let rowid = rowids[order[at]], finalPlace = last[rowid] ?? -1
-                    for c in 0..<columns { (now[c], change[c]) = (0, 0) }
-                    while at < order.count, terms[order[at]] == term, rowids[order[at]] == rowid {
-                        let e = order[at]
-                        for c in 0..<columns { change[c] += Int64(counts[e * columns + c]) }
-                        if places[e] == finalPlace, changes.added[finalPlace] {
-                            for c in 0..<columns { now[c] = counts[e * columns + c] }
+            // Per term (its index) and row: the change so far, and the column lengths before the statement when its
+            // first change of the row removed it.
+            var net: [Int: [Int64: (change: ImpactLog.Change, before: [Int32]?)]] = [:]
+            try counter.count(changes.rows, with: tokenizer) { r, i, stats in
+                let added = changes.added[r], rowid = changes.rows.rowids[r]
+                let seen = net[i]?[rowid]
+                var entry = seen ?? (ImpactLog.Change(columns: columns), nil)
+                for c in 0..<columns {
+                    let count = Int64(max(0, stats[2 * c]))
+                    entry.change.difference[c] += added ? count : -count
+                }
+                if added && r == last[rowid] {
+                    for c in 0..<columns { (entry.change.now[c], entry.change.lengths[c]) = (max(0, stats[2 * c]), max(0, stats[2 * c + 1])) }
+                }
+                if seen == nil && !added { entry.before = (0..<columns).map { max(0, stats[2 * $0 + 1]) } }
+                net[i, default: [:]][rowid] = entry
+            }
+            var result = ImpactLog.Changes()
+            for (i, rows) in net {
+                for (rowid, entry) in rows {
+                    let change = entry.change
+                    let shorter = change.holdsNow && (entry.before.map { before in
+                        (0..<columns).contains { change.now[$0] > 0 && change.lengths[$0] < before[$0] }
+                    } ?? true)
+                    if change.changesCounts || shorter { result.add(counter.terms[i], rowid, change) }
+                }
+            }
+            return result
+        }
+
+        /// Appends `net` to the log, or, when that fills it, writes the log's changes and then `net`'s into the
+        /// deltas and blocks and empties the log.
+        private func log(_ net: ImpactLog.Changes, _ meta: Meta, on handle: Handle) throws {
+            defer { sqlite3_reset(logSize) }
+            guard try handle.stepUnobserved(logSize) else { throw Stale(reason: "the log of changed rows cannot be read") }
+            let (rows, entries, seq) = (sqlite3_column_int64(logSize, 0), sqlite3_column_double(logSize, 1), sqlite3_column_int64(logSize, 2))
+            sqlite3_reset(logSize)
+            guard seq < Int64.max else { throw Stale(reason: "the log of changed rows is damaged") }
+            if rows + 1 < Int64(logLimits.rows), entries + Double(net.count) < Double(logLimits.entries) {
+                let bytes = net.encoded(columns: meta.columns)
+                sqlite3_bind_int64(logAppend, 1, seq + 1)
+                sqlite3_bind_int64(logAppend, 2, Int64(net.count))
+                return try write(logAppend, bytes, as: 3, on: handle)
+            }
+            var all = ImpactLog.Changes()
+            if rows > 0 {
+                defer { sqlite3_reset(logRead) }
+                all = try ImpactLog.read(logRead, meta, terms: nil) { try handle.stepUnobserved($0) }
+            }
+            all.add(net)
+            try apply(all, meta, on: handle)
+            if rows > 0 { try step(logClear, on: handle) }
+        }
+
+        /// Writes `changes` into the deltas and blocks: per term and chunk, the maxima of the rows that hold the term
+        /// now raised, and the rows whose counts changed put into the term's delta there.
+        private func apply(_ changes: ImpactLog.Changes, _ meta: Meta, on handle: Handle) throws {
+            let columns = meta.columns, chunkRows = Int64(meta.chunkBlocks) * meta.block
+            let listed = Set(counter.terms)
+            for term in changes.terms.keys.sorted() {
+                guard listed.contains(term) else { throw Stale(reason: "the log of changed rows names \(term), which is not listed") }
+                let rows = changes.rows(of: term)
+                var at = 0
+                while at < rows.count {
+                    let chunkIndex = rows[at].rowid / chunkRows
+                    var raised: [(rowid: Int64, stats: [Int32])] = []
+                    var delta = ImpactPostings.Rows(), rowsChange: Int64 = 0, instancesChange: Int64 = 0
+                    while at < rows.count, rows[at].rowid / chunkRows == chunkIndex {
+                        let (rowid, change) = rows[at]
+                        if change.holdsNow { raised.append((rowid, change.stats)) }
+                        if change.changesCounts {
+                            delta.rowids.append(rowid)
+                            delta.counts += change.now
+                            rowsChange += (change.holdsNow ? 1 : 0) - (change.heldBefore ? 1 : 0)
+                            instancesChange += change.difference.reduce(0, +)
                         }
                         at += 1
                     }
-                    guard change.contains(where: { $0 != 0 }) else { continue }
-                    let heldBefore = (0..<columns).contains { Int64(now[$0]) - change[$0] > 0 }
-                    delta.rowids.append(rowid)
-                    delta.counts += now
-                    rowsChange += (now.contains { $0 > 0 } ? 1 : 0) - (heldBefore ? 1 : 0)
-                    instancesChange += change.reduce(0, +)
+                    if !raised.isEmpty { try raise(term, chunkIndex, raised, meta, on: handle) }
+                    if !delta.rowids.isEmpty {
+                        try record(delta, rows: rowsChange, instances: instancesChange, of: term, in: chunkIndex, meta, on: handle)
+                    }
                 }
-                if !delta.rowids.isEmpty {
-                    try record(delta, rows: rowsChange, instances: instancesChange, of: counter.terms[term], in: chunkIndex, meta,
-                               on: handle)
-                }
-                delta = ImpactPostings.Rows()
-                (rowsChange, instancesChange) = (0, 0)
             }
         }
 
-        /// Raises the maxima of the block of added row `rowid` (sift_doc_stats' `stats`) for `term`, adding the
-        /// term's chunk when it has none.
-        private func raise(_ term: String, rowid: Int64, _ stats: UnsafePointer<Int32>, _ meta: Meta, stride: Int,
+        /// Raises the maxima of the blocks of `rows` (in chunk `chunkIndex`, each with its (count, length) per
+        /// column) for `term`, adding the term's chunk when it has none.
+        private func raise(_ term: String, _ chunkIndex: Int64, _ rows: [(rowid: Int64, stats: [Int32])], _ meta: Meta,
                            on handle: Handle) throws {
-            let block = Int(rowid / meta.block)
-            let chunkIndex = Int64(block / meta.chunkBlocks), offset = (block % meta.chunkBlocks) * stride
-            var blocks = [UInt8](repeating: 0, count: offset + stride)
+            let stride = ImpactBlock.stride(columns: meta.columns)
+            let lastOffset = rows.map { Int($0.rowid / meta.block) % meta.chunkBlocks * stride }.max() ?? 0
+            var blocks = [UInt8](repeating: 0, count: lastOffset + stride)
             bind(term, chunk, chunkIndex)
             let stored = try handle.stepUnobserved(chunk) ? sqlite3_column_int64(chunk, 0) : nil
             if stored != nil {
                 ImpactBlock.copyChunk(chunk, column: 1, into: &blocks, at: 0, chunkBytes: meta.chunkBlocks * stride)
             }
             sqlite3_reset(chunk)
-            let before = blocks[offset..<offset + stride]
-            ImpactBlock.add(stats, columns: meta.columns, into: &blocks, at: offset)
-            guard blocks[offset..<offset + stride] != before else { return }
+            let before = blocks
+            for (rowid, stats) in rows {
+                stats.withUnsafeBufferPointer { stats in
+                    guard let stats = stats.baseAddress else { return }
+                    ImpactBlock.add(stats, columns: meta.columns, into: &blocks, at: Int(rowid / meta.block) % meta.chunkBlocks * stride)
+                }
+            }
+            guard blocks != before else { return }
             let write = stored == nil ? add : setBlocks
             _ = blocks.withUnsafeBytes {
                 sqlite3_bind_blob(write, stored == nil ? 3 : 1, $0.baseAddress, Int32($0.count), sift_sqlite_transient())

@@ -40,7 +40,15 @@ extension TopKImpacts {
     static func problems(_ index: String, on handle: Handle) throws -> [String] {
         guard let meta = try meta(index, on: handle), meta.valid else { return [] }
         var problems: [String] = []
-        for term in try listedTerms(index, on: handle) {
+        let listed = try listedTerms(index, on: handle)
+        // The log of changed rows whole (a search reads only its terms' changes).
+        do {
+            let unlisted = try ImpactLog.read(index, meta, terms: nil, on: handle).terms.keys.filter { !listed.contains($0) }
+            if let term = unlisted.sorted().first { problems.append("impacts: the log of changed rows names \(term), which is not listed") }
+        } catch let stale as Stale {
+            problems.append("impacts: \(stale.reason)")
+        }
+        for term in listed {
             do {
                 problems += try termProblems(term, in: index, meta, on: handle)
             } catch let stale as Stale {

@@ -39,20 +39,22 @@ import Foundation
 /// Every change is followed in its own transaction:
 /// - a bulk insert above the watermark extends the impacts over the new rows (`Follower`), and rows inserted one
 ///   by one join them once their tail is long enough (`extend`);
-/// - a delete, an update or a single-row insert at or below the watermark keeps them exact (`RowFollower`): an
-///   added row raises its block's maxima, and each row whose counts of a listed term changed goes into the term's
-///   delta of its chunk, which carries the change of the term's row and instance counts and which a search reads
-///   beside the chunk's postings; a delta of `impactSizes.delta` rows is folded into the postings. A removed row's
+/// - a delete, an update or a single-row insert at or below the watermark keeps them exact (`RowFollower`): the
+///   statement's net change of each listed term in each row goes into the log of changed rows (`ImpactLog`, one
+///   row a statement), which a search reads beside the blocks; the statement that fills the log folds it: an added
+///   row raises its block's maxima, and each row whose counts of a listed term changed goes into the term's delta
+///   of its chunk, which carries the change of the term's row and instance counts and which a search reads beside
+///   the chunk's postings; a delta of `impactSizes.delta` rows is folded into the postings. A removed row's
 ///   maxima stay, a bound now higher than needed: it may cost a search time, never a result. Such changes set
 ///   `valid` to 2, so that `optimize(index:)` rebuilds tight bounds;
 /// - a bulk insert that reaches below the watermark clears `valid`.
 struct TopKImpacts {
-    /// The layout of the tables: 8 since changed rows are kept per term and chunk (`ImpactDelta`), 7 since a
+    /// The layout of the tables: 9 since a statement's changes go into a log first (`ImpactLog`), 8 since changed rows are kept per term and chunk (`ImpactDelta`), 7 since a
     /// posting's counts are packed two a byte (`ImpactPostings`), 6 since a changed row's counts were one row of a
     /// change log, 5 since a term's checksum is stored before its postings (reading a term's bounds and checksum
     /// then never walks the overflow pages of its postings, which a frequent term's fill), 4 since checksums, 3
     /// since postings, 2 since instance counts (`cf`). Impacts of another layout read as stale.
-    static let tablesLayout: Int64 = 8
+    static let tablesLayout: Int64 = 9
     /// Terms in fewer rows than this are not listed: scoring every one of their rows is cheap (0.5% of the rows,
     /// at least 100).
     static func minimumRows(forRows rows: Int, on handle: Handle) -> Int {
@@ -176,11 +178,14 @@ struct TopKImpacts {
         var deltas: [Int64: ImpactPostings.Rows]
     }
 
-    /// A listed term's counts, blocks and deltas, or nil when the term is not listed. Throws `Stale` when what is
-    /// stored cannot be what a build wrote: a chunk past the watermark's, a blob longer than a chunk, a delta that
-    /// does not decode or reaches past its chunk, counts that overflow or leave more rows than rowids 1 up to the
-    /// watermark, or fewer instances than rows.
-    static func stored(_ term: String, in index: String, _ meta: Meta, on handle: Handle) throws -> StoredTerm? {
+    /// A listed term's counts, blocks and deltas, with the changes of the log (`ImpactLog`) applied (`log`: as read
+    /// for this term among others; read now when nil), or nil when the term is not listed. Throws `Stale` when what
+    /// is stored cannot be what a build wrote: a chunk past the watermark's, a blob longer than a chunk, a delta or a
+    /// log that does not decode or reaches past its chunk, counts that overflow or leave more rows than rowids 1 up to
+    /// the watermark, or fewer instances than rows.
+    static func stored(_ term: String, in index: String, _ meta: Meta, log: ImpactLog.Changes? = nil,
+                       on handle: Handle) throws -> StoredTerm? {
+        let log = try log ?? ImpactLog.read(index, meta, terms: [term], on: handle)
         let chunkBytes = meta.chunkBlocks * ImpactBlock.stride(columns: meta.columns)
         let lastChunk = meta.watermark / meta.block / Int64(meta.chunkBlocks)
         let chunkRows = Int64(meta.chunkBlocks) * meta.block
@@ -213,12 +218,46 @@ struct TopKImpacts {
                 }
             }
             guard any else { return nil }
+            let width = (Int(meta.watermark / meta.block) + 1) * ImpactBlock.stride(columns: meta.columns)
+            if found.blocks.count < width { found.blocks += [UInt8](repeating: 0, count: width - found.blocks.count) }
+            try apply(log.rows(of: term), to: &found, meta)
             guard found.df >= 0, found.df <= meta.watermark, found.cf >= found.df else {
                 throw Stale(reason: "the stored counts of \(term) are damaged")
             }
-            let width = (Int(meta.watermark / meta.block) + 1) * ImpactBlock.stride(columns: meta.columns)
-            if found.blocks.count < width { found.blocks += [UInt8](repeating: 0, count: width - found.blocks.count) }
             return found
+        }
+    }
+
+    /// Applies a term's changes from the log (`ImpactLog`, in rowid order, every rowid from 1 up to the watermark) to
+    /// its stored counts, blocks and deltas: the rows whose counts changed in place of the deltas' and postings'
+    /// rows, and the maxima of the rows holding the term raised.
+    private static func apply(_ changes: [(rowid: Int64, change: ImpactLog.Change)], to found: inout StoredTerm,
+                              _ meta: Meta) throws {
+        let chunkRows = Int64(meta.chunkBlocks) * meta.block, stride = ImpactBlock.stride(columns: meta.columns)
+        var at = 0
+        while at < changes.count {
+            let chunk = changes[at].rowid / chunkRows
+            var delta = ImpactPostings.Rows()
+            while at < changes.count, changes[at].rowid / chunkRows == chunk {
+                let (rowid, change) = changes[at]
+                at += 1
+                if change.holdsNow {
+                    change.stats.withUnsafeBufferPointer { stats in
+                        guard let stats = stats.baseAddress else { return }
+                        ImpactBlock.add(stats, columns: meta.columns, into: &found.blocks, at: Int(rowid / meta.block) * stride)
+                    }
+                }
+                guard change.changesCounts else { continue }
+                delta.rowids.append(rowid)
+                delta.counts += change.now
+                let (rows, rowsOverflow) = found.df.addingReportingOverflow((change.holdsNow ? 1 : 0) - (change.heldBefore ? 1 : 0))
+                let (instances, instancesOverflow) = found.cf.addingReportingOverflow(change.difference.reduce(0, +))
+                guard !rowsOverflow, !instancesOverflow else { throw Stale(reason: "the stored counts of a term are damaged") }
+                (found.df, found.cf) = (rows, instances)
+            }
+            if !delta.rowids.isEmpty {
+                found.deltas[chunk] = (found.deltas[chunk] ?? ImpactPostings.Rows()).replacing(with: delta, columns: meta.columns)
+            }
         }
     }
 
@@ -276,6 +315,7 @@ struct TopKImpacts {
             cf INTEGER NOT NULL, blocks BLOB NOT NULL, checksum INTEGER NOT NULL, postings BLOB NOT NULL DEFAULT x'', \
             UNIQUE (term, chunk))
             """)
+        try handle.execute(ImpactLog.createSQL(index.index))
         let rows = try rowCount(index.index, on: handle)
         let sizes = handle.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0 }
         try handle.execute("INSERT INTO \(q(metaTable(index.index))) VALUES(1, 0, ?1, 1, ?2, ?3, ?4, ?5, sift_bounds_check(0, ?1, 1, ?2, ?3, ?4, ?5))",
@@ -336,6 +376,7 @@ struct TopKImpacts {
     static func drop(_ index: String, on handle: Handle) throws {
         try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(metaTable(index)))")
         try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(termsTable(index)))")
+        try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(ImpactLog.table(index)))")
         for table in formerChangeTables(index) { try handle.execute("DROP TABLE IF EXISTS \(SQLBuilder.quote(table))") }
     }
 

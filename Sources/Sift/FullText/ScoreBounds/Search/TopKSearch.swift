@@ -121,10 +121,16 @@ struct TopKSearch {
     static func terms(of phrases: [(text: String, group: Int)], weights: [Double], _ info: FTSTableInfo,
                       _ meta: TopKImpacts.Meta, on handle: Handle) throws -> [Term]? {
         let tokenizer = try handle.tokenizer(info.tokenizer)
-        var terms: [Term] = []
-        for (phrase, weight) in zip(phrases, weights) {
+        var tokens: [String] = []
+        for phrase in phrases {
             guard let token = try TopKImpacts.token(of: phrase.text, tokenizer) else { return nil }
-            guard let stored = try? TopKImpacts.stored(token, in: info.name, meta, on: handle) as TopKImpacts.StoredTerm??
+            tokens.append(token)
+        }
+        // The log of changed rows, read once for all the terms.
+        guard let log = try? ImpactLog.read(info.name, meta, terms: Set(tokens), on: handle) else { return nil }
+        var terms: [Term] = []
+        for ((phrase, weight), token) in zip(zip(phrases, weights), tokens) {
+            guard let stored = try? TopKImpacts.stored(token, in: info.name, meta, log: log, on: handle) as TopKImpacts.StoredTerm??
             else { return nil }  // damaged bounds (`TopKImpacts.Stale`) or a failed read: FTS5's plan
             terms.append(Term(token: token, group: phrase.group, qtf: Double(max(0, weight)), rows: stored?.df ?? 0,
                               instances: stored?.cf ?? 0, blocks: stored?.blocks, deltas: stored?.deltas ?? [:]))
