@@ -68,6 +68,15 @@ int64_t sift_bounds_check_blob(int64_t number, const void *blob, int bytes) {
     return (int64_t)hash;
 }
 
+int64_t sift_bounds_check_log(int64_t seq, int64_t n, int64_t total, const void *entries, int bytes, int64_t previous) {
+    uint64_t hash = FNV_OFFSET;
+    const int64_t before[3] = {seq, n, total};
+    for (int i = 0; i < 3; i++) hash = fnv_number(fnv_number(hash, SQLITE_INTEGER), (uint64_t)before[i]);
+    hash = fnv_number(fnv_number(hash, SQLITE_BLOB), (uint64_t)(bytes > 0 ? bytes : 0));
+    if (entries && bytes > 0) hash = fnv(hash, entries, (size_t)bytes);
+    return (int64_t)fnv_number(fnv_number(hash, SQLITE_INTEGER), (uint64_t)previous);
+}
+
 static void bounds_check(sqlite3_context *context, int argc, sqlite3_value **argv) {
     uint64_t hash = FNV_OFFSET;
     for (int i = 0; i < argc; i++) {

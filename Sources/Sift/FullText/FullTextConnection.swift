@@ -169,7 +169,7 @@ final class FullTextSettings: Sendable {
     /// ratios of the listed terms' rows to a rare group's rows at which an all-terms query with a group of rare terms
     /// takes it too (their rows read through FTS5); tests lower them, and turn the postings plan off to test the others.
     let impactSizes = Locked((rows: 20_000, listed: 100, block: Int64(256), chunk: 64, piece: 8_192, tail: 1_000,
-                              statementRows: 30, delta: 64, logRows: 64, logEntries: 4_096, postings: true, rareRowsRatio: 4.0...4_096.0))
+                              statementRows: 30, delta: 64, logRows: 512, logEntries: 32_768, postings: true, rareRowsRatio: 4.0...4_096.0))
 
     /// See ``Database/fullTextBulkThreshold``.
     var bulkThreshold: Int {

@@ -48,4 +48,8 @@ int sift_bound_register(struct sqlite3 *db);
    as one, as SQLite binds it). */
 int64_t sift_bounds_check_blob(int64_t number, const void *blob, int bytes);
 
+/* What sift_bounds_check(seq, n, total, entries, previous) gives, for four integers around a blob of `bytes` bytes:
+   a row of the log of changed rows, chained to the row before it by that row's check (`previous`). */
+int64_t sift_bounds_check_log(int64_t seq, int64_t n, int64_t total, const void *entries, int bytes, int64_t previous);
+
 #endif

@@ -359,6 +359,13 @@ final class ScoreBoundsPathTests: XCTestCase {
         }
         func hex(_ bytes: [UInt8]) -> String { "x'" + bytes.map { String(format: "%02x", $0) }.joined() + "'" }
         func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) } }
+        // A row appended to the log of changed rows, its checksum chained to the last row's.
+        func logRow(n: Int64, _ entries: String) -> String {
+            let log = "doc_fts_sift_impacts_log", last = "FROM doc_fts_sift_impacts_log ORDER BY seq DESC LIMIT 1"
+            return "INSERT INTO \(log)(seq, n, total, entries, checksum) SELECT s, n, t, e, sift_bounds_check(s, n, t, e, p) FROM "
+                + "(SELECT coalesce((SELECT seq \(last)), 0) + 1 AS s, \(n) AS n, coalesce((SELECT total \(last)), 0) + \(n) AS t, "
+                + "\(entries) AS e, coalesce((SELECT checksum \(last)), 0) AS p)"
+        }
         let fields = ["watermark", "block", "valid", "columns", "built_rows", "chunk_blocks", "layout"]
         var kinds: [String: Int] = [:]
         var outcomes = (errors: 0, searches: 0)
@@ -386,11 +393,8 @@ final class ScoreBoundsPathTests: XCTestCase {
                      + "substr(\(blobColumn), 1, (\(row) % length(\(blobColumn)))) || \(hex(bytes(1))) || substr(\(blobColumn), (\(row) % length(\(blobColumn))) + 2) END WHERE rowid = \(row)")
             case 8: ("delta chunk", "INSERT OR REPLACE INTO doc_fts_sift_impacts(term, chunk, df, cf, blocks, checksum) SELECT t, c, d, d, x'', "
                      + "sift_bounds_check(t, c, d, d, x'') FROM (SELECT 'w1x' AS t, \(min(-1, number())) AS c, \(Int.random(in: -3...3, using: &random)) AS d)")
-            case 10: ("log row", "INSERT INTO doc_fts_sift_impacts_log(seq, n, entries, checksum) SELECT s, n, e, sift_bounds_check(s, n, e) FROM "
-                      + "(SELECT coalesce((SELECT max(seq) FROM doc_fts_sift_impacts_log), 0) + 1 AS s, \(number()) AS n, "
-                      + "\(hex(bytes(Int.random(in: 0...24, using: &random)))) AS e)")
-            case 11: ("log entry", "INSERT INTO doc_fts_sift_impacts_log(seq, n, entries, checksum) SELECT s, 1, e, sift_bounds_check(s, 1, e) FROM "
-                      + "(SELECT coalesce((SELECT max(seq) FROM doc_fts_sift_impacts_log), 0) + 1 AS s, \(hex(logEntry)) AS e)")
+            case 10: ("log row", logRow(n: number(), hex(bytes(Int.random(in: 0...24, using: &random)))))
+            case 11: ("log entry", logRow(n: 1, hex(logEntry)))
             default: ("delta rows cut short", "INSERT OR REPLACE INTO doc_fts_sift_impacts(term, chunk, df, cf, blocks, checksum) "
                       + "SELECT t, c, 0, 0, b, sift_bounds_check(t, c, 0, 0, b) FROM (SELECT 'w\(Int.random(in: 0...5, using: &random))x' AS t, "
                       + "\(-2 - Int.random(in: 0...4, using: &random)) AS c, \(hex(bytes(Int.random(in: 0...8, using: &random)) + [0x80])) AS b)")

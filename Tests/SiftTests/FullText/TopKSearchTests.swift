@@ -531,21 +531,24 @@ final class TopKImpactsTests: XCTestCase {
             try database.getRows(sql: "SELECT count(*) FROM docs_fts_sift_impacts_log").first?.first?.int64Value
         }
         let options = SearchOptions(limit: 5, ranking: .bm25f())
+        func checkSearch(_ context: String) throws {
+            XCTAssertTrue(try isPruned(database, "beta"), context)
+            let results: SearchResults<TopKDoc> = try database.search("beta", in: "docs_fts", options: options)
+            let scores = try exhaustiveRankScores(database, index: "docs_fts", columns: ["title", "body"], SearchQuery("beta"), options)
+            XCTAssertEqual(results.totalCount, scores.count, context)
+            let expected = scores.sorted { ($0.value, -$0.key) > ($1.value, -$1.key) }.prefix(5)
+            XCTAssertEqual(results.hits.map { $0.rowid }, expected.map { $0.key }, context)
+            for (hit, score) in zip(results.hits, expected.map { $0.value }) {
+                XCTAssertEqual(hit.score, score, accuracy: 1e-9 * max(1, abs(score)), context)
+            }
+        }
         for (step, id) in [3, 15, 5, 22, 9, 10, 11].enumerated() {
             // Rows 15 and 22 held beta and lose it; the others gain it, in a shorter title than any before.
             let title = (id - 1) % 7 == 0 ? "gamma" : "beta beta"
             try database.update(table: "docs", on: TopKDoc.Properties.title, with: TopKDoc(nil, title, ""),
                                 where: Column(named: "id") == id)
             XCTAssertEqual(try logRows(), step < 3 ? Int64(step + 1) : step == 3 ? 0 : Int64(step - 3), "after \(step + 1) changes")
-            XCTAssertTrue(try isPruned(database, "beta"), "after \(step + 1) changes")
-            let results: SearchResults<TopKDoc> = try database.search("beta", in: "docs_fts", options: options)
-            let scores = try exhaustiveRankScores(database, index: "docs_fts", columns: ["title", "body"], SearchQuery("beta"), options)
-            XCTAssertEqual(results.totalCount, scores.count, "after \(step + 1) changes")
-            let expected = scores.sorted { ($0.value, -$0.key) > ($1.value, -$1.key) }.prefix(5)
-            XCTAssertEqual(results.hits.map { $0.rowid }, expected.map { $0.key }, "after \(step + 1) changes")
-            for (hit, score) in zip(results.hits, expected.map { $0.value }) {
-                XCTAssertEqual(hit.score, score, accuracy: 1e-9 * max(1, abs(score)), "after \(step + 1) changes")
-            }
+            try checkSearch("after \(step + 1) changes")
             XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent, "after \(step + 1) changes")
         }
         // Rolled back: the log keeps its three statements.
@@ -559,23 +562,45 @@ final class TopKImpactsTests: XCTestCase {
         try database.optimize(index: "docs_fts")
         XCTAssertEqual(try logRows(), 0)
         XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
+        // A search in a transaction keeps the log's changes decoded (`ImpactLog.Cache`); rolled back, they are not
+        // searched again, nor after another change makes a log of as many rows.
+        try database.begin()
+        try database.update(table: "docs", on: TopKDoc.Properties.title, with: TopKDoc(nil, "beta beta", ""), where: Column(named: "id") == 50)
+        try checkSearch("in the transaction")
+        try database.rollback()
+        try checkSearch("after the rollback")
+        try database.update(table: "docs", on: TopKDoc.Properties.title, with: TopKDoc(nil, "beta", ""), where: Column(named: "id") == 60)
+        XCTAssertEqual(try logRows(), 1)
+        try checkSearch("after another change")
+        XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent)
     }
 
-    /// A damaged row of the log of changed rows reads as stale bounds: searches take FTS5's plan and `verify(index:)`
-    /// reports it.
+    /// A damaged row of the log of changed rows reads as stale bounds: searches that read it take FTS5's plan and
+    /// `verify(index:)` reports it; a pool that kept the log's changes decoded, as written, goes on searching them.
     func testADamagedLogReadsAsStale() throws {
         let database = try makeDatabase(rows: 150)
         database.pool.attachment(FullTextSettings.init).impactSizes.withLock { ($0.logRows, $0.logEntries) = (64, 1_000) }
         try database.rebuild(index: "docs_fts")
-        try database.update(table: "docs", on: TopKDoc.Properties.title, with: TopKDoc(nil, "beta", ""), where: Column(named: "id") == 3)
+        for id in [3, 4] {
+            try database.update(table: "docs", on: TopKDoc.Properties.title, with: TopKDoc(nil, "beta", ""), where: Column(named: "id") == id)
+        }
         XCTAssertTrue(try isPruned(database, "beta"))
-        // Its checksum no longer agrees; then agrees with entries that end in the middle of a term.
-        for damage in ["entries = entries || x'00'", "entries = entries || x'01', checksum = sift_bounds_check(seq, n, entries || x'01')"] {
+        let options = SearchOptions(limit: 5, ranking: .bm25f())
+        let expected = try exhaustiveRankScores(database, index: "docs_fts", columns: ["title", "body"], SearchQuery("beta"), options)
+        // The first row's checksum no longer agrees; then agrees with entries that end in the middle of a term; then
+        // the last row chains to a first row that is not there.
+        let damages = ["entries = entries || x'00' WHERE seq = 1",
+                       "entries = entries || x'01', checksum = sift_bounds_check(seq, n, total, entries || x'01', 0) WHERE seq = 1",
+                       "seq = 5 WHERE seq = 1"]
+        for damage in damages {
             try database.exec(sql: "UPDATE docs_fts_sift_impacts_log SET \(damage)")
-            XCTAssertFalse(try isPruned(database, "beta"), damage)
-            let results: SearchResults<TopKDoc> = try database.search("beta", in: "docs_fts", options: SearchOptions(limit: 5, ranking: .bm25f()))
-            XCTAssertEqual(results.totalCount, try exhaustiveRankScores(database, index: "docs_fts", columns: ["title", "body"],
-                                                                        SearchQuery("beta"), SearchOptions(ranking: .bm25f())).count, damage)
+            for forgotten in [false, true] {
+                // The changes kept decoded as written (until the first damage), then forgotten (as by a new process).
+                if forgotten { database.pool.attachment(ImpactLog.Cache.init).entries.withLock { $0 = [:] } }
+                XCTAssertEqual(try isPruned(database, "beta"), !forgotten && damage == damages[0], damage)
+                let results: SearchResults<TopKDoc> = try database.search("beta", in: "docs_fts", options: options)
+                XCTAssertEqual(results.totalCount, expected.count, damage)
+            }
             XCTAssertFalse(try database.verify(index: "docs_fts").isConsistent, damage)
         }
     }

@@ -1,8 +1,9 @@
 import CSQLite
 import Foundation
+import SiftRank
 
 /// How the listed terms' counts changed in rows at or below the watermark, by the statements since the log was last
-/// folded: one row per statement in `<index>_sift_impacts_log`, `(seq, n, entries, checksum)`, appended by the
+/// folded: one row per statement in `<index>_sift_impacts_log`, `(seq, n, total, entries, checksum)`, appended by the
 /// statement's transaction (`TopKImpacts.RowFollower`).
 ///
 /// A statement that changes a few rows changes one or two dozen listed terms in each, and their deltas
@@ -16,14 +17,40 @@ import Foundation
 /// `entries`: per term, in term order, the term's length in bytes and its bytes, the length in bytes of what follows
 /// for it, the number of rows and, per row in rowid order, its distance from the previous row's rowid (the first
 /// one's from 0) and per column the term's count now, the column's length now (0 where the row no longer holds the
-/// term) and the count's change (zigzag), all unsigned LEB128. `n` is the number of entries (a term in a row);
-/// `checksum`, `sift_bounds_check(seq, n, entries)`.
+/// term) and the count's change (zigzag), all unsigned LEB128. `n` is the number of entries (a term in a row), `total`
+/// the log's entries up to the row; `checksum`, `sift_bounds_check(seq, n, total, entries, previous)`, with `previous`
+/// the checksum of the row before (0 for the first): the last row's checksum stands for the whole log, which lets
+/// searches keep its changes decoded (`Cache`) and read only the rows appended since.
 enum ImpactLog {
     static func table(_ index: String) -> String { index + "_sift_impacts_log" }
 
     static func createSQL(_ index: String) -> String {
-        "CREATE TABLE \(SQLBuilder.quote(table(index)))(seq INTEGER PRIMARY KEY, n INTEGER NOT NULL, entries BLOB NOT NULL, "
-            + "checksum INTEGER NOT NULL)"
+        "CREATE TABLE \(SQLBuilder.quote(table(index)))(seq INTEGER PRIMARY KEY, n INTEGER NOT NULL, total INTEGER NOT NULL, "
+            + "entries BLOB NOT NULL, checksum INTEGER NOT NULL)"
+    }
+
+    /// The log's last row: its `seq` (the log's statements: they count from 1 after each fold), the entries of
+    /// the log up to it (`total`) and its checksum, which the next row's chains to.
+    struct Last: Equatable {
+        var seq: Int64 = 0
+        var total: Int64 = 0
+        var checksum: Int64 = 0
+    }
+
+    /// The statement that reads the log's last row (`Last`), nothing when the log is empty.
+    static func lastSQL(_ index: String) -> String {
+        "SELECT seq, total, checksum FROM \(SQLBuilder.quote(table(index))) ORDER BY seq DESC LIMIT 1"
+    }
+
+    /// The statement that appends a row: seq, n, total, entries and the last row's checksum (0 for the first).
+    static func appendSQL(_ index: String) -> String {
+        "INSERT INTO \(SQLBuilder.quote(table(index)))(seq, n, total, entries, checksum) "
+            + "VALUES(?1, ?2, ?3, ?4, sift_bounds_check(?1, ?2, ?3, ?4, ?5))"
+    }
+
+    /// The statement that reads the log's rows in order, all of them or (`after`) those past the seq bound to it.
+    static func readSQL(_ index: String, after: Bool) -> String {
+        "SELECT seq, n, total, entries, checksum FROM \(SQLBuilder.quote(table(index)))\(after ? " WHERE seq > ?1" : "") ORDER BY seq"
     }
 
     /// One term's change in one row: its count in each column now, the row's column lengths now, and how each count
@@ -163,32 +190,112 @@ enum ImpactLog {
         }
     }
 
-    /// The statement `read` steps.
-    static func readSQL(_ index: String) -> String {
-        "SELECT seq, n, entries, sift_bounds_check(seq, n, entries) = checksum FROM \(SQLBuilder.quote(table(index))) ORDER BY seq"
-    }
-
-    /// The changes `stmt` (`readSQL`, stepped by `step`) reads from the log of bounds of layout `meta`, of the terms
-    /// in `terms` (every term when nil), in the order the statements made them. Throws `TopKImpacts.Stale` when the
-    /// log is damaged.
-    static func read(_ stmt: OpaquePointer, _ meta: TopKImpacts.Meta, terms: Set<String>?,
-                     step: (OpaquePointer) throws -> Bool) throws -> Changes {
-        var changes = Changes()
+    /// Adds to `changes` the changes of the rows `stmt` (`readSQL`, stepped by `step`) reads from the log of bounds of
+    /// layout `meta`, of the terms in `terms` (every term when nil), each row checked against its checksum chained
+    /// from `last` (the row before them; `Last()` before the first); returns the last row read. Throws
+    /// `TopKImpacts.Stale` when a row is damaged or does not follow the one before it.
+    static func read(_ stmt: OpaquePointer, _ meta: TopKImpacts.Meta, terms: Set<String>?, after last: Last,
+                     into changes: inout Changes, step: (OpaquePointer) throws -> Bool) throws -> Last {
+        var last = last
         while try step(stmt) {
-            let entries = sqlite3_column_int64(stmt, 1)
-            guard sqlite3_column_int64(stmt, 3) == 1, entries >= 0,
-                  changes.decode(RawStatement.bytes(stmt, 2), columns: meta.columns, watermark: meta.watermark,
-                                 entries: entries, keep: terms) else {
+            let (seq, entries, total) = (sqlite3_column_int64(stmt, 0), sqlite3_column_int64(stmt, 1), sqlite3_column_int64(stmt, 2))
+            let bytes = RawStatement.bytes(stmt, 3)
+            let check = bytes.withUnsafeBytes { sift_bounds_check_log(seq, entries, total, $0.baseAddress, Int32($0.count), last.checksum) }
+            let (sum, overflow) = last.total.addingReportingOverflow(entries)
+            guard check == sqlite3_column_int64(stmt, 4), entries >= 0, !overflow, sum == total,
+                  changes.decode(bytes, columns: meta.columns, watermark: meta.watermark, entries: entries, keep: terms) else {
                 throw TopKImpacts.Stale(reason: "the log of changed rows is damaged")
             }
+            last = Last(seq: seq, total: total, checksum: check)
         }
-        return changes
+        return last
     }
 
-    /// The changes the log of `index` holds (see `read(_:_:terms:step:)`), read with `handle`'s cached statement.
-    static func read(_ index: String, _ meta: TopKImpacts.Meta, terms: Set<String>?, on handle: Handle) throws -> Changes {
-        try handle.withStatement(readSQL(index)) { stmt in
-            try read(stmt, meta, terms: terms) { try handle.step($0) }
+    /// Every change the log of `index` holds (see `read(_:_:terms:after:into:step:)`), read through `handle`'s
+    /// cached statements and kept per pool (`Cache`): a search after no write reads only the log's last row, and
+    /// after a write the rows it appended.
+    /// `cached` false reads the whole log and checks every row (`verify(index:)`).
+    static func changes(_ index: String, _ meta: TopKImpacts.Meta, cached: Bool = true, on handle: Handle) throws -> Snapshot {
+        let last = try handle.withStatement(lastSQL(index)) { stmt in
+            try handle.step(stmt) ? Last(seq: sqlite3_column_int64(stmt, 0), total: sqlite3_column_int64(stmt, 1),
+                                         checksum: sqlite3_column_int64(stmt, 2)) : nil
+        }
+        guard let last else { return Snapshot(last: Last(), changes: Changes(), meta) }
+        let cache = handle.pool.attachment(Cache.init)
+        let key = Cache.Key(index: index, watermark: meta.watermark, block: meta.block, chunkBlocks: meta.chunkBlocks, columns: meta.columns)
+        var kept = cached ? cache.entries.withLock { $0[key] } : nil
+        if let found = kept, found.last == last { return found }
+        if let found = kept, found.last.seq < last.seq {
+            // The rows after the kept ones, if they chain to them (else the log was folded since: read it whole).
+            var changes = found.changes
+            let read = try? handle.withStatement(readSQL(index, after: true)) { stmt in
+                sqlite3_bind_int64(stmt, 1, found.last.seq)
+                return try ImpactLog.read(stmt, meta, terms: nil, after: found.last, into: &changes) { try handle.step($0) }
+            }
+            kept = read == last ? Snapshot(last: last, changes: changes, meta) : nil
+        } else {
+            kept = nil
+        }
+        if kept == nil {
+            var changes = Changes()
+            let read = try handle.withStatement(readSQL(index, after: false)) { stmt in
+                try ImpactLog.read(stmt, meta, terms: nil, after: Last(), into: &changes) { try handle.step($0) }
+            }
+            guard read == last else { throw TopKImpacts.Stale(reason: "the log of changed rows is damaged") }
+            kept = Snapshot(last: last, changes: changes, meta)
+        }
+        cache.entries.withLock { $0[key] = kept }
+        return kept ?? Snapshot(last: Last(), changes: Changes(), meta)
+    }
+
+    /// The logs' changes last read, per index and layout: the changes of a log are those of the rows up to its
+    /// last, which the last row's checksum (chained through every row before it) stands for.
+    final class Cache: Sendable {
+        struct Key: Hashable {
+            let index: String
+            let watermark: Int64
+            let block: Int64
+            let chunkBlocks: Int
+            let columns: Int
+        }
+        let entries = Locked([Key: Snapshot]())
+    }
+
+    /// A term's changes in the log as a search applies them to its stored bounds: per chunk, the rows whose counts
+    /// changed with their counts now; the change of its row and instance counts; the rows that hold it now, whose
+    /// block maxima are raised.
+    struct TermChanges {
+        var deltas: [Int64: ImpactPostings.Rows] = [:]
+        var rows: Int64 = 0
+        var instances: Int64 = 0
+        var holding: [(rowid: Int64, stats: [Int32])] = []
+    }
+
+    /// The changes of a log up to its row `last`, and each term's as a search applies them, made on first use.
+    final class Snapshot: Sendable {
+        let last: Last
+        let changes: Changes
+        private let chunkRows: Int64
+        private let terms = Locked([String: TermChanges]())
+
+        init(last: Last, changes: Changes, _ meta: TopKImpacts.Meta) {
+            (self.last, self.changes, chunkRows) = (last, changes, Int64(meta.chunkBlocks) * meta.block)
+        }
+
+        func changes(of term: String) -> TermChanges {
+            if let made = terms.withLock({ $0[term] }) { return made }
+            var made = TermChanges()
+            for (rowid, change) in changes.rows(of: term) {
+                if change.holdsNow { made.holding.append((rowid, change.stats)) }
+                guard change.changesCounts else { continue }
+                made.deltas[rowid / chunkRows, default: ImpactPostings.Rows()].rowids.append(rowid)
+                made.deltas[rowid / chunkRows, default: ImpactPostings.Rows()].counts += change.now
+                // Within Int64: a log holds fewer entries than a blob has bytes, each changing by Int32.max at most.
+                made.rows += (change.holdsNow ? 1 : 0) - (change.heldBefore ? 1 : 0)
+                made.instances += change.difference.reduce(0, +)
+            }
+            terms.withLock { $0[term] = made }
+            return made
         }
     }
 }

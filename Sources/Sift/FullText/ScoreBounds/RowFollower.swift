@@ -27,7 +27,7 @@ extension TopKImpacts {
         /// The log's size that makes a statement fold it (`ImpactLog`).
         private let logLimits: (rows: Int, entries: Int)
         private let chunk, setBlocks, add, loosen, putDelta, emptyDelta, updateDelta, readDelta, readPostings, writePostings: OpaquePointer
-        private let logSize, logAppend, logRead, logClear: OpaquePointer
+        private let logLast, logAppend, logRead, logClear: OpaquePointer
 
         init(_ index: SyncedIndex, on handle: Handle) throws {
             self.index = index.index
@@ -61,9 +61,9 @@ extension TopKImpacts {
                             "SELECT rowid, df, cf, postings, \(intact(termChecked)) FROM \(table) WHERE term = ?1 AND chunk = ?2",
                             "UPDATE \(table) SET df = ?2, cf = ?3, postings = ?4, checksum = sift_bounds_check(term, chunk, ?2, ?3, blocks) "
                                 + "WHERE rowid = ?1",
-                            "SELECT count(*), total(n), coalesce(max(seq), 0) FROM \(log)",
-                            "INSERT INTO \(log)(seq, n, entries, checksum) VALUES(?1, ?2, ?3, sift_bounds_check(?1, ?2, ?3))",
-                            ImpactLog.readSQL(index.index),
+                            ImpactLog.lastSQL(index.index),
+                            ImpactLog.appendSQL(index.index),
+                            ImpactLog.readSQL(index.index, after: false),
                             "DELETE FROM \(log)"] {
                     prepared.append(try handle.prepareUnmanaged(sql))
                 }
@@ -74,12 +74,12 @@ extension TopKImpacts {
             (chunk, setBlocks, add, loosen) = (prepared[0], prepared[1], prepared[2], prepared[3])
             (putDelta, emptyDelta, updateDelta, readDelta) = (prepared[4], prepared[5], prepared[6], prepared[7])
             (readPostings, writePostings) = (prepared[8], prepared[9])
-            (logSize, logAppend, logRead, logClear) = (prepared[10], prepared[11], prepared[12], prepared[13])
+            (logLast, logAppend, logRead, logClear) = (prepared[10], prepared[11], prepared[12], prepared[13])
         }
 
         deinit {
             [chunk, setBlocks, add, loosen, putDelta, emptyDelta, updateDelta, readDelta, readPostings, writePostings,
-             logSize, logAppend, logRead, logClear].forEach { sqlite3_finalize($0) }
+             logLast, logAppend, logRead, logClear].forEach { sqlite3_finalize($0) }
         }
 
         /// Applies `changes` to impacts of layout `meta` (as `readMeta` read it in this transaction): their net change
@@ -136,25 +136,30 @@ extension TopKImpacts {
         /// Appends `net` to the log, or, when that fills it, writes the log's changes and then `net`'s into the
         /// deltas and blocks and empties the log.
         private func log(_ net: ImpactLog.Changes, _ meta: Meta, on handle: Handle) throws {
-            defer { sqlite3_reset(logSize) }
-            guard try handle.stepUnobserved(logSize) else { throw Stale(reason: "the log of changed rows cannot be read") }
-            let (rows, entries, seq) = (sqlite3_column_int64(logSize, 0), sqlite3_column_double(logSize, 1), sqlite3_column_int64(logSize, 2))
-            sqlite3_reset(logSize)
-            guard seq < Int64.max else { throw Stale(reason: "the log of changed rows is damaged") }
-            if rows + 1 < Int64(logLimits.rows), entries + Double(net.count) < Double(logLimits.entries) {
-                let bytes = net.encoded(columns: meta.columns)
-                sqlite3_bind_int64(logAppend, 1, seq + 1)
+            var last = ImpactLog.Last()
+            let logged = try handle.stepUnobserved(logLast)
+            if logged {
+                last = ImpactLog.Last(seq: sqlite3_column_int64(logLast, 0), total: sqlite3_column_int64(logLast, 1),
+                                      checksum: sqlite3_column_int64(logLast, 2))
+            }
+            sqlite3_reset(logLast)
+            let (total, overflow) = last.total.addingReportingOverflow(Int64(net.count))
+            if !overflow, last.seq >= 0, last.seq + 1 < Int64(logLimits.rows), total < Int64(logLimits.entries) {
+                sqlite3_bind_int64(logAppend, 1, last.seq + 1)
                 sqlite3_bind_int64(logAppend, 2, Int64(net.count))
-                return try write(logAppend, bytes, as: 3, on: handle)
+                sqlite3_bind_int64(logAppend, 3, total)
+                sqlite3_bind_int64(logAppend, 5, last.checksum)
+                return try write(logAppend, net.encoded(columns: meta.columns), as: 4, on: handle)
             }
             var all = ImpactLog.Changes()
-            if rows > 0 {
+            if logged {
                 defer { sqlite3_reset(logRead) }
-                all = try ImpactLog.read(logRead, meta, terms: nil) { try handle.stepUnobserved($0) }
+                let read = try ImpactLog.read(logRead, meta, terms: nil, after: ImpactLog.Last(), into: &all) { try handle.stepUnobserved($0) }
+                guard read == last else { throw Stale(reason: "the log of changed rows is damaged") }
             }
             all.add(net)
             try apply(all, meta, on: handle)
-            if rows > 0 { try step(logClear, on: handle) }
+            if logged { try step(logClear, on: handle) }
         }
 
         /// Writes `changes` into the deltas and blocks: per term and chunk, the maxima of the rows that hold the term

@@ -43,7 +43,7 @@ extension TopKImpacts {
         let listed = try listedTerms(index, on: handle)
         // The log of changed rows whole (a search reads only its terms' changes).
         do {
-            let unlisted = try ImpactLog.read(index, meta, terms: nil, on: handle).terms.keys.filter { !listed.contains($0) }
+            let unlisted = try ImpactLog.changes(index, meta, cached: false, on: handle).changes.terms.keys.filter { !listed.contains($0) }
             if let term = unlisted.sorted().first { problems.append("impacts: the log of changed rows names \(term), which is not listed") }
         } catch let stale as Stale {
             problems.append("impacts: \(stale.reason)")

@@ -183,9 +183,9 @@ struct TopKImpacts {
     /// is stored cannot be what a build wrote: a chunk past the watermark's, a blob longer than a chunk, a delta or a
     /// log that does not decode or reaches past its chunk, counts that overflow or leave more rows than rowids 1 up to
     /// the watermark, or fewer instances than rows.
-    static func stored(_ term: String, in index: String, _ meta: Meta, log: ImpactLog.Changes? = nil,
+    static func stored(_ term: String, in index: String, _ meta: Meta, log: ImpactLog.Snapshot? = nil,
                        on handle: Handle) throws -> StoredTerm? {
-        let log = try log ?? ImpactLog.read(index, meta, terms: [term], on: handle)
+        let log = try log ?? ImpactLog.changes(index, meta, on: handle)
         let chunkBytes = meta.chunkBlocks * ImpactBlock.stride(columns: meta.columns)
         let lastChunk = meta.watermark / meta.block / Int64(meta.chunkBlocks)
         let chunkRows = Int64(meta.chunkBlocks) * meta.block
@@ -220,7 +220,7 @@ struct TopKImpacts {
             guard any else { return nil }
             let width = (Int(meta.watermark / meta.block) + 1) * ImpactBlock.stride(columns: meta.columns)
             if found.blocks.count < width { found.blocks += [UInt8](repeating: 0, count: width - found.blocks.count) }
-            try apply(log.rows(of: term), to: &found, meta)
+            try apply(log.changes(of: term), to: &found, meta)
             guard found.df >= 0, found.df <= meta.watermark, found.cf >= found.df else {
                 throw Stale(reason: "the stored counts of \(term) are damaged")
             }
@@ -228,37 +228,24 @@ struct TopKImpacts {
         }
     }
 
-    /// Applies a term's changes from the log (`ImpactLog`, in rowid order, every rowid from 1 up to the watermark) to
-    /// its stored counts, blocks and deltas: the rows whose counts changed in place of the deltas' and postings'
-    /// rows, and the maxima of the rows holding the term raised.
-    private static func apply(_ changes: [(rowid: Int64, change: ImpactLog.Change)], to found: inout StoredTerm,
-                              _ meta: Meta) throws {
-        let chunkRows = Int64(meta.chunkBlocks) * meta.block, stride = ImpactBlock.stride(columns: meta.columns)
-        var at = 0
-        while at < changes.count {
-            let chunk = changes[at].rowid / chunkRows
-            var delta = ImpactPostings.Rows()
-            while at < changes.count, changes[at].rowid / chunkRows == chunk {
-                let (rowid, change) = changes[at]
-                at += 1
-                if change.holdsNow {
-                    change.stats.withUnsafeBufferPointer { stats in
-                        guard let stats = stats.baseAddress else { return }
-                        ImpactBlock.add(stats, columns: meta.columns, into: &found.blocks, at: Int(rowid / meta.block) * stride)
-                    }
-                }
-                guard change.changesCounts else { continue }
-                delta.rowids.append(rowid)
-                delta.counts += change.now
-                let (rows, rowsOverflow) = found.df.addingReportingOverflow((change.holdsNow ? 1 : 0) - (change.heldBefore ? 1 : 0))
-                let (instances, instancesOverflow) = found.cf.addingReportingOverflow(change.difference.reduce(0, +))
-                guard !rowsOverflow, !instancesOverflow else { throw Stale(reason: "the stored counts of a term are damaged") }
-                (found.df, found.cf) = (rows, instances)
-            }
-            if !delta.rowids.isEmpty {
-                found.deltas[chunk] = (found.deltas[chunk] ?? ImpactPostings.Rows()).replacing(with: delta, columns: meta.columns)
+    /// Applies a term's changes from the log (`ImpactLog`, every rowid from 1 up to the watermark) to its stored
+    /// counts, blocks and deltas: the rows whose counts changed in place of the deltas' and postings' rows, and the
+    /// maxima of the rows holding the term raised.
+    private static func apply(_ changes: ImpactLog.TermChanges, to found: inout StoredTerm, _ meta: Meta) throws {
+        let stride = ImpactBlock.stride(columns: meta.columns)
+        for (rowid, stats) in changes.holding {
+            stats.withUnsafeBufferPointer { stats in
+                guard let stats = stats.baseAddress else { return }
+                ImpactBlock.add(stats, columns: meta.columns, into: &found.blocks, at: Int(rowid / meta.block) * stride)
             }
         }
+        for (chunk, delta) in changes.deltas {
+            found.deltas[chunk] = found.deltas[chunk].map { $0.replacing(with: delta, columns: meta.columns) } ?? delta
+        }
+        let (rows, rowsOverflow) = found.df.addingReportingOverflow(changes.rows)
+        let (instances, instancesOverflow) = found.cf.addingReportingOverflow(changes.instances)
+        guard !rowsOverflow, !instancesOverflow else { throw Stale(reason: "the stored counts of a term are damaged") }
+        (found.df, found.cf) = (rows, instances)
     }
 
     /// Clears `valid` when the impacts reach `rowid` (a bulk insert at or below the watermark).

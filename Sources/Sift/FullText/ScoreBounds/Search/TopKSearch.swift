@@ -127,7 +127,7 @@ struct TopKSearch {
             tokens.append(token)
         }
         // The log of changed rows, read once for all the terms.
-        guard let log = try? ImpactLog.read(info.name, meta, terms: Set(tokens), on: handle) else { return nil }
+        guard let log = try? ImpactLog.changes(info.name, meta, on: handle) else { return nil }
         var terms: [Term] = []
         for ((phrase, weight), token) in zip(zip(phrases, weights), tokens) {
             guard let stored = try? TopKImpacts.stored(token, in: info.name, meta, log: log, on: handle) as TopKImpacts.StoredTerm??
