@@ -596,7 +596,7 @@ final class TopKImpactsTests: XCTestCase {
             try database.exec(sql: "UPDATE docs_fts_sift_impacts_log SET \(damage)")
             for forgotten in [false, true] {
                 // The changes kept decoded as written (until the first damage), then forgotten (as by a new process).
-                if forgotten { database.pool.attachment(ImpactLog.Cache.init).entries.withLock { $0 = [:] } }
+                if forgotten { database.pool.attachment(ImpactLog.Cache.init).snapshots.withLock { $0 = [:] } }
                 XCTAssertEqual(try isPruned(database, "beta"), !forgotten && damage == damages[0], damage)
                 let results: SearchResults<TopKDoc> = try database.search("beta", in: "docs_fts", options: options)
                 XCTAssertEqual(results.totalCount, expected.count, damage)

@@ -30,11 +30,11 @@ enum ImpactLog {
     }
 
     /// The log's last row: its `seq` (the log's statements: they count from 1 after each fold), the entries of
-    /// the log up to it (`total`) and its checksum, which the next row's chains to.
+    /// the log up to it (`total`) and its checksum (`check`), which the next row's chains to.
     struct Last: Equatable {
         var seq: Int64 = 0
         var total: Int64 = 0
-        var checksum: Int64 = 0
+        var check: Int64 = 0
     }
 
     /// The statement that reads the log's last row (`Last`), nothing when the log is empty.
@@ -200,13 +200,13 @@ enum ImpactLog {
         while try step(stmt) {
             let (seq, entries, total) = (sqlite3_column_int64(stmt, 0), sqlite3_column_int64(stmt, 1), sqlite3_column_int64(stmt, 2))
             let bytes = RawStatement.bytes(stmt, 3)
-            let check = bytes.withUnsafeBytes { sift_bounds_check_log(seq, entries, total, $0.baseAddress, Int32($0.count), last.checksum) }
+            let check = bytes.withUnsafeBytes { sift_bounds_check_log(seq, entries, total, $0.baseAddress, Int32($0.count), last.check) }
             let (sum, overflow) = last.total.addingReportingOverflow(entries)
             guard check == sqlite3_column_int64(stmt, 4), entries >= 0, !overflow, sum == total,
                   changes.decode(bytes, columns: meta.columns, watermark: meta.watermark, entries: entries, keep: terms) else {
                 throw TopKImpacts.Stale(reason: "the log of changed rows is damaged")
             }
-            last = Last(seq: seq, total: total, checksum: check)
+            last = Last(seq: seq, total: total, check: check)
         }
         return last
     }
@@ -218,12 +218,12 @@ enum ImpactLog {
     static func changes(_ index: String, _ meta: TopKImpacts.Meta, cached: Bool = true, on handle: Handle) throws -> Snapshot {
         let last = try handle.withStatement(lastSQL(index)) { stmt in
             try handle.step(stmt) ? Last(seq: sqlite3_column_int64(stmt, 0), total: sqlite3_column_int64(stmt, 1),
-                                         checksum: sqlite3_column_int64(stmt, 2)) : nil
+                                         check: sqlite3_column_int64(stmt, 2)) : nil
         }
         guard let last else { return Snapshot(last: Last(), changes: Changes(), meta) }
         let cache = handle.pool.attachment(Cache.init)
         let key = Cache.Key(index: index, watermark: meta.watermark, block: meta.block, chunkBlocks: meta.chunkBlocks, columns: meta.columns)
-        var kept = cached ? cache.entries.withLock { $0[key] } : nil
+        var kept = cached ? cache.snapshots.withLock { $0[key] } : nil
         if let found = kept, found.last == last { return found }
         if let found = kept, found.last.seq < last.seq {
             // The rows after the kept ones, if they chain to them (else the log was folded since: read it whole).
@@ -244,7 +244,7 @@ enum ImpactLog {
             guard read == last else { throw TopKImpacts.Stale(reason: "the log of changed rows is damaged") }
             kept = Snapshot(last: last, changes: changes, meta)
         }
-        cache.entries.withLock { $0[key] = kept }
+        cache.snapshots.withLock { $0[key] = kept }
         return kept ?? Snapshot(last: Last(), changes: Changes(), meta)
     }
 
@@ -258,7 +258,7 @@ enum ImpactLog {
             let chunkBlocks: Int
             let columns: Int
         }
-        let entries = Locked([Key: Snapshot]())
+        let snapshots = Locked([Key: Snapshot]())
     }
 
     /// A term's changes in the log as a search applies them to its stored bounds: per chunk, the rows whose counts

@@ -140,7 +140,7 @@ extension TopKImpacts {
             let logged = try handle.stepUnobserved(logLast)
             if logged {
                 last = ImpactLog.Last(seq: sqlite3_column_int64(logLast, 0), total: sqlite3_column_int64(logLast, 1),
-                                      checksum: sqlite3_column_int64(logLast, 2))
+                                      check: sqlite3_column_int64(logLast, 2))
             }
             sqlite3_reset(logLast)
             let (total, overflow) = last.total.addingReportingOverflow(Int64(net.count))
@@ -148,7 +148,7 @@ extension TopKImpacts {
                 sqlite3_bind_int64(logAppend, 1, last.seq + 1)
                 sqlite3_bind_int64(logAppend, 2, Int64(net.count))
                 sqlite3_bind_int64(logAppend, 3, total)
-                sqlite3_bind_int64(logAppend, 5, last.checksum)
+                sqlite3_bind_int64(logAppend, 5, last.check)
                 return try write(logAppend, net.encoded(columns: meta.columns), as: 4, on: handle)
             }
             var all = ImpactLog.Changes()
