@@ -54,33 +54,51 @@ enum ImpactLog {
     }
 
     /// One term's change in one row: its count in each column now, the row's column lengths now, and how each count
-    /// changed (the counts before are `now - difference`).
+    /// changed (the counts before are `now - difference`), in one array of three numbers a column.
     struct Change {
-        var now: [Int32]
-        var lengths: [Int32]
-        var difference: [Int64]
+        private var values: [Int64]
 
         init(columns: Int) {
-            now = [Int32](repeating: 0, count: columns)
-            lengths = now
-            difference = [Int64](repeating: 0, count: columns)
+            values = [Int64](repeating: 0, count: 3 * columns)
         }
 
-        var holdsNow: Bool { now.contains { $0 > 0 } }
-        var heldBefore: Bool { zip(now, difference).contains { Int64($0) - $1 > 0 } }
-        var changesCounts: Bool { difference.contains { $0 != 0 } }
+        var columns: Int { values.count / 3 }
+        func now(_ column: Int) -> Int32 { Int32(truncatingIfNeeded: values[column]) }
+        func length(_ column: Int) -> Int32 { Int32(truncatingIfNeeded: values[columns + column]) }
+        func difference(_ column: Int) -> Int64 { values[2 * columns + column] }
+
+        /// Sets the count now and the length now of `column` (from 0 to Int32.max).
+        mutating func set(now: Int32, length: Int32, in column: Int) {
+            (values[column], values[columns + column]) = (Int64(now), Int64(length))
+        }
+
+        mutating func add(difference: Int64, in column: Int) {
+            values[2 * columns + column] += difference
+        }
+
+        var holdsNow: Bool { (0..<columns).contains { values[$0] > 0 } }
+        var heldBefore: Bool { (0..<columns).contains { values[$0] - values[2 * columns + $0] > 0 } }
+        var changesCounts: Bool { (0..<columns).contains { values[2 * columns + $0] != 0 } }
+        /// The change of the term's instances in the row.
+        var instances: Int64 { (0..<columns).reduce(0) { $0 + values[2 * columns + $1] } }
+
+        /// Appends the counts now, one a column.
+        func appendCounts(to counts: inout [Int32]) {
+            for c in 0..<columns { counts.append(now(c)) }
+        }
 
         /// This change followed by `later`, a change of the same term in the same row.
         mutating func then(_ later: Change) {
-            (now, lengths) = (later.now, later.lengths)
-            for c in difference.indices { difference[c] += later.difference[c] }
+            let columns = self.columns
+            for c in 0..<2 * columns { values[c] = later.values[c] }
+            for c in 2 * columns..<3 * columns { values[c] += later.values[c] }
         }
 
         /// The (count, length) pairs of the row now, as `ImpactBlock.add` takes them.
         var stats: [Int32] {
             var stats: [Int32] = []
-            stats.reserveCapacity(2 * now.count)
-            for c in now.indices { stats += [now[c], lengths[c]] }
+            stats.reserveCapacity(2 * columns)
+            for c in 0..<columns { stats += [now(c), length(c)] }
             return stats
         }
     }
@@ -124,9 +142,9 @@ enum ImpactLog {
                     ImpactPostings.leb128(UInt64(rowid - previous), to: &rows)
                     previous = rowid
                     for c in 0..<columns {
-                        ImpactPostings.leb128(UInt64(max(0, change.now[c])), to: &rows)
-                        ImpactPostings.leb128(UInt64(max(0, change.lengths[c])), to: &rows)
-                        let delta = change.difference[c]
+                        ImpactPostings.leb128(UInt64(max(0, change.now(c))), to: &rows)
+                        ImpactPostings.leb128(UInt64(max(0, change.length(c))), to: &rows)
+                        let delta = change.difference(c)
                         ImpactPostings.leb128(delta >= 0 ? UInt64(delta) << 1 : UInt64(-delta) << 1 | 1, to: &rows)
                     }
                 }
@@ -179,7 +197,8 @@ enum ImpactLog {
                               zigzag >> 1 <= most else { return false }
                         let delta = zigzag & 1 == 0 ? Int64(zigzag >> 1) : -Int64(zigzag >> 1)
                         guard Int64(now) - delta >= 0, Int64(now) - delta <= Int64(most) else { return false }
-                        (change.now[c], change.lengths[c], change.difference[c]) = (Int32(now), Int32(length), delta)
+                        change.set(now: Int32(now), length: Int32(length), in: c)
+                        change.add(difference: delta, in: c)
                     }
                     add(term, rowid, change)
                     found += 1
@@ -289,10 +308,10 @@ enum ImpactLog {
                 if change.holdsNow { made.holding.append((rowid, change.stats)) }
                 guard change.changesCounts else { continue }
                 made.deltas[rowid / chunkRows, default: ImpactPostings.Rows()].rowids.append(rowid)
-                made.deltas[rowid / chunkRows, default: ImpactPostings.Rows()].counts += change.now
+                change.appendCounts(to: &made.deltas[rowid / chunkRows, default: ImpactPostings.Rows()].counts)
                 // Within Int64: a log holds fewer entries than a blob has bytes, each changing by Int32.max at most.
                 made.rows += (change.holdsNow ? 1 : 0) - (change.heldBefore ? 1 : 0)
-                made.instances += change.difference.reduce(0, +)
+                made.instances += change.instances
             }
             terms.withLock { $0[term] = made }
             return made

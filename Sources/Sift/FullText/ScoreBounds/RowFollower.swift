@@ -112,10 +112,10 @@ extension TopKImpacts {
                 var entry = seen ?? (ImpactLog.Change(columns: columns), nil)
                 for c in 0..<columns {
                     let count = Int64(max(0, stats[2 * c]))
-                    entry.change.difference[c] += added ? count : -count
+                    entry.change.add(difference: added ? count : -count, in: c)
                 }
                 if added && r == last[rowid] {
-                    for c in 0..<columns { (entry.change.now[c], entry.change.lengths[c]) = (max(0, stats[2 * c]), max(0, stats[2 * c + 1])) }
+                    for c in 0..<columns { entry.change.set(now: max(0, stats[2 * c]), length: max(0, stats[2 * c + 1]), in: c) }
                 }
                 if seen == nil && !added { entry.before = (0..<columns).map { max(0, stats[2 * $0 + 1]) } }
                 net[i, default: [:]][rowid] = entry
@@ -125,7 +125,7 @@ extension TopKImpacts {
                 for (rowid, entry) in rows {
                     let change = entry.change
                     let shorter = change.holdsNow && (entry.before.map { before in
-                        (0..<columns).contains { change.now[$0] > 0 && change.lengths[$0] < before[$0] }
+                        (0..<columns).contains { change.now($0) > 0 && change.length($0) < before[$0] }
                     } ?? true)
                     if change.changesCounts || shorter { result.add(counter.terms[i], rowid, change) }
                 }
@@ -180,9 +180,9 @@ extension TopKImpacts {
                         if change.holdsNow { raised.append((rowid, change.stats)) }
                         if change.changesCounts {
                             delta.rowids.append(rowid)
-                            delta.counts += change.now
+                            change.appendCounts(to: &delta.counts)
                             rowsChange += (change.holdsNow ? 1 : 0) - (change.heldBefore ? 1 : 0)
-                            instancesChange += change.difference.reduce(0, +)
+                            instancesChange += change.instances
                         }
                         at += 1
                     }
