@@ -605,6 +605,27 @@ final class TopKImpactsTests: XCTestCase {
         }
     }
 
+    /// A table of the bounds missing or not as built (a damaged file) fails no write: the bounds read as stale,
+    /// searches take FTS5's plan with the exact total, and optimize(index:) builds them again.
+    func testAMissingBoundsTableFailsNoWrite() throws {
+        for damage in ["DROP TABLE docs_fts_sift_impacts_log", "ALTER TABLE docs_fts_sift_impacts_log DROP COLUMN total",
+                       "ALTER TABLE docs_fts_sift_impacts RENAME TO docs_fts_elsewhere"] {
+            let database = try makeDatabase(rows: 150)
+            try database.rebuild(index: "docs_fts")
+            try database.exec(sql: damage)
+            if !damage.contains("RENAME") { XCTAssertFalse(try database.verify(index: "docs_fts").isConsistent, damage) }
+            try database.update(table: "docs", on: TopKDoc.Properties.title, with: TopKDoc(nil, "beta beta", ""),
+                                where: Column(named: "id") == 3)
+            XCTAssertEqual(try meta(database)?.valid, false, damage)
+            let options = SearchOptions(limit: 5, ranking: .bm25f())
+            let results: SearchResults<TopKDoc> = try database.search("beta", in: "docs_fts", options: options)
+            XCTAssertEqual(results.totalCount, 23, damage)
+            try database.optimize(index: "docs_fts")
+            XCTAssertEqual(try meta(database)?.valid, true, damage)
+            XCTAssertTrue(try database.verify(index: "docs_fts").isConsistent, damage)
+        }
+    }
+
     func testRowsInsertedOneByOneJoinTheImpactsOnceTheTailIsLong() throws {
         let database = try makeDatabase(rows: 150)
         database.pool.attachment(FullTextSettings.init).impactSizes.withLock { $0.tail = 5 }

@@ -63,7 +63,14 @@ final class IndexBoundsFollower {
         if !changes.added.isEmpty, let meta = meta ?? nil {
             // Made again when the bounds may have been built anew since (their listed terms change then).
             if try follower?.schemaVersion != handle.schemaVersion() {
-                follower = try TopKImpacts.RowFollower(index, on: handle)
+                do {
+                    follower = try TopKImpacts.RowFollower(index, on: handle)
+                } catch let error as SiftError where error.code == .error {
+                    // Its statements do not prepare: a table of the bounds is missing or not as built (a damaged
+                    // file). The write goes on; searches take FTS5's plan until optimize(index:) rebuilds them.
+                    follower = nil
+                    try ScoreBounds.markStale(index.index, on: handle)
+                }
             }
             try follower?.follow(changes, meta, on: handle)
         }

@@ -42,15 +42,19 @@ extension TopKImpacts {
         var problems: [String] = []
         let listed = try listedTerms(index, on: handle)
         // The log of changed rows whole (a search reads only its terms' changes).
+        var log = ImpactLog.Snapshot(last: ImpactLog.Last(), changes: ImpactLog.Changes(), meta)
         do {
-            let unlisted = try ImpactLog.changes(index, meta, cached: false, on: handle).changes.terms.keys.filter { !listed.contains($0) }
+            log = try ImpactLog.changes(index, meta, cached: false, on: handle)
+            let unlisted = log.changes.terms.keys.filter { !listed.contains($0) }
             if let term = unlisted.sorted().first { problems.append("impacts: the log of changed rows names \(term), which is not listed") }
         } catch let stale as Stale {
             problems.append("impacts: \(stale.reason)")
+        } catch let error as SiftError where error.code == .error {
+            problems.append("impacts: the log of changed rows cannot be read (\(error.message))")
         }
         for term in listed {
             do {
-                problems += try termProblems(term, in: index, meta, on: handle)
+                problems += try termProblems(term, in: index, meta, log: log, on: handle)
             } catch let stale as Stale {
                 problems.append("impacts: \(stale.reason)")
             }
@@ -58,12 +62,13 @@ extension TopKImpacts {
         return problems
     }
 
-    /// What is wrong with the stored bounds of one listed term (see `problems`); throws `Stale` for damage that
-    /// keeps them from being read at all.
-    private static func termProblems(_ term: String, in index: String, _ meta: Meta, on handle: Handle) throws -> [String] {
+    /// What is wrong with the stored bounds of one listed term, with the changes `log` holds (see `problems`);
+    /// throws `Stale` for damage that keeps them from being read at all.
+    private static func termProblems(_ term: String, in index: String, _ meta: Meta, log: ImpactLog.Snapshot,
+                                     on handle: Handle) throws -> [String] {
         var problems: [String] = []
         let width = ImpactBlock.stride(columns: meta.columns)
-        guard let stored = try stored(term, in: index, meta, on: handle) else { return [] }
+        guard let stored = try stored(term, in: index, meta, log: log, on: handle) else { return [] }
         var fresh = [UInt8](repeating: 0, count: (Int(meta.watermark / meta.block) + 1) * width)
         var postings = ImpactPostings.Rows()
         let found = meta.watermark < 1 ? (rows: 0, instances: 0)
