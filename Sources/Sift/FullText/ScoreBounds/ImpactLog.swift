@@ -93,13 +93,45 @@ enum ImpactLog {
             for c in 0..<2 * columns { values[c] = later.values[c] }
             for c in 2 * columns..<3 * columns { values[c] += later.values[c] }
         }
+    }
 
-        /// The (count, length) pairs of the row now, as `ImpactBlock.add` takes them.
-        var stats: [Int32] {
-            var stats: [Int32] = []
-            stats.reserveCapacity(2 * columns)
-            for c in 0..<columns { stats += [now(c), length(c)] }
-            return stats
+    /// One term's changes in one chunk: the rows whose counts changed, with their counts now (the rows a delta
+    /// holds), the change of the term's row and instance counts, and the rows that hold the term now with their
+    /// (count, length) per column (`ImpactBlock.add`'s stats), whose blocks' maxima are raised.
+    struct ChunkChanges {
+        let chunk: Int64
+        var delta = ImpactPostings.Rows()
+        var rows: Int64 = 0
+        var instances: Int64 = 0
+        var holding: [Int64] = []
+        var stats: [Int32] = []
+
+        /// Adds the change of row `rowid` (after the rows added before).
+        mutating func add(_ rowid: Int64, _ change: Change) {
+            if change.holdsNow {
+                holding.append(rowid)
+                for c in 0..<change.columns {
+                    stats.append(change.now(c))
+                    stats.append(change.length(c))
+                }
+            }
+            guard change.changesCounts else { return }
+            delta.rowids.append(rowid)
+            change.appendCounts(to: &delta.counts)
+            // Within Int64: a log holds fewer entries than a blob has bytes, each changing by Int32.max at most.
+            rows += (change.holdsNow ? 1 : 0) - (change.heldBefore ? 1 : 0)
+            instances += change.instances
+        }
+
+        /// Raises the maxima of the rows holding the term in `blocks`, whose block `first` is at offset 0.
+        func raise(_ blocks: inout [UInt8], from first: Int64, block: Int64, columns: Int) {
+            let stride = ImpactBlock.stride(columns: columns)
+            stats.withUnsafeBufferPointer { stats in
+                guard let stats = stats.baseAddress else { return }
+                for (i, rowid) in holding.enumerated() {
+                    ImpactBlock.add(stats + 2 * columns * i, columns: columns, into: &blocks, at: Int(rowid / block - first) * stride)
+                }
+            }
         }
     }
 
@@ -130,6 +162,18 @@ enum ImpactLog {
             (terms[term] ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         }
 
+        /// The changes of `term` per chunk of `chunkRows` rowids, in chunk order, as the fold writes them and a search
+        /// applies them.
+        func chunks(of term: String, chunkRows: Int64) -> [ChunkChanges] {
+            var chunks: [ChunkChanges] = []
+            for (rowid, change) in rows(of: term) {
+                let chunk = rowid / chunkRows
+                if chunks.last?.chunk != chunk { chunks.append(ChunkChanges(chunk: chunk)) }
+                chunks[chunks.count - 1].add(rowid, change)
+            }
+            return chunks
+        }
+
         /// The stored form (see `ImpactLog`).
         func encoded(columns: Int) -> [UInt8] {
             var bytes: [UInt8] = [], rows: [UInt8] = []
@@ -157,11 +201,10 @@ enum ImpactLog {
             return bytes
         }
 
-        /// Adds the changes stored in `bytes` (one statement's, after those added before) of the terms `keep` accepts
-        /// (every term when nil); false when they are damaged: they stop before their end, a count or length is
-        /// negative or past Int32.max, a count before the change is, rowids do not rise within 1 up to `watermark`,
-        /// or there are more than `entries` of them.
-        mutating func decode(_ bytes: [UInt8], columns: Int, watermark: Int64, entries: Int64, keep: Set<String>?) -> Bool {
+        /// Adds the changes stored in `bytes` (one statement's, after those added before); false when they are
+        /// damaged: they stop before their end, a count or length is negative or past Int32.max, a count before the
+        /// change is, rowids do not rise within 1 up to `watermark`, or there are not `entries` of them.
+        mutating func decode(_ bytes: [UInt8], columns: Int, watermark: Int64, entries: Int64) -> Bool {
             var at = 0, found: Int64 = 0
             func number() -> UInt64? {
                 var value: UInt64 = 0, shift: UInt64 = 0
@@ -181,10 +224,6 @@ enum ImpactLog {
                 at += Int(termBytes)
                 guard let rowBytes = number(), rowBytes <= UInt64(bytes.count - at) else { return false }
                 let end = at + Int(rowBytes)
-                guard keep?.contains(term) ?? true else {
-                    at = end
-                    continue
-                }
                 // Each row takes at least one byte for its rowid and three a column.
                 guard let rows = number(), rows <= UInt64(end - at) / UInt64(1 + 3 * columns) else { return false }
                 var rowid: Int64 = 0
@@ -205,15 +244,15 @@ enum ImpactLog {
                 }
                 guard at == end, found <= entries else { return false }
             }
-            return keep != nil || found == entries
+            return found == entries
         }
     }
 
     /// Adds to `changes` the changes of the rows `stmt` (`readSQL`, stepped by `step`) reads from the log of bounds of
-    /// layout `meta`, of the terms in `terms` (every term when nil), each row checked against its checksum chained
-    /// from `last` (the row before them; `Last()` before the first); returns the last row read. Throws
-    /// `TopKImpacts.Stale` when a row is damaged or does not follow the one before it.
-    static func read(_ stmt: OpaquePointer, _ meta: TopKImpacts.Meta, terms: Set<String>?, after last: Last,
+    /// layout `meta`, each row checked against its checksum chained from `last` (the row before them; `Last()`
+    /// before the first); returns the last row read. Throws `TopKImpacts.Stale` when a row is damaged or does not
+    /// follow the one before it.
+    static func read(_ stmt: OpaquePointer, _ meta: TopKImpacts.Meta, after last: Last,
                      into changes: inout Changes, step: (OpaquePointer) throws -> Bool) throws -> Last {
         var last = last
         while try step(stmt) {
@@ -222,7 +261,7 @@ enum ImpactLog {
             let check = bytes.withUnsafeBytes { sift_bounds_check_log(seq, entries, total, $0.baseAddress, Int32($0.count), last.check) }
             let (sum, overflow) = last.total.addingReportingOverflow(entries)
             guard check == sqlite3_column_int64(stmt, 4), entries >= 0, !overflow, sum == total,
-                  changes.decode(bytes, columns: meta.columns, watermark: meta.watermark, entries: entries, keep: terms) else {
+                  changes.decode(bytes, columns: meta.columns, watermark: meta.watermark, entries: entries) else {
                 throw TopKImpacts.Stale(reason: "the log of changed rows is damaged")
             }
             last = Last(seq: seq, total: total, check: check)
@@ -230,7 +269,7 @@ enum ImpactLog {
         return last
     }
 
-    /// Every change the log of `index` holds (see `read(_:_:terms:after:into:step:)`), read through `handle`'s
+    /// Every change the log of `index` holds (see `read(_:_:after:into:step:)`), read through `handle`'s
     /// cached statements and kept per pool (`Cache`): a search after no write reads only the log's last row, and
     /// after a write the rows it appended.
     /// `cached` false reads the whole log and checks every row (`verify(index:)`).
@@ -249,22 +288,22 @@ enum ImpactLog {
             var changes = found.changes
             let read = try? handle.withStatement(readSQL(index, after: true)) { stmt in
                 sqlite3_bind_int64(stmt, 1, found.last.seq)
-                return try ImpactLog.read(stmt, meta, terms: nil, after: found.last, into: &changes) { try handle.step($0) }
+                return try ImpactLog.read(stmt, meta, after: found.last, into: &changes) { try handle.step($0) }
             }
             kept = read == last ? Snapshot(last: last, changes: changes, meta) : nil
         } else {
             kept = nil
         }
-        if kept == nil {
+        let snapshot = try kept ?? {
             var changes = Changes()
             let read = try handle.withStatement(readSQL(index, after: false)) { stmt in
-                try ImpactLog.read(stmt, meta, terms: nil, after: Last(), into: &changes) { try handle.step($0) }
+                try ImpactLog.read(stmt, meta, after: Last(), into: &changes) { try handle.step($0) }
             }
             guard read == last else { throw TopKImpacts.Stale(reason: "the log of changed rows is damaged") }
-            kept = Snapshot(last: last, changes: changes, meta)
-        }
-        cache.snapshots.withLock { $0[key] = kept }
-        return kept ?? Snapshot(last: Last(), changes: Changes(), meta)
+            return Snapshot(last: last, changes: changes, meta)
+        }()
+        cache.snapshots.withLock { $0[key] = snapshot }
+        return snapshot
     }
 
     /// The logs' changes last read, per index and layout: the changes of a log are those of the rows up to its
@@ -280,39 +319,21 @@ enum ImpactLog {
         let snapshots = Locked([Key: Snapshot]())
     }
 
-    /// A term's changes in the log as a search applies them to its stored bounds: per chunk, the rows whose counts
-    /// changed with their counts now; the change of its row and instance counts; the rows that hold it now, whose
-    /// block maxima are raised.
-    struct TermChanges {
-        var deltas: [Int64: ImpactPostings.Rows] = [:]
-        var rows: Int64 = 0
-        var instances: Int64 = 0
-        var holding: [(rowid: Int64, stats: [Int32])] = []
-    }
-
     /// The changes of a log up to its row `last`, and each term's as a search applies them, made on first use.
     final class Snapshot: Sendable {
         let last: Last
         let changes: Changes
         private let chunkRows: Int64
-        private let terms = Locked([String: TermChanges]())
+        private let terms = Locked([String: [ChunkChanges]]())
 
         init(last: Last, changes: Changes, _ meta: TopKImpacts.Meta) {
             (self.last, self.changes, chunkRows) = (last, changes, Int64(meta.chunkBlocks) * meta.block)
         }
 
-        func changes(of term: String) -> TermChanges {
+        /// The changes of `term` per chunk (`Changes.chunks(of:chunkRows:)`), made once.
+        func changes(of term: String) -> [ChunkChanges] {
             if let made = terms.withLock({ $0[term] }) { return made }
-            var made = TermChanges()
-            for (rowid, change) in changes.rows(of: term) {
-                if change.holdsNow { made.holding.append((rowid, change.stats)) }
-                guard change.changesCounts else { continue }
-                made.deltas[rowid / chunkRows, default: ImpactPostings.Rows()].rowids.append(rowid)
-                change.appendCounts(to: &made.deltas[rowid / chunkRows, default: ImpactPostings.Rows()].counts)
-                // Within Int64: a log holds fewer entries than a blob has bytes, each changing by Int32.max at most.
-                made.rows += (change.holdsNow ? 1 : 0) - (change.heldBefore ? 1 : 0)
-                made.instances += change.instances
-            }
+            let made = changes.chunks(of: term, chunkRows: chunkRows)
             terms.withLock { $0[term] = made }
             return made
         }

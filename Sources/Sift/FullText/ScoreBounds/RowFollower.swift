@@ -154,7 +154,7 @@ extension TopKImpacts {
             var all = ImpactLog.Changes()
             if logged {
                 defer { sqlite3_reset(logRead) }
-                let read = try ImpactLog.read(logRead, meta, terms: nil, after: ImpactLog.Last(), into: &all) { try handle.stepUnobserved($0) }
+                let read = try ImpactLog.read(logRead, meta, after: ImpactLog.Last(), into: &all) { try handle.stepUnobserved($0) }
                 guard read == last else { throw Stale(reason: "the log of changed rows is damaged") }
             }
             all.add(net)
@@ -165,61 +165,39 @@ extension TopKImpacts {
         /// Writes `changes` into the deltas and blocks: per term and chunk, the maxima of the rows that hold the term
         /// now raised, and the rows whose counts changed put into the term's delta there.
         private func apply(_ changes: ImpactLog.Changes, _ meta: Meta, on handle: Handle) throws {
-            let columns = meta.columns, chunkRows = Int64(meta.chunkBlocks) * meta.block
+            let chunkRows = Int64(meta.chunkBlocks) * meta.block
             let listed = Set(counter.terms)
             for term in changes.terms.keys.sorted() {
                 guard listed.contains(term) else { throw Stale(reason: "the log of changed rows names \(term), which is not listed") }
-                let rows = changes.rows(of: term)
-                var at = 0
-                while at < rows.count {
-                    let chunkIndex = rows[at].rowid / chunkRows
-                    var raised: [(rowid: Int64, stats: [Int32])] = []
-                    var delta = ImpactPostings.Rows(), rowsChange: Int64 = 0, instancesChange: Int64 = 0
-                    while at < rows.count, rows[at].rowid / chunkRows == chunkIndex {
-                        let (rowid, change) = rows[at]
-                        if change.holdsNow { raised.append((rowid, change.stats)) }
-                        if change.changesCounts {
-                            delta.rowids.append(rowid)
-                            change.appendCounts(to: &delta.counts)
-                            rowsChange += (change.holdsNow ? 1 : 0) - (change.heldBefore ? 1 : 0)
-                            instancesChange += change.instances
-                        }
-                        at += 1
-                    }
-                    if !raised.isEmpty { try raise(term, chunkIndex, raised, meta, on: handle) }
-                    if !delta.rowids.isEmpty {
-                        try record(delta, rows: rowsChange, instances: instancesChange, of: term, in: chunkIndex, meta, on: handle)
+                for chunk in changes.chunks(of: term, chunkRows: chunkRows) {
+                    if !chunk.holding.isEmpty { try raise(term, chunk, meta, on: handle) }
+                    if !chunk.delta.rowids.isEmpty {
+                        try record(chunk.delta, rows: chunk.rows, instances: chunk.instances, of: term, in: chunk.chunk, meta, on: handle)
                     }
                 }
             }
         }
 
-        /// Raises the maxima of the blocks of `rows` (in chunk `chunkIndex`, each with its (count, length) per
-        /// column) for `term`, adding the term's chunk when it has none.
-        private func raise(_ term: String, _ chunkIndex: Int64, _ rows: [(rowid: Int64, stats: [Int32])], _ meta: Meta,
-                           on handle: Handle) throws {
-            let stride = ImpactBlock.stride(columns: meta.columns)
-            let lastOffset = rows.map { Int($0.rowid / meta.block) % meta.chunkBlocks * stride }.max() ?? 0
+        /// Raises the maxima of the blocks of the rows of `changes` that hold `term` now, adding the term's chunk
+        /// when it has none.
+        private func raise(_ term: String, _ changes: ImpactLog.ChunkChanges, _ meta: Meta, on handle: Handle) throws {
+            let stride = ImpactBlock.stride(columns: meta.columns), first = changes.chunk * Int64(meta.chunkBlocks)
+            let lastOffset = changes.holding.map { Int($0 / meta.block - first) * stride }.max() ?? 0
             var blocks = [UInt8](repeating: 0, count: lastOffset + stride)
-            bind(term, chunk, chunkIndex)
+            bind(term, chunk, changes.chunk)
             let stored = try handle.stepUnobserved(chunk) ? sqlite3_column_int64(chunk, 0) : nil
             if stored != nil {
                 ImpactBlock.copyChunk(chunk, column: 1, into: &blocks, at: 0, chunkBytes: meta.chunkBlocks * stride)
             }
             sqlite3_reset(chunk)
             let before = blocks
-            for (rowid, stats) in rows {
-                stats.withUnsafeBufferPointer { stats in
-                    guard let stats = stats.baseAddress else { return }
-                    ImpactBlock.add(stats, columns: meta.columns, into: &blocks, at: Int(rowid / meta.block) % meta.chunkBlocks * stride)
-                }
-            }
+            changes.raise(&blocks, from: first, block: meta.block, columns: meta.columns)
             guard blocks != before else { return }
             let write = stored == nil ? add : setBlocks
             _ = blocks.withUnsafeBytes {
                 sqlite3_bind_blob(write, stored == nil ? 3 : 1, $0.baseAddress, Int32($0.count), sift_sqlite_transient())
             }
-            if let stored { sqlite3_bind_int64(write, 2, stored) } else { bind(term, write, chunkIndex) }
+            if let stored { sqlite3_bind_int64(write, 2, stored) } else { bind(term, write, changes.chunk) }
             try step(write, on: handle)
         }
 

@@ -228,24 +228,21 @@ struct TopKImpacts {
         }
     }
 
-    /// Applies a term's changes from the log (`ImpactLog`, every rowid from 1 up to the watermark) to its stored
-    /// counts, blocks and deltas: the rows whose counts changed in place of the deltas' and postings' rows, and the
-    /// maxima of the rows holding the term raised.
-    private static func apply(_ changes: ImpactLog.TermChanges, to found: inout StoredTerm, _ meta: Meta) throws {
-        let stride = ImpactBlock.stride(columns: meta.columns)
-        for (rowid, stats) in changes.holding {
-            stats.withUnsafeBufferPointer { stats in
-                guard let stats = stats.baseAddress else { return }
-                ImpactBlock.add(stats, columns: meta.columns, into: &found.blocks, at: Int(rowid / meta.block) * stride)
+    /// Applies a term's changes from the log (`ImpactLog`, per chunk, every rowid from 1 up to the watermark) to its
+    /// stored counts, blocks and deltas: the rows whose counts changed in place of the deltas' and postings' rows,
+    /// and the maxima of the rows holding the term raised.
+    private static func apply(_ chunks: [ImpactLog.ChunkChanges], to found: inout StoredTerm, _ meta: Meta) throws {
+        for changes in chunks {
+            changes.raise(&found.blocks, from: 0, block: meta.block, columns: meta.columns)
+            if !changes.delta.rowids.isEmpty {
+                found.deltas[changes.chunk] = found.deltas[changes.chunk].map { $0.replacing(with: changes.delta, columns: meta.columns) }
+                    ?? changes.delta
             }
+            let (rows, rowsOverflow) = found.df.addingReportingOverflow(changes.rows)
+            let (instances, instancesOverflow) = found.cf.addingReportingOverflow(changes.instances)
+            guard !rowsOverflow, !instancesOverflow else { throw Stale(reason: "the stored counts of a term are damaged") }
+            (found.df, found.cf) = (rows, instances)
         }
-        for (chunk, delta) in changes.deltas {
-            found.deltas[chunk] = found.deltas[chunk].map { $0.replacing(with: delta, columns: meta.columns) } ?? delta
-        }
-        let (rows, rowsOverflow) = found.df.addingReportingOverflow(changes.rows)
-        let (instances, instancesOverflow) = found.cf.addingReportingOverflow(changes.instances)
-        guard !rowsOverflow, !instancesOverflow else { throw Stale(reason: "the stored counts of a term are damaged") }
-        (found.df, found.cf) = (rows, instances)
     }
 
     /// Clears `valid` when the impacts reach `rowid` (a bulk insert at or below the watermark).
